@@ -1,0 +1,251 @@
+//! Short-lived shared state: login challenges, counters for rate limits, cooldowns and
+//! revocations. Redis in production, an in-process map in standalone.
+//!
+//! Every operation a security rule depends on is atomic in both implementations: a counter
+//! increment starts its window on the first hit, `take` reads and deletes in one step (single
+//! use), and `set_if_absent` is the cooldown primitive.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use serde::Deserialize;
+use thiserror::Error;
+
+#[derive(Debug, Error)]
+#[error("ephemeral store unavailable: {0}")]
+pub struct StoreError(String);
+
+impl From<redis::RedisError> for StoreError {
+    fn from(err: redis::RedisError) -> Self {
+        StoreError(err.to_string())
+    }
+}
+
+#[async_trait]
+pub trait EphemeralStore: Send + Sync + std::fmt::Debug + 'static {
+    async fn get(&self, key: &str) -> Result<Option<String>, StoreError>;
+    async fn set(&self, key: &str, value: &str, ttl: Duration) -> Result<(), StoreError>;
+    /// Sets only when the key is absent; true when this call set it.
+    async fn set_if_absent(&self, key: &str, value: &str, ttl: Duration) -> Result<bool, StoreError>;
+    /// Reads and deletes in one step: of two concurrent callers only one gets the value.
+    async fn take(&self, key: &str) -> Result<Option<String>, StoreError>;
+    async fn delete(&self, key: &str) -> Result<(), StoreError>;
+    /// Increments a counter; the first increment starts its `window`. Returns the new count.
+    async fn incr(&self, key: &str, window: Duration) -> Result<i64, StoreError>;
+    /// Time left before the key expires; `None` when absent.
+    async fn ttl(&self, key: &str) -> Result<Option<Duration>, StoreError>;
+    async fn ping(&self) -> Result<(), StoreError>;
+}
+
+pub type SharedStore = Arc<dyn EphemeralStore>;
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct EphemeralSettings {
+    /// `redis://host:port/db`; empty selects the in-memory store (standalone only).
+    pub redis_url: String,
+    /// Prefix of every key, so services and tests can share one Redis.
+    pub key_prefix: String,
+    pub response_timeout_ms: u64,
+}
+
+impl Default for EphemeralSettings {
+    fn default() -> Self {
+        Self { redis_url: String::new(), key_prefix: "miclub:".into(), response_timeout_ms: 1_000 }
+    }
+}
+
+/// Builds the store the settings ask for.
+pub async fn connect(settings: &EphemeralSettings) -> anyhow::Result<SharedStore> {
+    if settings.redis_url.is_empty() {
+        tracing::warn!("no redis url configured: using the in-memory ephemeral store");
+        return Ok(Arc::new(MemoryStore::default()));
+    }
+    Ok(Arc::new(RedisStore::connect(settings).await?))
+}
+
+/// Redis through a reconnecting connection manager.
+#[derive(Clone)]
+pub struct RedisStore {
+    conn: ConnectionManager,
+    prefix: String,
+    incr_script: redis::Script,
+}
+
+impl std::fmt::Debug for RedisStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedisStore").field("prefix", &self.prefix).finish()
+    }
+}
+
+impl RedisStore {
+    pub async fn connect(settings: &EphemeralSettings) -> anyhow::Result<Self> {
+        let client = redis::Client::open(settings.redis_url.as_str())?;
+        let timeout = Duration::from_millis(settings.response_timeout_ms);
+        let config = ConnectionManagerConfig::new()
+            .set_connection_timeout(Some(timeout))
+            .set_response_timeout(Some(timeout))
+            .set_number_of_retries(1);
+        let conn = ConnectionManager::new_with_config(client, config).await?;
+        Ok(Self {
+            conn,
+            prefix: settings.key_prefix.clone(),
+            // INCR and the window's expiry in one atomic step.
+            incr_script: redis::Script::new(
+                "local v = redis.call('INCR', KEYS[1]) \
+                 if v == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end \
+                 return v",
+            ),
+        })
+    }
+
+    fn key(&self, key: &str) -> String {
+        format!("{}{}", self.prefix, key)
+    }
+}
+
+fn millis(ttl: Duration) -> u64 {
+    ttl.as_millis().clamp(1, u64::MAX as u128) as u64
+}
+
+#[async_trait]
+impl EphemeralStore for RedisStore {
+    async fn get(&self, key: &str) -> Result<Option<String>, StoreError> {
+        let mut conn = self.conn.clone();
+        Ok(redis::cmd("GET").arg(self.key(key)).query_async(&mut conn).await?)
+    }
+
+    async fn set(&self, key: &str, value: &str, ttl: Duration) -> Result<(), StoreError> {
+        let mut conn = self.conn.clone();
+        let _: () = redis::cmd("SET")
+            .arg(self.key(key))
+            .arg(value)
+            .arg("PX")
+            .arg(millis(ttl))
+            .query_async(&mut conn)
+            .await?;
+        Ok(())
+    }
+
+    async fn set_if_absent(&self, key: &str, value: &str, ttl: Duration) -> Result<bool, StoreError> {
+        let mut conn = self.conn.clone();
+        let reply: Option<String> = redis::cmd("SET")
+            .arg(self.key(key))
+            .arg(value)
+            .arg("NX")
+            .arg("PX")
+            .arg(millis(ttl))
+            .query_async(&mut conn)
+            .await?;
+        Ok(reply.is_some())
+    }
+
+    async fn take(&self, key: &str) -> Result<Option<String>, StoreError> {
+        let mut conn = self.conn.clone();
+        Ok(redis::cmd("GETDEL").arg(self.key(key)).query_async(&mut conn).await?)
+    }
+
+    async fn delete(&self, key: &str) -> Result<(), StoreError> {
+        let mut conn = self.conn.clone();
+        let _: i64 = redis::cmd("DEL").arg(self.key(key)).query_async(&mut conn).await?;
+        Ok(())
+    }
+
+    async fn incr(&self, key: &str, window: Duration) -> Result<i64, StoreError> {
+        let mut conn = self.conn.clone();
+        Ok(self
+            .incr_script
+            .key(self.key(key))
+            .arg(millis(window))
+            .invoke_async(&mut conn)
+            .await?)
+    }
+
+    async fn ttl(&self, key: &str) -> Result<Option<Duration>, StoreError> {
+        let mut conn = self.conn.clone();
+        let ms: i64 = redis::cmd("PTTL").arg(self.key(key)).query_async(&mut conn).await?;
+        Ok((ms >= 0).then(|| Duration::from_millis(ms as u64)))
+    }
+
+    async fn ping(&self) -> Result<(), StoreError> {
+        let mut conn = self.conn.clone();
+        let _: String = redis::cmd("PING").query_async(&mut conn).await?;
+        Ok(())
+    }
+}
+
+/// In-process stand-in for Redis; expiry is checked on access.
+#[derive(Debug, Default)]
+pub struct MemoryStore {
+    entries: Mutex<HashMap<String, (String, Instant)>>,
+}
+
+impl MemoryStore {
+    fn with_live<R>(&self, key: &str, f: impl FnOnce(&mut HashMap<String, (String, Instant)>) -> R) -> R {
+        let mut entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
+        let now = Instant::now();
+        if entries.get(key).is_some_and(|(_, expires)| *expires <= now) {
+            entries.remove(key);
+        }
+        if entries.len() > 10_000 {
+            entries.retain(|_, (_, expires)| *expires > now);
+        }
+        f(&mut entries)
+    }
+}
+
+#[async_trait]
+impl EphemeralStore for MemoryStore {
+    async fn get(&self, key: &str) -> Result<Option<String>, StoreError> {
+        Ok(self.with_live(key, |e| e.get(key).map(|(v, _)| v.clone())))
+    }
+
+    async fn set(&self, key: &str, value: &str, ttl: Duration) -> Result<(), StoreError> {
+        self.with_live(key, |e| e.insert(key.to_owned(), (value.to_owned(), Instant::now() + ttl)));
+        Ok(())
+    }
+
+    async fn set_if_absent(&self, key: &str, value: &str, ttl: Duration) -> Result<bool, StoreError> {
+        Ok(self.with_live(key, |e| {
+            if e.contains_key(key) {
+                false
+            } else {
+                e.insert(key.to_owned(), (value.to_owned(), Instant::now() + ttl));
+                true
+            }
+        }))
+    }
+
+    async fn take(&self, key: &str) -> Result<Option<String>, StoreError> {
+        Ok(self.with_live(key, |e| e.remove(key).map(|(v, _)| v)))
+    }
+
+    async fn delete(&self, key: &str) -> Result<(), StoreError> {
+        self.with_live(key, |e| e.remove(key));
+        Ok(())
+    }
+
+    async fn incr(&self, key: &str, window: Duration) -> Result<i64, StoreError> {
+        Ok(self.with_live(key, |e| {
+            let entry = e
+                .entry(key.to_owned())
+                .or_insert_with(|| ("0".to_owned(), Instant::now() + window));
+            let next = entry.0.parse::<i64>().unwrap_or(0) + 1;
+            entry.0 = next.to_string();
+            next
+        }))
+    }
+
+    async fn ttl(&self, key: &str) -> Result<Option<Duration>, StoreError> {
+        Ok(self.with_live(key, |e| {
+            e.get(key).map(|(_, expires)| expires.saturating_duration_since(Instant::now()))
+        }))
+    }
+
+    async fn ping(&self) -> Result<(), StoreError> {
+        Ok(())
+    }
+}

@@ -1,0 +1,257 @@
+//! The one catalogue of error codes, shared by every service and the gateway.
+//!
+//! Each [`ErrorCode`] maps to a `tonic::Code` (how a service answers over gRPC), an HTTP status
+//! (how the gateway answers the browser) and the Spanish text the member reads. Services send an
+//! [`ErrorBody`] inside `tonic::Status` details; the gateway decodes it back, so the code, text
+//! and action link survive the hop unchanged.
+
+use std::fmt;
+
+use http::StatusCode;
+use miclub_proto::common::v1 as pb;
+use prost::Message;
+use serde::{Deserialize, Serialize};
+
+macro_rules! error_codes {
+    ($( $variant:ident => $code:literal, $grpc:ident, $http:ident, $message:literal; )*) => {
+        /// Stable error codes. The string form (`ERR_…`) is part of the public REST contract.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum ErrorCode { $( $variant, )* }
+
+        impl ErrorCode {
+            pub const ALL: &'static [ErrorCode] = &[ $( ErrorCode::$variant, )* ];
+
+            pub fn as_str(self) -> &'static str {
+                match self { $( ErrorCode::$variant => $code, )* }
+            }
+
+            pub fn grpc_code(self) -> tonic::Code {
+                match self { $( ErrorCode::$variant => tonic::Code::$grpc, )* }
+            }
+
+            pub fn http_status(self) -> StatusCode {
+                match self { $( ErrorCode::$variant => StatusCode::$http, )* }
+            }
+
+            /// The Spanish text a member reads when nothing more specific is known.
+            pub fn message(self) -> &'static str {
+                match self { $( ErrorCode::$variant => $message, )* }
+            }
+
+            pub fn parse(code: &str) -> Option<Self> {
+                match code { $( $code => Some(ErrorCode::$variant), )* _ => None }
+            }
+        }
+    };
+}
+
+error_codes! {
+    InvalidArgument => "ERR_INVALID_ARGUMENT", InvalidArgument, BAD_REQUEST,
+        "Revisa los datos ingresados.";
+    InvalidRut => "ERR_INVALID_RUT", InvalidArgument, BAD_REQUEST,
+        "El RUT ingresado no es válido.";
+    InvalidJson => "ERR_INVALID_JSON", InvalidArgument, BAD_REQUEST,
+        "La solicitud no tiene un formato válido.";
+    Recaptcha => "ERR_RECAPTCHA", InvalidArgument, BAD_REQUEST,
+        "No pudimos verificar que no eres un robot. Intenta de nuevo.";
+    InvalidCredentials => "ERR_INVALID_CREDENTIALS", Unauthenticated, UNAUTHORIZED,
+        "RUT o contraseña incorrectos.";
+    Unauthenticated => "ERR_UNAUTHENTICATED", Unauthenticated, UNAUTHORIZED,
+        "Tu sesión expiró. Inicia sesión nuevamente.";
+    EmailNotVerified => "ERR_EMAIL_NOT_VERIFIED", FailedPrecondition, FORBIDDEN,
+        "Debes verificar tu correo electrónico antes de iniciar sesión.";
+    Forbidden => "ERR_FORBIDDEN", PermissionDenied, FORBIDDEN,
+        "No tienes permiso para realizar esta acción.";
+    Csrf => "ERR_CSRF", PermissionDenied, FORBIDDEN,
+        "No pudimos verificar la solicitud. Recarga la página e intenta de nuevo.";
+    NotFound => "ERR_NOT_FOUND", NotFound, NOT_FOUND,
+        "No encontramos lo que buscas.";
+    MethodNotAllowed => "ERR_METHOD_NOT_ALLOWED", Unimplemented, METHOD_NOT_ALLOWED,
+        "Esta operación no está permitida.";
+    NoClubAccount => "ERR_NO_CLUB_ACCOUNT", FailedPrecondition, NOT_ACCEPTABLE,
+        "Aún no tienes una cuenta Mi Club.";
+    Conflict => "ERR_CONFLICT", Aborted, CONFLICT,
+        "La operación no se pudo completar porque los datos cambiaron. Intenta de nuevo.";
+    PayloadTooLarge => "ERR_PAYLOAD_TOO_LARGE", InvalidArgument, PAYLOAD_TOO_LARGE,
+        "La solicitud es demasiado grande.";
+    UnsupportedMediaType => "ERR_UNSUPPORTED_MEDIA_TYPE", InvalidArgument, UNSUPPORTED_MEDIA_TYPE,
+        "La solicitud debe enviarse en formato JSON.";
+    OtpInvalid => "ERR_OTP_INVALID", InvalidArgument, UNPROCESSABLE_ENTITY,
+        "El código ingresado no es correcto.";
+    OtpExpired => "ERR_OTP_EXPIRED", FailedPrecondition, UNPROCESSABLE_ENTITY,
+        "El código expiró. Inicia sesión nuevamente para recibir uno nuevo.";
+    OtpTooManyAttempts => "ERR_OTP_TOO_MANY_ATTEMPTS", ResourceExhausted, TOO_MANY_REQUESTS,
+        "Superaste el número de intentos. Inicia sesión nuevamente.";
+    OtpResendCooldown => "ERR_OTP_RESEND_COOLDOWN", ResourceExhausted, TOO_MANY_REQUESTS,
+        "Espera un momento antes de pedir un nuevo código.";
+    OtpDailyLimit => "ERR_OTP_DAILY_LIMIT", ResourceExhausted, TOO_MANY_REQUESTS,
+        "Alcanzaste el máximo de códigos por hoy. Intenta nuevamente mañana.";
+    TooManyAttempts => "ERR_TOO_MANY_ATTEMPTS", ResourceExhausted, TOO_MANY_REQUESTS,
+        "Demasiados intentos. Espera unos minutos e intenta de nuevo.";
+    Internal => "ERR_INTERNAL", Internal, INTERNAL_SERVER_ERROR,
+        "Ocurrió un error inesperado. Intenta de nuevo más tarde.";
+    Unavailable => "ERR_UNAVAILABLE", Unavailable, SERVICE_UNAVAILABLE,
+        "El servicio no está disponible en este momento. Intenta de nuevo más tarde.";
+    Timeout => "ERR_TIMEOUT", DeadlineExceeded, GATEWAY_TIMEOUT,
+        "El servicio tardó demasiado en responder. Intenta de nuevo más tarde.";
+}
+
+impl ErrorCode {
+    /// The code for a `tonic::Status` that carries no [`ErrorBody`] (a transport failure, a
+    /// service that is down, or a peer that is not ours).
+    pub fn from_grpc(code: tonic::Code) -> Self {
+        match code {
+            tonic::Code::InvalidArgument | tonic::Code::OutOfRange => ErrorCode::InvalidArgument,
+            tonic::Code::Unauthenticated => ErrorCode::Unauthenticated,
+            tonic::Code::PermissionDenied => ErrorCode::Forbidden,
+            tonic::Code::NotFound => ErrorCode::NotFound,
+            tonic::Code::AlreadyExists | tonic::Code::Aborted => ErrorCode::Conflict,
+            tonic::Code::ResourceExhausted => ErrorCode::TooManyAttempts,
+            tonic::Code::Unavailable | tonic::Code::Cancelled => ErrorCode::Unavailable,
+            tonic::Code::DeadlineExceeded => ErrorCode::Timeout,
+            _ => ErrorCode::Internal,
+        }
+    }
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for ErrorCode {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for ErrorCode {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let raw = String::deserialize(deserializer)?;
+        ErrorCode::parse(&raw).ok_or_else(|| serde::de::Error::custom("unknown error code"))
+    }
+}
+
+/// A link offered next to an error, e.g. "resend the verification email".
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ErrorAction {
+    pub url: String,
+    #[serde(rename = "urlName")]
+    pub url_name: String,
+}
+
+/// What a member is told about a failure: the REST error body, and the gRPC status details.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ErrorBody {
+    pub code: ErrorCode,
+    pub message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub action: Option<ErrorAction>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub field: Option<String>,
+}
+
+impl ErrorBody {
+    pub fn new(code: ErrorCode) -> Self {
+        Self { code, message: code.message().to_owned(), action: None, field: None }
+    }
+
+    pub fn with_message(mut self, message: impl Into<String>) -> Self {
+        self.message = message.into();
+        self
+    }
+
+    pub fn with_field(mut self, field: impl Into<String>) -> Self {
+        self.field = Some(field.into());
+        self
+    }
+
+    pub fn with_action(mut self, url: impl Into<String>, url_name: impl Into<String>) -> Self {
+        self.action = Some(ErrorAction { url: url.into(), url_name: url_name.into() });
+        self
+    }
+
+    /// The gRPC status a service answers with; the body rides in the details.
+    pub fn into_status(self) -> tonic::Status {
+        let detail = pb::ErrorDetail {
+            code: self.code.as_str().to_owned(),
+            message: self.message.clone(),
+            action: self
+                .action
+                .map(|a| pb::ErrorAction { url: a.url, url_name: a.url_name }),
+            field: self.field,
+        };
+        tonic::Status::with_details(
+            self.code.grpc_code(),
+            self.code.as_str(),
+            detail.encode_to_vec().into(),
+        )
+    }
+
+    /// Reads the body a service put in a status; statuses without one (transport failures,
+    /// foreign peers) get the generic body of their gRPC code.
+    pub fn from_status(status: &tonic::Status) -> Self {
+        if let Ok(detail) = pb::ErrorDetail::decode(status.details())
+            && let Some(code) = ErrorCode::parse(&detail.code)
+        {
+            return Self {
+                code,
+                message: if detail.message.is_empty() { code.message().to_owned() } else { detail.message },
+                action: detail
+                    .action
+                    .map(|a| ErrorAction { url: a.url, url_name: a.url_name }),
+                field: detail.field,
+            };
+        }
+        Self::new(ErrorCode::from_grpc(status.code()))
+    }
+}
+
+impl From<ErrorCode> for ErrorBody {
+    fn from(code: ErrorCode) -> Self {
+        ErrorBody::new(code)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_code_survives_a_trip_through_a_grpc_status() {
+        for code in ErrorCode::ALL {
+            let body = ErrorBody::new(*code).with_field("user").with_action("/x", "Ir");
+            let status = body.clone().into_status();
+            assert_eq!(status.code(), code.grpc_code());
+            assert_eq!(ErrorBody::from_status(&status), body);
+        }
+    }
+
+    #[test]
+    fn a_status_without_details_gets_the_generic_body_of_its_code() {
+        let body = ErrorBody::from_status(&tonic::Status::unavailable("connection refused"));
+        assert_eq!(body.code, ErrorCode::Unavailable);
+        assert_eq!(body.message, ErrorCode::Unavailable.message());
+    }
+
+    #[test]
+    fn the_rest_body_uses_the_spec_field_names() {
+        let json = serde_json::to_value(
+            ErrorBody::new(ErrorCode::EmailNotVerified).with_action("/a", "Reenviar"),
+        )
+        .unwrap();
+        assert_eq!(json["code"], "ERR_EMAIL_NOT_VERIFIED");
+        assert_eq!(json["action"]["urlName"], "Reenviar");
+        assert!(json.get("field").is_none());
+    }
+
+    #[test]
+    fn codes_are_unique_and_every_message_is_spanish_text() {
+        let mut seen = std::collections::HashSet::new();
+        for code in ErrorCode::ALL {
+            assert!(seen.insert(code.as_str()), "{code} twice");
+            assert!(code.message().ends_with('.'), "{code}");
+        }
+    }
+}

@@ -1,0 +1,22 @@
+//! Shared library of the Mi Club services.
+//!
+//! Everything two or more services need lives here, so each service is only its domain:
+//! layered configuration, telemetry and trace propagation, the error-code catalogue, storage
+//! (PostgreSQL or SQLite through one pool type), the ephemeral store (Redis or memory),
+//! access-token verification, notifications, gRPC serving with health and reflection, graceful
+//! shutdown, member identity documents (RUT), and, behind `test-support`, test helpers.
+
+pub mod config;
+pub mod demo;
+pub mod ephemeral;
+pub mod error;
+pub mod grpc;
+pub mod identity;
+pub mod notify;
+pub mod shutdown;
+pub mod storage;
+pub mod telemetry;
+pub mod tokens;
+
+#[cfg(feature = "test-support")]
+pub mod testing;

@@ -1,0 +1,210 @@
+//! Test support: a fresh database and ephemeral store per test, on both backends.
+//!
+//! PostgreSQL and Redis come from `TEST_POSTGRES_URL` (a server URL; each test creates and drops
+//! its own `test_<uuid>` database) and `TEST_REDIS_URL` (each test gets its own key prefix).
+//! Without those variables, testcontainers starts them when a Docker engine is reachable;
+//! otherwise the local defaults `postgres://postgres@127.0.0.1:5432/postgres` and
+//! `redis://127.0.0.1:6379` are used. [`backend_tests!`](crate::backend_tests) runs one scenario
+//! on PostgreSQL + Redis and on SQLite + memory.
+
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
+
+use sqlx::Connection;
+
+use crate::ephemeral::{EphemeralSettings, MemoryStore, RedisStore, SharedStore};
+use crate::storage::{Backend, DatabaseSettings};
+
+/// One test's storage: a database of its own and an ephemeral store of its own.
+#[derive(Debug)]
+pub struct TestEnv {
+    pub backend: Backend,
+    pub database: DatabaseSettings,
+    pub store: SharedStore,
+    pub ephemeral: EphemeralSettings,
+    _cleanup: Cleanup,
+}
+
+impl TestEnv {
+    pub async fn postgres_redis() -> Self {
+        let servers = servers();
+        let name = format!("test_{}", uuid::Uuid::new_v4().simple());
+        let mut admin = sqlx::PgConnection::connect(&servers.postgres)
+            .await
+            .unwrap_or_else(|e| panic!("cannot reach postgresql at {}: {e}", servers.postgres));
+        // The name is a generated uuid, never input.
+        sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
+            .execute(&mut admin)
+            .await
+            .expect("create test database");
+        admin.close().await.ok();
+        let database = DatabaseSettings { url: replace_database(&servers.postgres, &name), ..Default::default() };
+        let ephemeral = EphemeralSettings {
+            redis_url: servers.redis.clone(),
+            key_prefix: format!("test:{}:", uuid::Uuid::new_v4().simple()),
+            ..Default::default()
+        };
+        let store: SharedStore = Arc::new(
+            RedisStore::connect(&ephemeral)
+                .await
+                .unwrap_or_else(|e| panic!("cannot reach redis at {}: {e}", servers.redis)),
+        );
+        Self {
+            backend: Backend::Postgres,
+            database,
+            store,
+            ephemeral,
+            _cleanup: Cleanup::Postgres { server: servers.postgres.clone(), name },
+        }
+    }
+
+    pub async fn sqlite_memory() -> Self {
+        let dir = std::env::temp_dir().join(format!("miclub-test-{}", uuid::Uuid::new_v4().simple()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let database = DatabaseSettings {
+            url: format!("sqlite://{}", dir.join("test.db").display()),
+            ..Default::default()
+        };
+        Self {
+            backend: Backend::Sqlite,
+            database,
+            store: Arc::new(MemoryStore::default()),
+            ephemeral: EphemeralSettings::default(),
+            _cleanup: Cleanup::Dir(dir),
+        }
+    }
+}
+
+#[derive(Debug)]
+enum Cleanup {
+    Postgres { server: String, name: String },
+    Dir(PathBuf),
+}
+
+impl Drop for Cleanup {
+    fn drop(&mut self) {
+        match self {
+            Cleanup::Dir(dir) => {
+                let _ = std::fs::remove_dir_all(dir);
+            }
+            Cleanup::Postgres { server, name } => {
+                let (server, name) = (server.clone(), name.clone());
+                // Drop runs inside the test's runtime; a thread of its own may block.
+                let _ = std::thread::spawn(move || {
+                    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build();
+                    if let Ok(runtime) = runtime {
+                        runtime.block_on(async {
+                            if let Ok(mut admin) = sqlx::PgConnection::connect(&server).await {
+                                let _ = sqlx::query(sqlx::AssertSqlSafe(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")))
+                                    .execute(&mut admin)
+                                    .await;
+                            }
+                        });
+                    }
+                })
+                .join();
+            }
+        }
+    }
+}
+
+struct Servers {
+    postgres: String,
+    redis: String,
+}
+
+fn servers() -> &'static Servers {
+    static SERVERS: OnceLock<Servers> = OnceLock::new();
+    SERVERS.get_or_init(|| {
+        let postgres = std::env::var("TEST_POSTGRES_URL").ok();
+        let redis = std::env::var("TEST_REDIS_URL").ok();
+        if let (Some(postgres), Some(redis)) = (&postgres, &redis) {
+            return Servers { postgres: postgres.clone(), redis: redis.clone() };
+        }
+        if std::path::Path::new("/var/run/docker.sock").exists()
+            && let Some(started) = containers::start()
+        {
+            return started;
+        }
+        Servers {
+            postgres: postgres.unwrap_or_else(|| "postgres://postgres@127.0.0.1:5432/postgres".into()),
+            redis: redis.unwrap_or_else(|| "redis://127.0.0.1:6379".into()),
+        }
+    })
+}
+
+mod containers {
+    //! PostgreSQL and Redis in containers, started once per test binary and kept for its life.
+
+    use testcontainers::runners::AsyncRunner;
+    use testcontainers_modules::{postgres::Postgres, redis::Redis};
+
+    pub(super) fn start() -> Option<super::Servers> {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().ok()?;
+            runtime.block_on(async move {
+                let started = async {
+                    let pg = Postgres::default().start().await.ok()?;
+                    let redis = Redis::default().start().await.ok()?;
+                    let pg_port = pg.get_host_port_ipv4(5432).await.ok()?;
+                    let redis_port = redis.get_host_port_ipv4(6379).await.ok()?;
+                    Some((pg, redis, pg_port, redis_port))
+                }
+                .await;
+                match started {
+                    Some((pg, redis, pg_port, redis_port)) => {
+                        let _ = tx.send(Some(super::Servers {
+                            postgres: format!("postgres://postgres:postgres@127.0.0.1:{pg_port}/postgres"),
+                            redis: format!("redis://127.0.0.1:{redis_port}"),
+                        }));
+                        // Keep the containers for the life of the test binary.
+                        let _keep = (pg, redis);
+                        std::future::pending::<()>().await;
+                    }
+                    None => {
+                        let _ = tx.send(None);
+                    }
+                }
+                Some(())
+            })
+        });
+        rx.recv().ok().flatten()
+    }
+}
+
+fn replace_database(server_url: &str, name: &str) -> String {
+    let (base, query) = match server_url.split_once('?') {
+        Some((b, q)) => (b, Some(q)),
+        None => (server_url, None),
+    };
+    let without_db = match base.rfind('/') {
+        Some(i) if i > "postgres://".len() => &base[..i],
+        _ => base,
+    };
+    match query {
+        Some(q) => format!("{without_db}/{name}?{q}"),
+        None => format!("{without_db}/{name}"),
+    }
+}
+
+/// Runs each scenario `async fn name(env: TestEnv)` on PostgreSQL + Redis and on SQLite +
+/// memory, as tests `name::on_postgresql_and_redis` and `name::on_sqlite_and_memory`.
+#[macro_export]
+macro_rules! backend_tests {
+    ($($scenario:ident),* $(,)?) => {
+        $(
+            mod $scenario {
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn on_postgresql_and_redis() {
+                    super::$scenario($crate::testing::TestEnv::postgres_redis().await).await
+                }
+
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn on_sqlite_and_memory() {
+                    super::$scenario($crate::testing::TestEnv::sqlite_memory().await).await
+                }
+            }
+        )*
+    };
+}

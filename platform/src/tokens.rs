@@ -1,0 +1,268 @@
+//! Access-token verification, the same in the gateway and every service.
+//!
+//! Tokens are EdDSA JWTs signed by auth with a `kid`; verifiers fetch auth's JWK Set and
+//! refetch (at most every few seconds) when they meet an unknown `kid`, which is how key
+//! rotation works: auth publishes the new and old keys during the overlap. `iss`, `aud` and
+//! `exp` are checked, and the session id (`sid`) against the revocation list in the ephemeral
+//! store. If that store is down the revocation check is skipped with a warning: tokens live at
+//! most 15 minutes, and the balance keeps working while Redis is out.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
+use jsonwebtoken::jwk::JwkSet;
+use jsonwebtoken::{Algorithm, DecodingKey, Validation};
+use miclub_proto::auth::v1::GetJwksRequest;
+use miclub_proto::auth::v1::auth_service_client::AuthServiceClient;
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+use tokio::sync::{Mutex, RwLock};
+
+use crate::ephemeral::SharedStore;
+use crate::error::{ErrorBody, ErrorCode};
+use crate::grpc::TracedChannel;
+
+/// Longest life of an access token.
+pub const MAX_ACCESS_TTL: Duration = Duration::from_secs(15 * 60);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TokenKind {
+    /// A member's session; `sub` is the member id.
+    Member,
+    /// An internal caller; `sub` is the service name.
+    Service,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Claims {
+    pub iss: String,
+    pub aud: String,
+    pub sub: String,
+    /// Session (refresh-token family) the token belongs to; revoked as a whole.
+    pub sid: String,
+    pub kind: TokenKind,
+    pub iat: i64,
+    pub exp: i64,
+    pub jti: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct TokenSettings {
+    pub issuer: String,
+    pub audience: String,
+    /// Least time between two JWKS fetches triggered by unknown key ids.
+    pub jwks_min_refresh_ms: u64,
+}
+
+impl Default for TokenSettings {
+    fn default() -> Self {
+        Self { issuer: "miclub-auth".into(), audience: "miclub".into(), jwks_min_refresh_ms: 5_000 }
+    }
+}
+
+/// Ephemeral-store key that marks a session as revoked.
+pub fn revocation_key(sid: &str) -> String {
+    format!("revoked:sid:{sid}")
+}
+
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum VerifyError {
+    #[error("no access token")]
+    Missing,
+    #[error("invalid access token")]
+    Invalid,
+    #[error("expired access token")]
+    Expired,
+    #[error("revoked session")]
+    Revoked,
+    #[error("wrong kind of token")]
+    WrongKind,
+    #[error("verification keys unavailable")]
+    KeysUnavailable,
+}
+
+impl VerifyError {
+    pub fn error_code(&self) -> ErrorCode {
+        match self {
+            VerifyError::KeysUnavailable => ErrorCode::Unavailable,
+            VerifyError::WrongKind => ErrorCode::Forbidden,
+            _ => ErrorCode::Unauthenticated,
+        }
+    }
+
+    pub fn into_status(self) -> tonic::Status {
+        ErrorBody::new(self.error_code()).into_status()
+    }
+}
+
+/// Where verification keys come from.
+#[async_trait]
+pub trait KeySource: Send + Sync + std::fmt::Debug + 'static {
+    async fn fetch(&self) -> anyhow::Result<JwkSet>;
+}
+
+/// Auth's `GetJwks` over gRPC.
+#[derive(Debug, Clone)]
+pub struct GrpcKeySource {
+    client: AuthServiceClient<TracedChannel>,
+}
+
+impl GrpcKeySource {
+    pub fn new(channel: TracedChannel) -> Self {
+        Self { client: AuthServiceClient::new(channel) }
+    }
+}
+
+#[async_trait]
+impl KeySource for GrpcKeySource {
+    async fn fetch(&self) -> anyhow::Result<JwkSet> {
+        let response = self.client.clone().get_jwks(GetJwksRequest {}).await?;
+        Ok(serde_json::from_str(&response.into_inner().jwks_json)?)
+    }
+}
+
+/// A fixed key set (tests, or a process that holds the keys itself).
+#[derive(Debug, Clone)]
+pub struct StaticKeySource(pub JwkSet);
+
+#[async_trait]
+impl KeySource for StaticKeySource {
+    async fn fetch(&self) -> anyhow::Result<JwkSet> {
+        Ok(self.0.clone())
+    }
+}
+
+#[derive(Default)]
+struct KeyCache {
+    by_kid: HashMap<String, Arc<DecodingKey>>,
+    fetched_at: Option<Instant>,
+}
+
+/// Verifies access tokens; cheap to share behind an `Arc`.
+pub struct TokenVerifier {
+    source: Arc<dyn KeySource>,
+    validation: Validation,
+    min_refresh: Duration,
+    keys: RwLock<KeyCache>,
+    refresh: Mutex<()>,
+    revocations: Option<SharedStore>,
+}
+
+impl std::fmt::Debug for TokenVerifier {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TokenVerifier").field("source", &self.source).finish()
+    }
+}
+
+impl TokenVerifier {
+    pub fn new(
+        settings: &TokenSettings,
+        source: Arc<dyn KeySource>,
+        revocations: Option<SharedStore>,
+    ) -> Self {
+        let mut validation = Validation::new(Algorithm::EdDSA);
+        validation.set_issuer(&[settings.issuer.as_str()]);
+        validation.set_audience(&[settings.audience.as_str()]);
+        validation.set_required_spec_claims(&["exp", "iss", "aud", "sub"]);
+        validation.leeway = 5;
+        Self {
+            source,
+            validation,
+            min_refresh: Duration::from_millis(settings.jwks_min_refresh_ms),
+            keys: RwLock::new(KeyCache::default()),
+            refresh: Mutex::new(()),
+            revocations,
+        }
+    }
+
+    /// Checks signature, issuer, audience, expiry and revocation.
+    pub async fn verify(&self, token: &str) -> Result<Claims, VerifyError> {
+        let header = jsonwebtoken::decode_header(token).map_err(|_| VerifyError::Invalid)?;
+        if header.alg != Algorithm::EdDSA {
+            return Err(VerifyError::Invalid);
+        }
+        let kid = header.kid.ok_or(VerifyError::Invalid)?;
+        let key = self.key(&kid).await?;
+        let claims = jsonwebtoken::decode::<Claims>(token, &key, &self.validation)
+            .map_err(|err| match err.kind() {
+                jsonwebtoken::errors::ErrorKind::ExpiredSignature => VerifyError::Expired,
+                _ => VerifyError::Invalid,
+            })?
+            .claims;
+        if let Some(store) = &self.revocations {
+            match store.get(&revocation_key(&claims.sid)).await {
+                Ok(Some(_)) => return Err(VerifyError::Revoked),
+                Ok(None) => {}
+                Err(err) => tracing::warn!(error = %err, "revocation check skipped"),
+            }
+        }
+        Ok(claims)
+    }
+
+    /// Verifies the `authorization: Bearer …` metadata of a member call.
+    pub async fn member<T>(&self, request: &tonic::Request<T>) -> Result<Claims, tonic::Status> {
+        let token = bearer(request.metadata()).ok_or(VerifyError::Missing);
+        let claims = match token {
+            Ok(token) => self.verify(token).await,
+            Err(err) => Err(err),
+        };
+        match claims {
+            Ok(claims) if claims.kind == TokenKind::Member => Ok(claims),
+            Ok(_) => Err(VerifyError::WrongKind.into_status()),
+            Err(err) => {
+                tracing::info!(reason = %err, "member call refused");
+                Err(err.into_status())
+            }
+        }
+    }
+
+    async fn key(&self, kid: &str) -> Result<Arc<DecodingKey>, VerifyError> {
+        if let Some(key) = self.keys.read().await.by_kid.get(kid) {
+            return Ok(key.clone());
+        }
+        let _one_fetch_at_a_time = self.refresh.lock().await;
+        {
+            let cache = self.keys.read().await;
+            if let Some(key) = cache.by_kid.get(kid) {
+                return Ok(key.clone());
+            }
+            if cache.fetched_at.is_some_and(|at| at.elapsed() < self.min_refresh) {
+                return Err(VerifyError::Invalid);
+            }
+        }
+        let set = self.source.fetch().await.map_err(|err| {
+            tracing::warn!(error = %err, "cannot fetch verification keys");
+            VerifyError::KeysUnavailable
+        })?;
+        let mut by_kid = HashMap::new();
+        for jwk in &set.keys {
+            if let (Some(id), Ok(key)) = (jwk.common.key_id.clone(), DecodingKey::from_jwk(jwk)) {
+                by_kid.insert(id, Arc::new(key));
+            }
+        }
+        tracing::info!(keys = by_kid.len(), "verification keys fetched");
+        let mut cache = self.keys.write().await;
+        *cache = KeyCache { by_kid, fetched_at: Some(Instant::now()) };
+        cache.by_kid.get(kid).cloned().ok_or(VerifyError::Invalid)
+    }
+}
+
+/// The token of an `authorization: Bearer …` header.
+pub fn bearer(metadata: &tonic::metadata::MetadataMap) -> Option<&str> {
+    let value = metadata.get("authorization")?.to_str().ok()?;
+    let token = value.strip_prefix("Bearer ").or_else(|| value.strip_prefix("bearer "))?;
+    (!token.is_empty()).then_some(token)
+}
+
+/// Adds `authorization: Bearer <token>` to an outgoing request.
+pub fn with_bearer<T>(message: T, token: &str) -> tonic::Request<T> {
+    let mut request = tonic::Request::new(message);
+    if let Ok(value) = format!("Bearer {token}").parse() {
+        request.metadata_mut().insert("authorization", value);
+    }
+    request
+}

@@ -1,0 +1,100 @@
+//! The storage and ephemeral-store guarantees every service relies on, on both backends.
+
+use std::time::Duration;
+
+use miclub_platform::backend_tests;
+use miclub_platform::storage::{Backend, Database, flag};
+use miclub_platform::testing::TestEnv;
+use sqlx::Row;
+
+async fn portable_sql_round_trips_text_bigint_and_boolean(env: TestEnv) {
+    let db = Database::connect(&env.database).await.unwrap();
+    let ddl = match db.backend() {
+        Backend::Postgres => "CREATE TABLE t (id TEXT PRIMARY KEY, n BIGINT NOT NULL, ok BOOLEAN NOT NULL)",
+        Backend::Sqlite => "CREATE TABLE t (id TEXT PRIMARY KEY, n BIGINT NOT NULL, ok INTEGER NOT NULL)",
+    };
+    sqlx::query(ddl)
+        .execute(db.pool())
+        .await
+        .unwrap();
+    sqlx::query("INSERT INTO t (id, n, ok) VALUES ($1, $2, $3), ($4, $5, $6)")
+        .bind("a")
+        .bind(5_000_000_000_i64)
+        .bind(true)
+        .bind("b")
+        .bind(-3_i64)
+        .bind(false)
+        .execute(db.pool())
+        .await
+        .unwrap();
+    let row = sqlx::query("SELECT n, ok FROM t WHERE id = $1 AND ok = $2")
+        .bind("a")
+        .bind(true)
+        .fetch_one(db.pool())
+        .await
+        .unwrap();
+    assert_eq!(row.get::<i64, _>("n"), 5_000_000_000);
+    assert!(flag(&row, "ok").unwrap());
+    let total: i64 = sqlx::query("SELECT CAST(SUM(n) AS BIGINT) AS total FROM t")
+        .fetch_one(db.pool())
+        .await
+        .unwrap()
+        .get("total");
+    assert_eq!(total, 4_999_999_997);
+    let duplicate = sqlx::query("INSERT INTO t (id, n, ok) VALUES ($1, 1, $2)")
+        .bind("a")
+        .bind(true)
+        .execute(db.pool())
+        .await
+        .unwrap_err();
+    assert!(miclub_platform::storage::is_unique_violation(&duplicate));
+    db.close().await;
+}
+
+async fn concurrent_increments_are_all_counted(env: TestEnv) {
+    let tasks: Vec<_> = (0..40)
+        .map(|_| {
+            let store = env.store.clone();
+            tokio::spawn(async move { store.incr("counter", Duration::from_secs(60)).await.unwrap() })
+        })
+        .collect();
+    let mut seen = Vec::new();
+    for task in tasks {
+        seen.push(task.await.unwrap());
+    }
+    seen.sort();
+    assert_eq!(seen, (1..=40).collect::<Vec<i64>>());
+    assert!(env.store.ttl("counter").await.unwrap().unwrap() <= Duration::from_secs(60));
+}
+
+async fn a_taken_value_is_gone_for_the_next_taker(env: TestEnv) {
+    env.store.set("once", "v", Duration::from_secs(60)).await.unwrap();
+    let tasks: Vec<_> = (0..10)
+        .map(|_| {
+            let store = env.store.clone();
+            tokio::spawn(async move { store.take("once").await.unwrap() })
+        })
+        .collect();
+    let mut winners = 0;
+    for task in tasks {
+        if task.await.unwrap().is_some() {
+            winners += 1;
+        }
+    }
+    assert_eq!(winners, 1);
+}
+
+async fn set_if_absent_holds_until_expiry(env: TestEnv) {
+    assert!(env.store.set_if_absent("cool", "1", Duration::from_millis(300)).await.unwrap());
+    assert!(!env.store.set_if_absent("cool", "1", Duration::from_millis(300)).await.unwrap());
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    assert!(env.store.get("cool").await.unwrap().is_none());
+    assert!(env.store.set_if_absent("cool", "1", Duration::from_millis(300)).await.unwrap());
+}
+
+backend_tests!(
+    portable_sql_round_trips_text_bigint_and_boolean,
+    concurrent_increments_are_all_counted,
+    a_taken_value_is_gone_for_the_next_taker,
+    set_if_absent_holds_until_expiry,
+);

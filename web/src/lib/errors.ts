@@ -1,0 +1,30 @@
+/** Turning failures into the Spanish texts a member reads. */
+import { ApiError, type ErrorAction } from './api-client';
+
+export type DisplayError = { message: string; action?: ErrorAction };
+
+/** First letter upper-case, the rest as the server wrote it (spec section 8). */
+export function capitalizeFirst(text: string): string {
+  const trimmed = text.trim();
+  if (!trimmed) return trimmed;
+  return trimmed.charAt(0).toLocaleUpperCase('es-CL') + trimmed.slice(1);
+}
+
+/**
+ * The gateway's message for an error when there is one, or `fallback` when there was no answer,
+ * the answer was a 500, or the body was not the gateway's error JSON.
+ */
+export function toDisplayError(error: unknown, fallback: string): DisplayError {
+  if (error instanceof ApiError && error.status !== 500 && error.body && error.body.message.trim()) {
+    const action = error.body.action;
+    return {
+      message: capitalizeFirst(error.body.message),
+      ...(action && action.url && action.urlName ? { action } : {}),
+    };
+  }
+  return { message: fallback };
+}
+
+export function isApiErrorWithStatus(error: unknown, status: number): boolean {
+  return error instanceof ApiError && error.status === status;
+}
