@@ -208,3 +208,79 @@ macro_rules! backend_tests {
         )*
     };
 }
+
+/// A signing key of the tests' own, to mint access tokens the way auth does and verify them
+/// with the real [`TokenVerifier`](crate::tokens::TokenVerifier).
+#[derive(Clone)]
+pub struct TestKeys {
+    kid: String,
+    encoding: jsonwebtoken::EncodingKey,
+    jwks: jsonwebtoken::jwk::JwkSet,
+    pub settings: crate::tokens::TokenSettings,
+}
+
+impl std::fmt::Debug for TestKeys {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TestKeys").field("kid", &self.kid).finish()
+    }
+}
+
+impl Default for TestKeys {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl TestKeys {
+    pub fn new() -> Self {
+        use ed25519_dalek::pkcs8::EncodePrivateKey;
+        let seed: [u8; 32] = rand::random();
+        // PKCS#8 v1 (no public key inside): the 48-byte form jsonwebtoken derives JWKs from.
+        let der = ed25519_dalek::pkcs8::KeypairBytes { secret_key: seed, public_key: None }
+            .to_pkcs8_der()
+            .expect("pkcs8");
+        let encoding = jsonwebtoken::EncodingKey::from_ed_der(der.as_bytes());
+        let kid = format!("test-{}", uuid::Uuid::new_v4().simple());
+        let mut jwk = jsonwebtoken::jwk::Jwk::from_encoding_key(&encoding, jsonwebtoken::Algorithm::EdDSA)
+            .expect("jwk");
+        jwk.common.key_id = Some(kid.clone());
+        Self {
+            kid,
+            encoding,
+            jwks: jsonwebtoken::jwk::JwkSet { keys: vec![jwk] },
+            settings: crate::tokens::TokenSettings::default(),
+        }
+    }
+
+    pub fn key_source(&self) -> Arc<dyn crate::tokens::KeySource> {
+        Arc::new(crate::tokens::StaticKeySource(self.jwks.clone()))
+    }
+
+    /// A verifier of these keys, checking revocations in `store`.
+    pub fn verifier(&self, store: Option<SharedStore>) -> crate::tokens::TokenVerifier {
+        crate::tokens::TokenVerifier::new(&self.settings, self.key_source(), store)
+    }
+
+    /// A member access token for `member_id` in session `sid`, valid for `ttl_secs`
+    /// (negative for an expired one).
+    pub fn member_token(&self, member_id: &str, sid: &str, ttl_secs: i64) -> String {
+        self.sign(crate::tokens::TokenKind::Member, member_id, sid, ttl_secs)
+    }
+
+    pub fn sign(&self, kind: crate::tokens::TokenKind, sub: &str, sid: &str, ttl_secs: i64) -> String {
+        let now = chrono::Utc::now().timestamp();
+        let claims = crate::tokens::Claims {
+            iss: self.settings.issuer.clone(),
+            aud: self.settings.audience.clone(),
+            sub: sub.to_owned(),
+            sid: sid.to_owned(),
+            kind,
+            iat: now,
+            exp: now + ttl_secs,
+            jti: uuid::Uuid::new_v4().to_string(),
+        };
+        let mut header = jsonwebtoken::Header::new(jsonwebtoken::Algorithm::EdDSA);
+        header.kid = Some(self.kid.clone());
+        jsonwebtoken::encode(&header, &claims, &self.encoding).expect("sign test token")
+    }
+}

@@ -98,3 +98,20 @@ backend_tests!(
     a_taken_value_is_gone_for_the_next_taker,
     set_if_absent_holds_until_expiry,
 );
+
+async fn a_revoked_session_token_is_refused_while_others_pass(env: TestEnv) {
+    use miclub_platform::testing::TestKeys;
+    use miclub_platform::tokens::{VerifyError, revocation_key};
+    let keys = TestKeys::new();
+    let verifier = keys.verifier(Some(env.store.clone()));
+    let live = keys.member_token("m1", "s-live", 60);
+    let revoked = keys.member_token("m1", "s-gone", 60);
+    env.store.set(&revocation_key("s-gone"), "1", Duration::from_secs(60)).await.unwrap();
+    assert_eq!(verifier.verify(&live).await.unwrap().sub, "m1");
+    assert_eq!(verifier.verify(&revoked).await.unwrap_err(), VerifyError::Revoked);
+    assert_eq!(verifier.verify(&keys.member_token("m1", "s", -60)).await.unwrap_err(), VerifyError::Expired);
+    let stranger = TestKeys::new().member_token("m1", "s", 60);
+    assert_eq!(verifier.verify(&stranger).await.unwrap_err(), VerifyError::Invalid);
+}
+
+backend_tests!(a_revoked_session_token_is_refused_while_others_pass);

@@ -1,0 +1,46 @@
+/**
+ * Pushes to `window.dataLayer` (spec section 7). Event names are Spanish identifiers; each event's
+ * fields are typed here so later features add their events to `AnalyticsEvents` and reuse `track`.
+ */
+
+export type PageType =
+  | 'login'
+  | 'mi_club'
+  | 'registro'
+  | 'promociones'
+  | 'alianzas'
+  | 'recuperar_contrasena'
+  | 'preguntas_login'
+  | 'terminos_y_condiciones'
+  | 'mantencion'
+  | 'no_encontrada';
+
+/** Event name → the fields pushed with it. */
+export interface AnalyticsEvents {
+  tipo_pagina: { tipo_pagina: PageType; ruta: string };
+  clic_boton: { nombre_boton: string; seccion: string };
+  login_exitoso: { metodo: 'pagina' | 'modal'; usuario_migrando: boolean };
+  login_fallido: { metodo: 'pagina' | 'modal'; paso: 'contrasena' | 'codigo'; codigo_error: string };
+}
+
+export type AnalyticsEventName = keyof AnalyticsEvents;
+export type DataLayerEntry = { event: AnalyticsEventName } & Record<string, unknown>;
+
+declare global {
+  interface Window {
+    dataLayer?: Record<string, unknown>[];
+  }
+}
+
+export function track<E extends AnalyticsEventName>(event: E, fields: AnalyticsEvents[E]): void {
+  window.dataLayer = window.dataLayer ?? [];
+  window.dataLayer.push({ event, ...fields });
+}
+
+export function trackPageType(pageType: PageType, path: string): void {
+  track('tipo_pagina', { tipo_pagina: pageType, ruta: path });
+}
+
+export function trackClick(buttonName: string, section: string): void {
+  track('clic_boton', { nombre_boton: buttonName, seccion: section });
+}
