@@ -1,1 +1,203 @@
-//! placeholder
+//! The Mi Club gateway: the REST API the web app calls (`docs/api.md`), translated into gRPC
+//! calls to the services. It owns cookies, CSRF checks, edge rate limits, request ids and the
+//! mapping of service errors to HTTP statuses and Spanish bodies; it holds no business rules.
+//! It also serves the built web app.
+
+pub mod config;
+pub mod cookies;
+pub mod csrf;
+pub mod error;
+pub mod extract;
+pub mod openapi;
+pub mod recaptcha;
+pub mod routes;
+pub mod state;
+pub mod web;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+use axum::Router;
+use axum::extract::{DefaultBodyLimit, MatchedPath, Request};
+use axum::http::{HeaderName, HeaderValue, header};
+use miclub_platform::config::Environment;
+use miclub_platform::ephemeral::SharedStore;
+use miclub_platform::notify::DevMailbox;
+use miclub_platform::shutdown::Shutdown;
+use miclub_platform::telemetry::extract_context;
+use miclub_platform::tokens::{KeySource, TokenVerifier};
+use miclub_proto::accounts::v1::accounts_service_client::AccountsServiceClient;
+use miclub_proto::auth::v1::auth_service_client::AuthServiceClient;
+use tokio::net::TcpListener;
+use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
+use tower_http::set_header::SetResponseHeaderLayer;
+use tower_http::trace::{DefaultOnResponse, TraceLayer};
+use tracing_opentelemetry_ext::set_parent;
+
+pub use config::Settings;
+use cookies::CookiePolicy;
+use state::AppState;
+
+mod tracing_opentelemetry_ext {
+    //! Continues the browser's or proxy's trace when it sent a `traceparent`.
+    pub fn set_parent(span: &tracing::Span, headers: &axum::http::HeaderMap) {
+        use tracing_opentelemetry::OpenTelemetrySpanExt;
+        let _ = span.set_parent(super::extract_context(headers));
+    }
+}
+
+/// What the gateway needs from the process that runs it.
+#[derive(Debug)]
+pub struct Dependencies {
+    pub environment: Environment,
+    pub store: SharedStore,
+    /// Verification keys (auth's JWKS).
+    pub key_source: Arc<dyn KeySource>,
+    /// The dev mailbox of an in-process auth (standalone); served only when configured.
+    pub mailbox: Option<Arc<DevMailbox>>,
+}
+
+#[derive(Debug)]
+pub struct Application {
+    listener: TcpListener,
+    router: Router,
+}
+
+const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
+
+impl Application {
+    pub async fn build(settings: Settings, deps: Dependencies) -> anyhow::Result<Self> {
+        let state = build_state(settings, deps)?;
+        let address = format!("{}:{}", state.settings.host, state.settings.port);
+        let listener = TcpListener::bind(&address)
+            .await
+            .with_context(|| format!("binding {address}"))?;
+        Ok(Self {
+            listener,
+            router: router(state),
+        })
+    }
+
+    pub fn port(&self) -> u16 {
+        self.listener
+            .local_addr()
+            .map(|a| a.port())
+            .unwrap_or_default()
+    }
+
+    pub async fn run_until_stopped(self, shutdown: Shutdown) -> anyhow::Result<()> {
+        tracing::info!(address = %self.listener.local_addr()?, "gateway listening");
+        axum::serve(
+            self.listener,
+            self.router
+                .into_make_service_with_connect_info::<SocketAddr>(),
+        )
+        .with_graceful_shutdown(shutdown.wait())
+        .await
+        .context("gateway server failed")?;
+        tracing::info!("gateway stopped");
+        Ok(())
+    }
+}
+
+/// The shared state of the handlers, with production's refusals applied.
+pub fn build_state(settings: Settings, deps: Dependencies) -> anyhow::Result<AppState> {
+    let production = deps.environment.is_production();
+    let mailbox = match (settings.dev_mailbox, production) {
+        (true, true) => anyhow::bail!("gateway.dev_mailbox cannot be enabled in production"),
+        (true, false) => deps.mailbox,
+        (false, _) => None,
+    };
+    let recaptcha = recaptcha::build(&settings.recaptcha, production)?;
+    let verifier = Arc::new(TokenVerifier::new(
+        &settings.tokens,
+        deps.key_source,
+        Some(deps.store.clone()),
+    ));
+    Ok(AppState {
+        auth: AuthServiceClient::new(settings.auth.channel()?),
+        accounts: AccountsServiceClient::new(settings.accounts.channel()?),
+        cookies: CookiePolicy {
+            secure: settings.secure_cookies,
+        },
+        settings: Arc::new(settings),
+        environment: deps.environment,
+        verifier,
+        store: deps.store,
+        recaptcha,
+        mailbox,
+    })
+}
+
+/// The whole HTTP surface: `/api`, then the web app for everything else.
+pub fn router(state: AppState) -> Router {
+    let body_limit = state.settings.body_limit_bytes;
+    let api = routes::api_router(&state)
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            csrf::check,
+        ))
+        .layer(DefaultBodyLimit::max(body_limit));
+    let mut app = api.with_state(state.clone());
+    if let Some(dir) = state
+        .settings
+        .web_dir
+        .as_ref()
+        .filter(|d| d.join("index.html").exists())
+    {
+        tracing::info!(dir = %dir.display(), "serving the web app");
+        app = app.merge(web::router(dir));
+    } else {
+        tracing::warn!(
+            "no built web app found: serving the api only (build it with npm run build in web/)"
+        );
+    }
+    let trace = TraceLayer::new_for_http()
+        .make_span_with(|request: &Request| {
+            let route = request
+                .extensions()
+                .get::<MatchedPath>()
+                .map(|p| p.as_str().to_owned())
+                .unwrap_or_else(|| request.uri().path().to_owned());
+            let request_id = request
+                .headers()
+                .get(REQUEST_ID)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("");
+            let span = tracing::info_span!(
+                "http.request",
+                otel.name = %format!("{} {}", request.method(), route),
+                otel.kind = "server",
+                http.method = %request.method(),
+                http.route = %route,
+                request_id = %request_id,
+            );
+            set_parent(&span, request.headers());
+            span
+        })
+        .on_response(
+            DefaultOnResponse::new()
+                .level(tracing::Level::INFO)
+                .latency_unit(tower_http::LatencyUnit::Millis),
+        );
+    app.layer(trace)
+        .layer(PropagateRequestIdLayer::new(REQUEST_ID))
+        .layer(SetRequestIdLayer::new(REQUEST_ID, MakeRequestUuid))
+        .layer(SetResponseHeaderLayer::if_not_present(
+            header::X_CONTENT_TYPE_OPTIONS,
+            HeaderValue::from_static("nosniff"),
+        ))
+        .layer(SetResponseHeaderLayer::if_not_present(
+            header::X_FRAME_OPTIONS,
+            HeaderValue::from_static("DENY"),
+        ))
+        .layer(SetResponseHeaderLayer::if_not_present(
+            header::REFERRER_POLICY,
+            HeaderValue::from_static("strict-origin-when-cross-origin"),
+        ))
+}
+
+/// How long the gateway waits for in-flight requests after the shutdown signal.
+pub const DRAIN: Duration = Duration::from_secs(10);

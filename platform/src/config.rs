@@ -54,7 +54,8 @@ impl Layered {
     /// Loads files for the current environment and the `APP_*` overrides.
     pub fn load() -> anyhow::Result<Self> {
         let environment = Environment::from_env()?;
-        let dir = PathBuf::from(std::env::var("APP_CONFIG_DIR").unwrap_or_else(|_| "config".into()));
+        let dir =
+            PathBuf::from(std::env::var("APP_CONFIG_DIR").unwrap_or_else(|_| "config".into()));
         let env_file = match environment {
             Environment::Development => "development",
             Environment::Production => "production",

@@ -29,7 +29,12 @@ pub trait EphemeralStore: Send + Sync + std::fmt::Debug + 'static {
     async fn get(&self, key: &str) -> Result<Option<String>, StoreError>;
     async fn set(&self, key: &str, value: &str, ttl: Duration) -> Result<(), StoreError>;
     /// Sets only when the key is absent; true when this call set it.
-    async fn set_if_absent(&self, key: &str, value: &str, ttl: Duration) -> Result<bool, StoreError>;
+    async fn set_if_absent(
+        &self,
+        key: &str,
+        value: &str,
+        ttl: Duration,
+    ) -> Result<bool, StoreError>;
     /// Reads and deletes in one step: of two concurrent callers only one gets the value.
     async fn take(&self, key: &str) -> Result<Option<String>, StoreError>;
     async fn delete(&self, key: &str) -> Result<(), StoreError>;
@@ -54,7 +59,11 @@ pub struct EphemeralSettings {
 
 impl Default for EphemeralSettings {
     fn default() -> Self {
-        Self { redis_url: String::new(), key_prefix: "miclub:".into(), response_timeout_ms: 1_000 }
+        Self {
+            redis_url: String::new(),
+            key_prefix: "miclub:".into(),
+            response_timeout_ms: 1_000,
+        }
     }
 }
 
@@ -77,7 +86,9 @@ pub struct RedisStore {
 
 impl std::fmt::Debug for RedisStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RedisStore").field("prefix", &self.prefix).finish()
+        f.debug_struct("RedisStore")
+            .field("prefix", &self.prefix)
+            .finish()
     }
 }
 
@@ -115,7 +126,10 @@ fn millis(ttl: Duration) -> u64 {
 impl EphemeralStore for RedisStore {
     async fn get(&self, key: &str) -> Result<Option<String>, StoreError> {
         let mut conn = self.conn.clone();
-        Ok(redis::cmd("GET").arg(self.key(key)).query_async(&mut conn).await?)
+        Ok(redis::cmd("GET")
+            .arg(self.key(key))
+            .query_async(&mut conn)
+            .await?)
     }
 
     async fn set(&self, key: &str, value: &str, ttl: Duration) -> Result<(), StoreError> {
@@ -130,7 +144,12 @@ impl EphemeralStore for RedisStore {
         Ok(())
     }
 
-    async fn set_if_absent(&self, key: &str, value: &str, ttl: Duration) -> Result<bool, StoreError> {
+    async fn set_if_absent(
+        &self,
+        key: &str,
+        value: &str,
+        ttl: Duration,
+    ) -> Result<bool, StoreError> {
         let mut conn = self.conn.clone();
         let reply: Option<String> = redis::cmd("SET")
             .arg(self.key(key))
@@ -145,12 +164,18 @@ impl EphemeralStore for RedisStore {
 
     async fn take(&self, key: &str) -> Result<Option<String>, StoreError> {
         let mut conn = self.conn.clone();
-        Ok(redis::cmd("GETDEL").arg(self.key(key)).query_async(&mut conn).await?)
+        Ok(redis::cmd("GETDEL")
+            .arg(self.key(key))
+            .query_async(&mut conn)
+            .await?)
     }
 
     async fn delete(&self, key: &str) -> Result<(), StoreError> {
         let mut conn = self.conn.clone();
-        let _: i64 = redis::cmd("DEL").arg(self.key(key)).query_async(&mut conn).await?;
+        let _: i64 = redis::cmd("DEL")
+            .arg(self.key(key))
+            .query_async(&mut conn)
+            .await?;
         Ok(())
     }
 
@@ -166,7 +191,10 @@ impl EphemeralStore for RedisStore {
 
     async fn ttl(&self, key: &str) -> Result<Option<Duration>, StoreError> {
         let mut conn = self.conn.clone();
-        let ms: i64 = redis::cmd("PTTL").arg(self.key(key)).query_async(&mut conn).await?;
+        let ms: i64 = redis::cmd("PTTL")
+            .arg(self.key(key))
+            .query_async(&mut conn)
+            .await?;
         Ok((ms >= 0).then(|| Duration::from_millis(ms as u64)))
     }
 
@@ -184,7 +212,11 @@ pub struct MemoryStore {
 }
 
 impl MemoryStore {
-    fn with_live<R>(&self, key: &str, f: impl FnOnce(&mut HashMap<String, (String, Instant)>) -> R) -> R {
+    fn with_live<R>(
+        &self,
+        key: &str,
+        f: impl FnOnce(&mut HashMap<String, (String, Instant)>) -> R,
+    ) -> R {
         let mut entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
         let now = Instant::now();
         if entries.get(key).is_some_and(|(_, expires)| *expires <= now) {
@@ -204,11 +236,18 @@ impl EphemeralStore for MemoryStore {
     }
 
     async fn set(&self, key: &str, value: &str, ttl: Duration) -> Result<(), StoreError> {
-        self.with_live(key, |e| e.insert(key.to_owned(), (value.to_owned(), Instant::now() + ttl)));
+        self.with_live(key, |e| {
+            e.insert(key.to_owned(), (value.to_owned(), Instant::now() + ttl))
+        });
         Ok(())
     }
 
-    async fn set_if_absent(&self, key: &str, value: &str, ttl: Duration) -> Result<bool, StoreError> {
+    async fn set_if_absent(
+        &self,
+        key: &str,
+        value: &str,
+        ttl: Duration,
+    ) -> Result<bool, StoreError> {
         Ok(self.with_live(key, |e| {
             if e.contains_key(key) {
                 false
@@ -241,7 +280,8 @@ impl EphemeralStore for MemoryStore {
 
     async fn ttl(&self, key: &str) -> Result<Option<Duration>, StoreError> {
         Ok(self.with_live(key, |e| {
-            e.get(key).map(|(_, expires)| expires.saturating_duration_since(Instant::now()))
+            e.get(key)
+                .map(|(_, expires)| expires.saturating_duration_since(Instant::now()))
         }))
     }
 

@@ -154,7 +154,12 @@ pub struct ErrorBody {
 
 impl ErrorBody {
     pub fn new(code: ErrorCode) -> Self {
-        Self { code, message: code.message().to_owned(), action: None, field: None }
+        Self {
+            code,
+            message: code.message().to_owned(),
+            action: None,
+            field: None,
+        }
     }
 
     pub fn with_message(mut self, message: impl Into<String>) -> Self {
@@ -168,7 +173,10 @@ impl ErrorBody {
     }
 
     pub fn with_action(mut self, url: impl Into<String>, url_name: impl Into<String>) -> Self {
-        self.action = Some(ErrorAction { url: url.into(), url_name: url_name.into() });
+        self.action = Some(ErrorAction {
+            url: url.into(),
+            url_name: url_name.into(),
+        });
         self
     }
 
@@ -177,9 +185,10 @@ impl ErrorBody {
         let detail = pb::ErrorDetail {
             code: self.code.as_str().to_owned(),
             message: self.message.clone(),
-            action: self
-                .action
-                .map(|a| pb::ErrorAction { url: a.url, url_name: a.url_name }),
+            action: self.action.map(|a| pb::ErrorAction {
+                url: a.url,
+                url_name: a.url_name,
+            }),
             field: self.field,
         };
         tonic::Status::with_details(
@@ -197,10 +206,15 @@ impl ErrorBody {
         {
             return Self {
                 code,
-                message: if detail.message.is_empty() { code.message().to_owned() } else { detail.message },
-                action: detail
-                    .action
-                    .map(|a| ErrorAction { url: a.url, url_name: a.url_name }),
+                message: if detail.message.is_empty() {
+                    code.message().to_owned()
+                } else {
+                    detail.message
+                },
+                action: detail.action.map(|a| ErrorAction {
+                    url: a.url,
+                    url_name: a.url_name,
+                }),
                 field: detail.field,
             };
         }
@@ -221,7 +235,9 @@ mod tests {
     #[test]
     fn every_code_survives_a_trip_through_a_grpc_status() {
         for code in ErrorCode::ALL {
-            let body = ErrorBody::new(*code).with_field("user").with_action("/x", "Ir");
+            let body = ErrorBody::new(*code)
+                .with_field("user")
+                .with_action("/x", "Ir");
             let status = body.clone().into_status();
             assert_eq!(status.code(), code.grpc_code());
             assert_eq!(ErrorBody::from_status(&status), body);

@@ -34,14 +34,20 @@ pub struct ServerSettings {
 
 impl Default for ServerSettings {
     fn default() -> Self {
-        Self { host: "0.0.0.0".into(), port: 50051, drain_delay_ms: 5_000 }
+        Self {
+            host: "0.0.0.0".into(),
+            port: 50051,
+            drain_delay_ms: 5_000,
+        }
     }
 }
 
 impl ServerSettings {
     pub async fn bind(&self) -> anyhow::Result<TcpListener> {
         let address = format!("{}:{}", self.host, self.port);
-        TcpListener::bind(&address).await.with_context(|| format!("binding {address}"))
+        TcpListener::bind(&address)
+            .await
+            .with_context(|| format!("binding {address}"))
     }
 }
 
@@ -57,13 +63,20 @@ pub struct ClientSettings {
 
 impl Default for ClientSettings {
     fn default() -> Self {
-        Self { url: String::new(), connect_timeout_ms: 2_000, request_timeout_ms: 5_000 }
+        Self {
+            url: String::new(),
+            connect_timeout_ms: 2_000,
+            request_timeout_ms: 5_000,
+        }
     }
 }
 
 impl ClientSettings {
     pub fn for_url(url: impl Into<String>) -> Self {
-        Self { url: url.into(), ..Self::default() }
+        Self {
+            url: url.into(),
+            ..Self::default()
+        }
     }
 
     /// A channel that connects on first use and reconnects by itself.
@@ -75,7 +88,10 @@ impl ClientSettings {
             .tcp_nodelay(true)
             .http2_keep_alive_interval(Duration::from_secs(30))
             .keep_alive_while_idle(true);
-        Ok(InterceptedService::new(endpoint.connect_lazy(), PropagateTrace))
+        Ok(InterceptedService::new(
+            endpoint.connect_lazy(),
+            PropagateTrace,
+        ))
     }
 }
 
@@ -88,7 +104,9 @@ pub struct Health {
 
 impl std::fmt::Debug for Health {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Health").field("services", &self.services).finish()
+        f.debug_struct("Health")
+            .field("services", &self.services)
+            .finish()
     }
 }
 
@@ -96,18 +114,21 @@ impl Health {
     pub async fn set(&self, status: ServingStatus) {
         self.reporter.set_service_status("", status).await;
         for service in &self.services {
-            self.reporter.set_service_status(service.as_str(), status).await;
+            self.reporter
+                .set_service_status(service.as_str(), status)
+                .await;
         }
     }
 }
 
 /// A server builder with the per-call span, and the health and reflection services of
 /// `services` (fully-qualified gRPC service names), reported SERVING.
-pub async fn server(
-    services: &[&str],
-) -> anyhow::Result<(Server, Health, tonic::service::Routes)> {
+pub async fn server(services: &[&str]) -> anyhow::Result<(Server, Health, tonic::service::Routes)> {
     let (reporter, health_service) = tonic_health::server::health_reporter();
-    let health = Health { reporter, services: services.iter().map(|s| (*s).to_owned()).collect() };
+    let health = Health {
+        reporter,
+        services: services.iter().map(|s| (*s).to_owned()).collect(),
+    };
     health.set(ServingStatus::Serving).await;
     let reflection = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(miclub_proto::FILE_DESCRIPTOR_SET)
@@ -136,7 +157,10 @@ pub async fn serve(
     let stop = async move {
         shutdown.wait().await;
         health.set(ServingStatus::NotServing).await;
-        tracing::info!(drain_ms = drain_delay.as_millis() as u64, "reporting not serving, draining");
+        tracing::info!(
+            drain_ms = drain_delay.as_millis() as u64,
+            "reporting not serving, draining"
+        );
         tokio::time::sleep(drain_delay).await;
     };
     builder

@@ -51,7 +51,10 @@ impl Rut {
         if body == 0 || body > Self::MAX_BODY {
             return Err(IdentityError::InvalidRut);
         }
-        Ok(Self { body, check: Self::check_digit(body) })
+        Ok(Self {
+            body,
+            check: Self::check_digit(body),
+        })
     }
 
     /// Accepts `12345678-5`, `12.345.678-5`, `123456785`, lower or upper `k`, surrounding spaces.
@@ -98,7 +101,7 @@ impl Rut {
         let digits = self.body.to_string();
         let mut out = String::with_capacity(digits.len() + 4);
         for (i, c) in digits.chars().enumerate() {
-            if i > 0 && (digits.len() - i) % 3 == 0 {
+            if i > 0 && (digits.len() - i).is_multiple_of(3) {
                 out.push('.');
             }
             out.push(c);
@@ -159,7 +162,10 @@ impl LoginId {
         if trimmed.is_empty() {
             return Err(IdentityError::Empty);
         }
-        let mut chars: Vec<char> = trimmed.chars().filter(|c| !matches!(c, '.' | '-' | ' ')).collect();
+        let mut chars: Vec<char> = trimmed
+            .chars()
+            .filter(|c| !matches!(c, '.' | '-' | ' '))
+            .collect();
         if matches!(chars.last(), Some('k' | 'K')) {
             chars.pop();
         }
@@ -201,7 +207,9 @@ mod tests {
 
     #[test]
     fn a_k_check_digit_is_accepted_in_either_case_and_stored_uppercase() {
-        let body = (1..100_000u32).find(|b| Rut::check_digit(*b) == 'K').unwrap();
+        let body = (1..100_000u32)
+            .find(|b| Rut::check_digit(*b) == 'K')
+            .unwrap();
         let lower = Rut::parse(&format!("{body}-k")).unwrap();
         let upper = Rut::parse(&format!("{body}K")).unwrap();
         assert_eq!(lower, upper);
@@ -210,15 +218,29 @@ mod tests {
 
     #[test]
     fn a_wrong_check_digit_or_malformed_body_is_refused() {
-        for input in ["12345678-4", "12.345.678", "abc", "0-0", "123456789-0", "12a45678-5", ""] {
+        for input in [
+            "12345678-4",
+            "12.345.678",
+            "abc",
+            "0-0",
+            "123456789-0",
+            "12a45678-5",
+            "",
+        ] {
             assert!(Rut::parse(input).is_err(), "{input}");
         }
     }
 
     #[test]
     fn login_id_reads_rut_shapes_as_ruts_and_the_rest_as_documents() {
-        assert!(matches!(LoginId::parse("11.111.111-1"), Ok(LoginId::Rut(_))));
-        assert_eq!(LoginId::parse("11.111.111-2"), Err(IdentityError::InvalidRut));
+        assert!(matches!(
+            LoginId::parse("11.111.111-1"),
+            Ok(LoginId::Rut(_))
+        ));
+        assert_eq!(
+            LoginId::parse("11.111.111-2"),
+            Err(IdentityError::InvalidRut)
+        );
         assert_eq!(LoginId::parse("p1234567").unwrap().canonical(), "P1234567");
         assert_eq!(LoginId::parse("  "), Err(IdentityError::Empty));
         assert_eq!(LoginId::parse("P<1"), Err(IdentityError::InvalidDocument));

@@ -113,7 +113,9 @@ pub struct SmtpNotifier {
 
 impl std::fmt::Debug for SmtpNotifier {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SmtpNotifier").field("from", &self.from.to_string()).finish()
+        f.debug_struct("SmtpNotifier")
+            .field("from", &self.from.to_string())
+            .finish()
     }
 }
 
@@ -128,7 +130,10 @@ impl SmtpNotifier {
                 password.expose_secret().to_owned(),
             ));
         }
-        Ok(Self { transport: builder.build(), from: settings.from.parse().context("smtp sender")? })
+        Ok(Self {
+            transport: builder.build(),
+            from: settings.from.parse().context("smtp sender")?,
+        })
     }
 }
 

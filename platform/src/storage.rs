@@ -29,7 +29,11 @@ pub struct DatabaseSettings {
 
 impl Default for DatabaseSettings {
     fn default() -> Self {
-        Self { url: String::new(), max_connections: 10, acquire_timeout_ms: 5_000 }
+        Self {
+            url: String::new(),
+            max_connections: 10,
+            acquire_timeout_ms: 5_000,
+        }
     }
 }
 
@@ -95,7 +99,10 @@ impl Database {
             Backend::Postgres => postgres,
             Backend::Sqlite => sqlite,
         };
-        migrator.run(&self.pool).await.context("running database migrations")?;
+        migrator
+            .run(&self.pool)
+            .await
+            .context("running database migrations")?;
         Ok(())
     }
 
@@ -109,7 +116,10 @@ impl Database {
 
     /// A cheap round trip, for readiness.
     pub async fn ping(&self) -> Result<(), sqlx::Error> {
-        sqlx::query("SELECT 1").execute(&self.pool).await.map(|_| ())
+        sqlx::query("SELECT 1")
+            .execute(&self.pool)
+            .await
+            .map(|_| ())
     }
 
     pub async fn close(&self) {
@@ -119,7 +129,9 @@ impl Database {
 
 /// Creates the folder of a SQLite file and asks SQLite to create the file when absent.
 fn prepare_sqlite_url(url: &str) -> anyhow::Result<String> {
-    let rest = url.trim_start_matches("sqlite://").trim_start_matches("sqlite:");
+    let rest = url
+        .trim_start_matches("sqlite://")
+        .trim_start_matches("sqlite:");
     let path = rest.split('?').next().unwrap_or_default();
     if path.is_empty() || path == ":memory:" {
         return Ok(url.to_owned());
@@ -164,7 +176,10 @@ pub fn flag(row: &sqlx::any::AnyRow, column: &str) -> Result<bool, sqlx::Error> 
 pub fn is_unavailable(err: &sqlx::Error) -> bool {
     matches!(
         err,
-        sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::Io(_) | sqlx::Error::Tls(_)
+        sqlx::Error::PoolTimedOut
+            | sqlx::Error::PoolClosed
+            | sqlx::Error::Io(_)
+            | sqlx::Error::Tls(_)
     )
 }
 

@@ -27,7 +27,10 @@ pub struct TelemetrySettings {
 
 impl Default for TelemetrySettings {
     fn default() -> Self {
-        Self { log_filter: "info,sqlx=warn,tower_http=warn,h2=warn,hyper=warn".into(), json_logs: true }
+        Self {
+            log_filter: "info,sqlx=warn,tower_http=warn,h2=warn,hyper=warn".into(),
+            json_logs: true,
+        }
     }
 }
 
@@ -46,10 +49,14 @@ impl Drop for TelemetryGuard {
 /// Installs the global subscriber and tracer for a process named `service`.
 pub fn init(service: &str, settings: &TelemetrySettings) -> anyhow::Result<TelemetryGuard> {
     let mut builder = SdkTracerProvider::builder().with_resource(
-        opentelemetry_sdk::Resource::builder().with_service_name(service.to_owned()).build(),
+        opentelemetry_sdk::Resource::builder()
+            .with_service_name(service.to_owned())
+            .build(),
     );
     if std::env::var_os("OTEL_EXPORTER_OTLP_ENDPOINT").is_some() {
-        let exporter = opentelemetry_otlp::SpanExporter::builder().with_tonic().build()?;
+        let exporter = opentelemetry_otlp::SpanExporter::builder()
+            .with_tonic()
+            .build()?;
         builder = builder.with_batch_exporter(exporter);
     }
     init_with_provider(service, settings, builder.build())
@@ -63,8 +70,8 @@ pub fn init_with_provider(
 ) -> anyhow::Result<TelemetryGuard> {
     opentelemetry::global::set_text_map_propagator(TraceContextPropagator::new());
     opentelemetry::global::set_tracer_provider(provider.clone());
-    let filter = EnvFilter::try_from_default_env()
-        .or_else(|_| EnvFilter::try_new(&settings.log_filter))?;
+    let filter =
+        EnvFilter::try_from_default_env().or_else(|_| EnvFilter::try_new(&settings.log_filter))?;
     let fmt = if settings.json_logs {
         tracing_subscriber::fmt::layer()
             .json()
@@ -76,7 +83,11 @@ pub fn init_with_provider(
         tracing_subscriber::fmt::layer().compact().boxed()
     };
     let otel = tracing_opentelemetry::layer().with_tracer(provider.tracer(service.to_owned()));
-    tracing_subscriber::registry().with(filter).with(fmt).with(otel).try_init()?;
+    tracing_subscriber::registry()
+        .with(filter)
+        .with(fmt)
+        .with(otel)
+        .try_init()?;
     Ok(TelemetryGuard { provider })
 }
 
@@ -121,7 +132,10 @@ pub fn inject_current(metadata: &mut tonic::metadata::MetadataMap) {
 pub struct PropagateTrace;
 
 impl tonic::service::Interceptor for PropagateTrace {
-    fn call(&mut self, mut request: tonic::Request<()>) -> Result<tonic::Request<()>, tonic::Status> {
+    fn call(
+        &mut self,
+        mut request: tonic::Request<()>,
+    ) -> Result<tonic::Request<()>, tonic::Status> {
         inject_current(request.metadata_mut());
         Ok(request)
     }
@@ -145,5 +159,9 @@ pub fn current_trace_id() -> String {
     let context = tracing::Span::current().context();
     let span = context.span();
     let span_context = span.span_context();
-    if span_context.is_valid() { span_context.trace_id().to_string() } else { String::new() }
+    if span_context.is_valid() {
+        span_context.trace_id().to_string()
+    } else {
+        String::new()
+    }
 }

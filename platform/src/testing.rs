@@ -38,7 +38,10 @@ impl TestEnv {
             .await
             .expect("create test database");
         admin.close().await.ok();
-        let database = DatabaseSettings { url: replace_database(&servers.postgres, &name), ..Default::default() };
+        let database = DatabaseSettings {
+            url: replace_database(&servers.postgres, &name),
+            ..Default::default()
+        };
         let ephemeral = EphemeralSettings {
             redis_url: servers.redis.clone(),
             key_prefix: format!("test:{}:", uuid::Uuid::new_v4().simple()),
@@ -54,12 +57,16 @@ impl TestEnv {
             database,
             store,
             ephemeral,
-            _cleanup: Cleanup::Postgres { server: servers.postgres.clone(), name },
+            _cleanup: Cleanup::Postgres {
+                server: servers.postgres.clone(),
+                name,
+            },
         }
     }
 
     pub async fn sqlite_memory() -> Self {
-        let dir = std::env::temp_dir().join(format!("miclub-test-{}", uuid::Uuid::new_v4().simple()));
+        let dir =
+            std::env::temp_dir().join(format!("miclub-test-{}", uuid::Uuid::new_v4().simple()));
         std::fs::create_dir_all(&dir).expect("temp dir");
         let database = DatabaseSettings {
             url: format!("sqlite://{}", dir.join("test.db").display()),
@@ -91,13 +98,17 @@ impl Drop for Cleanup {
                 let (server, name) = (server.clone(), name.clone());
                 // Drop runs inside the test's runtime; a thread of its own may block.
                 let _ = std::thread::spawn(move || {
-                    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build();
+                    let runtime = tokio::runtime::Builder::new_current_thread()
+                        .enable_all()
+                        .build();
                     if let Ok(runtime) = runtime {
                         runtime.block_on(async {
                             if let Ok(mut admin) = sqlx::PgConnection::connect(&server).await {
-                                let _ = sqlx::query(sqlx::AssertSqlSafe(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")))
-                                    .execute(&mut admin)
-                                    .await;
+                                let _ = sqlx::query(sqlx::AssertSqlSafe(format!(
+                                    "DROP DATABASE IF EXISTS {name} WITH (FORCE)"
+                                )))
+                                .execute(&mut admin)
+                                .await;
                             }
                         });
                     }
@@ -119,7 +130,10 @@ fn servers() -> &'static Servers {
         let postgres = std::env::var("TEST_POSTGRES_URL").ok();
         let redis = std::env::var("TEST_REDIS_URL").ok();
         if let (Some(postgres), Some(redis)) = (&postgres, &redis) {
-            return Servers { postgres: postgres.clone(), redis: redis.clone() };
+            return Servers {
+                postgres: postgres.clone(),
+                redis: redis.clone(),
+            };
         }
         if std::path::Path::new("/var/run/docker.sock").exists()
             && let Some(started) = containers::start()
@@ -127,7 +141,8 @@ fn servers() -> &'static Servers {
             return started;
         }
         Servers {
-            postgres: postgres.unwrap_or_else(|| "postgres://postgres@127.0.0.1:5432/postgres".into()),
+            postgres: postgres
+                .unwrap_or_else(|| "postgres://postgres@127.0.0.1:5432/postgres".into()),
             redis: redis.unwrap_or_else(|| "redis://127.0.0.1:6379".into()),
         }
     })
@@ -142,7 +157,10 @@ mod containers {
     pub(super) fn start() -> Option<super::Servers> {
         let (tx, rx) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().ok()?;
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .ok()?;
             runtime.block_on(async move {
                 let started = async {
                     let pg = Postgres::default().start().await.ok()?;
@@ -155,7 +173,9 @@ mod containers {
                 match started {
                     Some((pg, redis, pg_port, redis_port)) => {
                         let _ = tx.send(Some(super::Servers {
-                            postgres: format!("postgres://postgres:postgres@127.0.0.1:{pg_port}/postgres"),
+                            postgres: format!(
+                                "postgres://postgres:postgres@127.0.0.1:{pg_port}/postgres"
+                            ),
                             redis: format!("redis://127.0.0.1:{redis_port}"),
                         }));
                         // Keep the containers for the life of the test binary.
@@ -236,13 +256,17 @@ impl TestKeys {
         use ed25519_dalek::pkcs8::EncodePrivateKey;
         let seed: [u8; 32] = rand::random();
         // PKCS#8 v1 (no public key inside): the 48-byte form jsonwebtoken derives JWKs from.
-        let der = ed25519_dalek::pkcs8::KeypairBytes { secret_key: seed, public_key: None }
-            .to_pkcs8_der()
-            .expect("pkcs8");
+        let der = ed25519_dalek::pkcs8::KeypairBytes {
+            secret_key: seed,
+            public_key: None,
+        }
+        .to_pkcs8_der()
+        .expect("pkcs8");
         let encoding = jsonwebtoken::EncodingKey::from_ed_der(der.as_bytes());
         let kid = format!("test-{}", uuid::Uuid::new_v4().simple());
-        let mut jwk = jsonwebtoken::jwk::Jwk::from_encoding_key(&encoding, jsonwebtoken::Algorithm::EdDSA)
-            .expect("jwk");
+        let mut jwk =
+            jsonwebtoken::jwk::Jwk::from_encoding_key(&encoding, jsonwebtoken::Algorithm::EdDSA)
+                .expect("jwk");
         jwk.common.key_id = Some(kid.clone());
         Self {
             kid,
@@ -267,7 +291,13 @@ impl TestKeys {
         self.sign(crate::tokens::TokenKind::Member, member_id, sid, ttl_secs)
     }
 
-    pub fn sign(&self, kind: crate::tokens::TokenKind, sub: &str, sid: &str, ttl_secs: i64) -> String {
+    pub fn sign(
+        &self,
+        kind: crate::tokens::TokenKind,
+        sub: &str,
+        sid: &str,
+        ttl_secs: i64,
+    ) -> String {
         let now = chrono::Utc::now().timestamp();
         let claims = crate::tokens::Claims {
             iss: self.settings.issuer.clone(),

@@ -60,7 +60,11 @@ pub struct TokenSettings {
 
 impl Default for TokenSettings {
     fn default() -> Self {
-        Self { issuer: "miclub-auth".into(), audience: "miclub".into(), jwks_min_refresh_ms: 5_000 }
+        Self {
+            issuer: "miclub-auth".into(),
+            audience: "miclub".into(),
+            jwks_min_refresh_ms: 5_000,
+        }
     }
 }
 
@@ -113,7 +117,9 @@ pub struct GrpcKeySource {
 
 impl GrpcKeySource {
     pub fn new(channel: TracedChannel) -> Self {
-        Self { client: AuthServiceClient::new(channel) }
+        Self {
+            client: AuthServiceClient::new(channel),
+        }
     }
 }
 
@@ -154,7 +160,9 @@ pub struct TokenVerifier {
 
 impl std::fmt::Debug for TokenVerifier {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("TokenVerifier").field("source", &self.source).finish()
+        f.debug_struct("TokenVerifier")
+            .field("source", &self.source)
+            .finish()
     }
 }
 
@@ -230,7 +238,10 @@ impl TokenVerifier {
             if let Some(key) = cache.by_kid.get(kid) {
                 return Ok(key.clone());
             }
-            if cache.fetched_at.is_some_and(|at| at.elapsed() < self.min_refresh) {
+            if cache
+                .fetched_at
+                .is_some_and(|at| at.elapsed() < self.min_refresh)
+            {
                 return Err(VerifyError::Invalid);
             }
         }
@@ -246,7 +257,10 @@ impl TokenVerifier {
         }
         tracing::info!(keys = by_kid.len(), "verification keys fetched");
         let mut cache = self.keys.write().await;
-        *cache = KeyCache { by_kid, fetched_at: Some(Instant::now()) };
+        *cache = KeyCache {
+            by_kid,
+            fetched_at: Some(Instant::now()),
+        };
         cache.by_kid.get(kid).cloned().ok_or(VerifyError::Invalid)
     }
 }
@@ -254,7 +268,9 @@ impl TokenVerifier {
 /// The token of an `authorization: Bearer …` header.
 pub fn bearer(metadata: &tonic::metadata::MetadataMap) -> Option<&str> {
     let value = metadata.get("authorization")?.to_str().ok()?;
-    let token = value.strip_prefix("Bearer ").or_else(|| value.strip_prefix("bearer "))?;
+    let token = value
+        .strip_prefix("Bearer ")
+        .or_else(|| value.strip_prefix("bearer "))?;
     (!token.is_empty()).then_some(token)
 }
 

@@ -10,13 +10,14 @@ use sqlx::Row;
 async fn portable_sql_round_trips_text_bigint_and_boolean(env: TestEnv) {
     let db = Database::connect(&env.database).await.unwrap();
     let ddl = match db.backend() {
-        Backend::Postgres => "CREATE TABLE t (id TEXT PRIMARY KEY, n BIGINT NOT NULL, ok BOOLEAN NOT NULL)",
-        Backend::Sqlite => "CREATE TABLE t (id TEXT PRIMARY KEY, n BIGINT NOT NULL, ok INTEGER NOT NULL)",
+        Backend::Postgres => {
+            "CREATE TABLE t (id TEXT PRIMARY KEY, n BIGINT NOT NULL, ok BOOLEAN NOT NULL)"
+        }
+        Backend::Sqlite => {
+            "CREATE TABLE t (id TEXT PRIMARY KEY, n BIGINT NOT NULL, ok INTEGER NOT NULL)"
+        }
     };
-    sqlx::query(ddl)
-        .execute(db.pool())
-        .await
-        .unwrap();
+    sqlx::query(ddl).execute(db.pool()).await.unwrap();
     sqlx::query("INSERT INTO t (id, n, ok) VALUES ($1, $2, $3), ($4, $5, $6)")
         .bind("a")
         .bind(5_000_000_000_i64)
@@ -55,7 +56,12 @@ async fn concurrent_increments_are_all_counted(env: TestEnv) {
     let tasks: Vec<_> = (0..40)
         .map(|_| {
             let store = env.store.clone();
-            tokio::spawn(async move { store.incr("counter", Duration::from_secs(60)).await.unwrap() })
+            tokio::spawn(async move {
+                store
+                    .incr("counter", Duration::from_secs(60))
+                    .await
+                    .unwrap()
+            })
         })
         .collect();
     let mut seen = Vec::new();
@@ -68,7 +74,10 @@ async fn concurrent_increments_are_all_counted(env: TestEnv) {
 }
 
 async fn a_taken_value_is_gone_for_the_next_taker(env: TestEnv) {
-    env.store.set("once", "v", Duration::from_secs(60)).await.unwrap();
+    env.store
+        .set("once", "v", Duration::from_secs(60))
+        .await
+        .unwrap();
     let tasks: Vec<_> = (0..10)
         .map(|_| {
             let store = env.store.clone();
@@ -85,11 +94,26 @@ async fn a_taken_value_is_gone_for_the_next_taker(env: TestEnv) {
 }
 
 async fn set_if_absent_holds_until_expiry(env: TestEnv) {
-    assert!(env.store.set_if_absent("cool", "1", Duration::from_millis(300)).await.unwrap());
-    assert!(!env.store.set_if_absent("cool", "1", Duration::from_millis(300)).await.unwrap());
+    assert!(
+        env.store
+            .set_if_absent("cool", "1", Duration::from_millis(300))
+            .await
+            .unwrap()
+    );
+    assert!(
+        !env.store
+            .set_if_absent("cool", "1", Duration::from_millis(300))
+            .await
+            .unwrap()
+    );
     tokio::time::sleep(Duration::from_millis(400)).await;
     assert!(env.store.get("cool").await.unwrap().is_none());
-    assert!(env.store.set_if_absent("cool", "1", Duration::from_millis(300)).await.unwrap());
+    assert!(
+        env.store
+            .set_if_absent("cool", "1", Duration::from_millis(300))
+            .await
+            .unwrap()
+    );
 }
 
 backend_tests!(
@@ -106,12 +130,27 @@ async fn a_revoked_session_token_is_refused_while_others_pass(env: TestEnv) {
     let verifier = keys.verifier(Some(env.store.clone()));
     let live = keys.member_token("m1", "s-live", 60);
     let revoked = keys.member_token("m1", "s-gone", 60);
-    env.store.set(&revocation_key("s-gone"), "1", Duration::from_secs(60)).await.unwrap();
+    env.store
+        .set(&revocation_key("s-gone"), "1", Duration::from_secs(60))
+        .await
+        .unwrap();
     assert_eq!(verifier.verify(&live).await.unwrap().sub, "m1");
-    assert_eq!(verifier.verify(&revoked).await.unwrap_err(), VerifyError::Revoked);
-    assert_eq!(verifier.verify(&keys.member_token("m1", "s", -60)).await.unwrap_err(), VerifyError::Expired);
+    assert_eq!(
+        verifier.verify(&revoked).await.unwrap_err(),
+        VerifyError::Revoked
+    );
+    assert_eq!(
+        verifier
+            .verify(&keys.member_token("m1", "s", -60))
+            .await
+            .unwrap_err(),
+        VerifyError::Expired
+    );
     let stranger = TestKeys::new().member_token("m1", "s", 60);
-    assert_eq!(verifier.verify(&stranger).await.unwrap_err(), VerifyError::Invalid);
+    assert_eq!(
+        verifier.verify(&stranger).await.unwrap_err(),
+        VerifyError::Invalid
+    );
 }
 
 backend_tests!(a_revoked_session_token_is_refused_while_others_pass);

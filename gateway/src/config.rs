@@ -1,0 +1,133 @@
+//! Gateway settings, section `[gateway]` (`APP_GATEWAY__…`).
+
+use std::path::PathBuf;
+
+use miclub_platform::grpc::ClientSettings;
+use miclub_platform::tokens::TokenSettings;
+use secrecy::SecretString;
+use serde::Deserialize;
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct Settings {
+    pub host: String,
+    pub port: u16,
+    /// The built web app (`web/dist`); served with SPA fallback when it exists.
+    pub web_dir: Option<PathBuf>,
+    /// Origins allowed on state-changing requests, e.g. `https://miclub.cl`. Empty: the
+    /// request's own host only.
+    pub allowed_origins: Vec<String>,
+    /// Mark cookies `Secure`; on whenever the portal is served over TLS.
+    pub secure_cookies: bool,
+    /// Number of proxies in front of the gateway whose `X-Forwarded-For` entries are trusted.
+    pub trusted_proxy_hops: usize,
+    pub body_limit_bytes: usize,
+    /// Login-related requests one client address may make per minute at the edge.
+    pub login_requests_per_minute: i64,
+    /// Serve `GET /api/dev/mailbox` (development only; production refuses it).
+    pub dev_mailbox: bool,
+    pub auth: ClientSettings,
+    pub accounts: ClientSettings,
+    pub tokens: TokenSettings,
+    pub recaptcha: RecaptchaSettings,
+    pub flags: FlagSettings,
+    pub links: LinkSettings,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            host: "0.0.0.0".into(),
+            port: 8080,
+            web_dir: Some(PathBuf::from("web/dist")),
+            allowed_origins: Vec::new(),
+            secure_cookies: false,
+            trusted_proxy_hops: 0,
+            body_limit_bytes: 16 * 1024,
+            login_requests_per_minute: 30,
+            dev_mailbox: false,
+            auth: ClientSettings::for_url("http://127.0.0.1:50051"),
+            accounts: ClientSettings::for_url("http://127.0.0.1:50052"),
+            tokens: TokenSettings::default(),
+            recaptcha: RecaptchaSettings::default(),
+            flags: FlagSettings::default(),
+            links: LinkSettings::default(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RecaptchaKind {
+    /// Accepts any non-empty token; development and standalone only.
+    #[default]
+    PassThrough,
+    /// Google's siteverify.
+    Google,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct RecaptchaSettings {
+    pub kind: RecaptchaKind,
+    pub site_key: Option<String>,
+    pub secret: Option<SecretString>,
+    pub verify_url: String,
+    /// Least reCAPTCHA v3 score accepted.
+    pub min_score: f64,
+    pub timeout_ms: u64,
+}
+
+impl Default for RecaptchaSettings {
+    fn default() -> Self {
+        Self {
+            kind: RecaptchaKind::PassThrough,
+            site_key: None,
+            secret: None,
+            verify_url: "https://www.google.com/recaptcha/api/siteverify".into(),
+            min_score: 0.5,
+            timeout_ms: 3_000,
+        }
+    }
+}
+
+/// Runtime context flags (spec section 2). Issue 6 moves them to the content service so ops
+/// can switch them without a restart; until then they come from configuration.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct FlagSettings {
+    pub portal_enabled: bool,
+    pub change_password_enable: bool,
+    pub is_login_maintenance: bool,
+}
+
+impl Default for FlagSettings {
+    fn default() -> Self {
+        Self {
+            portal_enabled: true,
+            change_password_enable: false,
+            is_login_maintenance: false,
+        }
+    }
+}
+
+/// External marketing pages the header and footer link to.
+#[derive(Debug, Clone, Deserialize, serde::Serialize, utoipa::ToSchema)]
+#[serde(default, rename_all = "camelCase")]
+pub struct LinkSettings {
+    pub home: String,
+    pub alliances: String,
+    pub more_ways_to_accumulate: String,
+    pub lider_bci_card: String,
+}
+
+impl Default for LinkSettings {
+    fn default() -> Self {
+        Self {
+            home: "https://www.lider.cl/".into(),
+            alliances: "https://www.lider.cl/mi-club/alianzas".into(),
+            more_ways_to_accumulate: "https://www.lider.cl/mi-club/mas-formas-de-acumular".into(),
+            lider_bci_card: "https://www.tarjetaliderbci.cl/".into(),
+        }
+    }
+}

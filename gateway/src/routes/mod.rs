@@ -1,0 +1,43 @@
+//! The `/api` routes, one module per area, merged in [`api_router`].
+
+pub mod account;
+pub mod context;
+pub mod dev;
+pub mod meta;
+pub mod session;
+
+use axum::Router;
+use axum::routing::{any, get, post};
+use miclub_platform::error::ErrorCode;
+
+use crate::error::ApiError;
+use crate::state::AppState;
+
+pub fn api_router(state: &AppState) -> Router<AppState> {
+    let mut router = Router::new()
+        .route("/api/login", post(session::login))
+        .route("/api/resend-otp", post(session::resend_otp))
+        .route("/api/validate-otp", post(session::validate_otp))
+        .route("/api/refresh", post(session::refresh))
+        .route("/api/logout", post(session::logout))
+        .route("/api/profile", get(account::profile))
+        .route("/api/balance", get(account::balance))
+        .route("/api/context", get(context::context))
+        .route("/api/health", get(meta::health))
+        .route("/api/openapi.json", get(meta::openapi));
+    if state.mailbox.is_some() {
+        router = router.route("/api/dev/mailbox", get(dev::mailbox));
+    }
+    router
+        .route("/api/{*rest}", any(not_found))
+        .route("/api", any(not_found))
+        .method_not_allowed_fallback(method_not_allowed)
+}
+
+async fn not_found() -> ApiError {
+    ApiError::new(ErrorCode::NotFound)
+}
+
+async fn method_not_allowed() -> ApiError {
+    ApiError::new(ErrorCode::MethodNotAllowed)
+}

@@ -1,0 +1,327 @@
+//! Login (password, then one-time code), code resend, session refresh and logout.
+//! The pending login is bound to the browser by the httpOnly challenge cookie.
+
+use std::time::Duration;
+
+use axum::Json;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum_extra::extract::CookieJar;
+use miclub_platform::error::ErrorCode;
+use miclub_platform::tokens::with_bearer;
+use miclub_proto::accounts::v1::GetMemberRequest;
+use miclub_proto::auth::v1::{
+    LogoutRequest, RefreshSessionRequest, ResendOtpRequest, StartLoginRequest, VerifyOtpRequest,
+};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use super::account::User;
+use crate::cookies::{CHALLENGE_COOKIE, REFRESH_COOKIE, SESSION_COOKIE};
+use crate::error::{ApiError, ApiResult};
+use crate::extract::{ApiJson, ClientIp};
+use crate::openapi::ErrorSchema;
+use crate::state::AppState;
+
+/// Spanish text shown instead of the login form while login is in maintenance.
+pub const LOGIN_MAINTENANCE_MESSAGE: &str =
+    "El inicio de sesión está en mantención. Intenta nuevamente más tarde.";
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct LoginRequest {
+    /// RUT in any common form, or a foreign document number.
+    pub user: String,
+    pub password: String,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct OtpSent {
+    /// Where the code went, masked.
+    pub destination: String,
+    pub expires_in_seconds: i64,
+    pub resend_after_seconds: i64,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct ValidateOtpRequest {
+    pub otp: String,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct LoginResult {
+    /// The access token, for API clients; the web app relies on the httpOnly cookie instead.
+    pub token: String,
+    pub user: User,
+    pub has_missions: bool,
+    pub is_user_migrating: bool,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Refreshed {
+    pub expires_in_seconds: i64,
+}
+
+/// Counts login-related requests per client address at the edge.
+async fn edge_limit(state: &AppState, kind: &str, ip: &str) -> ApiResult<()> {
+    let count = state
+        .store
+        .incr(&format!("edge:{kind}:{ip}"), Duration::from_secs(60))
+        .await
+        .map_err(|e| ApiError::new(ErrorCode::Unavailable).with_cause(e))?;
+    if count > state.settings.login_requests_per_minute {
+        return Err(
+            ApiError::new(ErrorCode::TooManyAttempts).with_cause(format!("edge limit for {kind}"))
+        );
+    }
+    Ok(())
+}
+
+fn login_open(state: &AppState) -> ApiResult<()> {
+    if state.settings.flags.is_login_maintenance {
+        return Err(ApiError::new(ErrorCode::Unavailable).with_message(LOGIN_MAINTENANCE_MESSAGE));
+    }
+    Ok(())
+}
+
+fn cookie_value(jar: &CookieJar, name: &str) -> Option<String> {
+    jar.get(name)
+        .map(|c| c.value().to_owned())
+        .filter(|v| !v.is_empty())
+}
+
+/// Password step.
+#[utoipa::path(post, path = "/api/login", tag = "session", request_body = LoginRequest,
+    params(("recaptcha-token" = String, Header, description = "reCAPTCHA token of the login form")),
+    responses(
+        (status = 200, description = "Password accepted, code sent; sets the challenge cookie", body = OtpSent),
+        (status = 400, description = "Bad input or reCAPTCHA refused", body = ErrorSchema),
+        (status = 401, description = "ERR_INVALID_CREDENTIALS", body = ErrorSchema),
+        (status = 403, description = "ERR_EMAIL_NOT_VERIFIED, with an action", body = ErrorSchema),
+        (status = 413, body = ErrorSchema), (status = 415, body = ErrorSchema),
+        (status = 429, description = "Too many attempts", body = ErrorSchema),
+        (status = 503, description = "Login in maintenance or a service unavailable", body = ErrorSchema),
+    ))]
+pub async fn login(
+    State(state): State<AppState>,
+    ClientIp(ip): ClientIp,
+    jar: CookieJar,
+    headers: HeaderMap,
+    ApiJson(body): ApiJson<LoginRequest>,
+) -> ApiResult<(CookieJar, Json<OtpSent>)> {
+    login_open(&state)?;
+    edge_limit(&state, "login", &ip).await?;
+    let token = headers
+        .get("recaptcha-token")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    state.recaptcha.verify(token, &ip).await?;
+    let answer = state
+        .auth
+        .clone()
+        .start_login(StartLoginRequest {
+            user: body.user,
+            password: body.password,
+            client_ip: ip,
+        })
+        .await?
+        .into_inner();
+    tracing::info!("password step passed, code sent");
+    let jar = state
+        .cookies
+        .challenge(jar, answer.challenge_id, answer.expires_in_seconds);
+    Ok((
+        jar,
+        Json(OtpSent {
+            destination: answer.masked_destination,
+            expires_in_seconds: answer.expires_in_seconds,
+            resend_after_seconds: answer.resend_after_seconds,
+        }),
+    ))
+}
+
+/// Sends a new code for the pending login.
+#[utoipa::path(post, path = "/api/resend-otp", tag = "session",
+    responses(
+        (status = 200, description = "A new code was sent", body = OtpSent),
+        (status = 422, description = "ERR_OTP_EXPIRED: no pending login", body = ErrorSchema),
+        (status = 429, description = "ERR_OTP_RESEND_COOLDOWN or ERR_OTP_DAILY_LIMIT", body = ErrorSchema),
+    ))]
+pub async fn resend_otp(
+    State(state): State<AppState>,
+    ClientIp(ip): ClientIp,
+    jar: CookieJar,
+) -> ApiResult<Json<OtpSent>> {
+    login_open(&state)?;
+    edge_limit(&state, "otp", &ip).await?;
+    let challenge_id =
+        cookie_value(&jar, CHALLENGE_COOKIE).ok_or_else(|| ApiError::new(ErrorCode::OtpExpired))?;
+    let answer = state
+        .auth
+        .clone()
+        .resend_otp(ResendOtpRequest { challenge_id })
+        .await?
+        .into_inner();
+    Ok(Json(OtpSent {
+        destination: String::new(),
+        expires_in_seconds: answer.expires_in_seconds,
+        resend_after_seconds: answer.resend_after_seconds,
+    }))
+}
+
+/// Code step: opens the session.
+#[utoipa::path(post, path = "/api/validate-otp", tag = "session", request_body = ValidateOtpRequest,
+    responses(
+        (status = 200, description = "Logged in; sets the session cookies", body = LoginResult),
+        (status = 400, body = ErrorSchema),
+        (status = 422, description = "ERR_OTP_INVALID or ERR_OTP_EXPIRED", body = ErrorSchema),
+        (status = 429, description = "ERR_OTP_TOO_MANY_ATTEMPTS", body = ErrorSchema),
+    ))]
+pub async fn validate_otp(
+    State(state): State<AppState>,
+    ClientIp(ip): ClientIp,
+    jar: CookieJar,
+    ApiJson(body): ApiJson<ValidateOtpRequest>,
+) -> ApiResult<(CookieJar, Json<LoginResult>)> {
+    login_open(&state)?;
+    edge_limit(&state, "otp", &ip).await?;
+    let challenge_id =
+        cookie_value(&jar, CHALLENGE_COOKIE).ok_or_else(|| ApiError::new(ErrorCode::OtpExpired))?;
+    let answer = state
+        .auth
+        .clone()
+        .verify_otp(VerifyOtpRequest {
+            challenge_id,
+            otp: body.otp,
+        })
+        .await?
+        .into_inner();
+    let session = answer.session.ok_or_else(|| {
+        ApiError::new(ErrorCode::Internal).with_cause("verify_otp answered without a session")
+    })?;
+    let member = match state
+        .accounts
+        .clone()
+        .get_member(with_bearer(GetMemberRequest {}, &session.access_token))
+        .await
+    {
+        Ok(answer) => answer.into_inner().member.unwrap_or_default(),
+        Err(status) => {
+            // Nothing half-done: a session the member cannot see is closed again.
+            let revoke = with_bearer(
+                LogoutRequest {
+                    refresh_token: session.refresh_token.clone(),
+                },
+                &session.access_token,
+            );
+            if let Err(err) = state.auth.clone().logout(revoke).await {
+                tracing::warn!(error = %err, "could not revoke the session of a failed login");
+            }
+            return Err(status.into());
+        }
+    };
+    tracing::info!(member_id = %answer.member_id, migrating = answer.is_user_migrating, "member logged in");
+    let jar = state.cookies.session(
+        jar,
+        session.access_token.clone(),
+        session.access_expires_in_seconds,
+        session.refresh_token,
+        session.refresh_expires_in_seconds,
+    );
+    Ok((
+        jar,
+        Json(LoginResult {
+            token: session.access_token,
+            user: User::from(member),
+            // Missions arrive with their own issue; until then no member has any.
+            has_missions: false,
+            is_user_migrating: answer.is_user_migrating,
+        }),
+    ))
+}
+
+/// Rotates the refresh token and renews the access token.
+#[utoipa::path(post, path = "/api/refresh", tag = "session",
+    responses(
+        (status = 200, description = "Session renewed; rotates the cookies", body = Refreshed),
+        (status = 401, description = "No valid refresh token; cookies cleared", body = ErrorSchema),
+    ))]
+pub async fn refresh(State(state): State<AppState>, jar: CookieJar) -> Response {
+    let Some(refresh_token) = cookie_value(&jar, REFRESH_COOKIE) else {
+        return (
+            state.cookies.clear_session(jar),
+            ApiError::new(ErrorCode::Unauthenticated),
+        )
+            .into_response();
+    };
+    match state
+        .auth
+        .clone()
+        .refresh_session(RefreshSessionRequest { refresh_token })
+        .await
+    {
+        Ok(answer) => match answer.into_inner().session {
+            Some(session) => {
+                let expires = session.access_expires_in_seconds;
+                let jar = state.cookies.session(
+                    jar,
+                    session.access_token,
+                    expires,
+                    session.refresh_token,
+                    session.refresh_expires_in_seconds,
+                );
+                (
+                    jar,
+                    Json(Refreshed {
+                        expires_in_seconds: expires,
+                    }),
+                )
+                    .into_response()
+            }
+            None => ApiError::new(ErrorCode::Internal)
+                .with_cause("refresh answered without a session")
+                .into_response(),
+        },
+        Err(status) => {
+            let error = ApiError::from(status);
+            if error.status() == StatusCode::UNAUTHORIZED {
+                (state.cookies.clear_session(jar), error).into_response()
+            } else {
+                error.into_response()
+            }
+        }
+    }
+}
+
+/// Closes the session: revokes it in auth and clears the cookies, whatever auth answers.
+#[utoipa::path(post, path = "/api/logout", tag = "session",
+    responses((status = 204, description = "Logged out; cookies cleared")))]
+pub async fn logout(
+    State(state): State<AppState>,
+    jar: CookieJar,
+    headers: HeaderMap,
+) -> (CookieJar, StatusCode) {
+    let token = headers
+        .get(axum::http::header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .map(str::to_owned)
+        .or_else(|| cookie_value(&jar, SESSION_COOKIE));
+    if let Some(token) = token {
+        let refresh_token = cookie_value(&jar, REFRESH_COOKIE).unwrap_or_default();
+        match state
+            .auth
+            .clone()
+            .logout(with_bearer(LogoutRequest { refresh_token }, &token))
+            .await
+        {
+            Ok(_) => tracing::info!("member logged out"),
+            Err(status) => {
+                tracing::warn!(code = ?status.code(), "logout could not revoke the session")
+            }
+        }
+    }
+    (state.cookies.clear_session(jar), StatusCode::NO_CONTENT)
+}

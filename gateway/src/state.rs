@@ -1,0 +1,29 @@
+//! What every handler shares: gRPC clients of the services, the token verifier, the edge's
+//! ephemeral store, and settings.
+
+use std::sync::Arc;
+
+use miclub_platform::config::Environment;
+use miclub_platform::ephemeral::SharedStore;
+use miclub_platform::grpc::TracedChannel;
+use miclub_platform::notify::DevMailbox;
+use miclub_platform::tokens::TokenVerifier;
+use miclub_proto::accounts::v1::accounts_service_client::AccountsServiceClient;
+use miclub_proto::auth::v1::auth_service_client::AuthServiceClient;
+
+use crate::config::Settings;
+use crate::cookies::CookiePolicy;
+use crate::recaptcha::SharedRecaptcha;
+
+#[derive(Clone, Debug)]
+pub struct AppState {
+    pub settings: Arc<Settings>,
+    pub environment: Environment,
+    pub auth: AuthServiceClient<TracedChannel>,
+    pub accounts: AccountsServiceClient<TracedChannel>,
+    pub verifier: Arc<TokenVerifier>,
+    pub store: SharedStore,
+    pub recaptcha: SharedRecaptcha,
+    pub cookies: CookiePolicy,
+    pub mailbox: Option<Arc<DevMailbox>>,
+}

@@ -1,0 +1,25 @@
+//! Serves the built web app: hashed assets cached for a year, `index.html` never cached, and
+//! every other path answered with `index.html` so client-side routes survive a reload.
+
+use std::path::Path;
+
+use axum::Router;
+use axum::http::{HeaderValue, header};
+use tower_http::services::{ServeDir, ServeFile};
+use tower_http::set_header::SetResponseHeaderLayer;
+
+pub fn router<S: Clone + Send + Sync + 'static>(dir: &Path) -> Router<S> {
+    let assets = Router::new()
+        .fallback_service(ServeDir::new(dir.join("assets")))
+        .layer(SetResponseHeaderLayer::overriding(
+            header::CACHE_CONTROL,
+            HeaderValue::from_static("public, max-age=31536000, immutable"),
+        ));
+    let pages = Router::new()
+        .fallback_service(ServeDir::new(dir).fallback(ServeFile::new(dir.join("index.html"))))
+        .layer(SetResponseHeaderLayer::overriding(
+            header::CACHE_CONTROL,
+            HeaderValue::from_static("no-cache"),
+        ));
+    Router::new().nest("/assets", assets).merge(pages)
+}

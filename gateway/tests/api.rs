@@ -1,0 +1,766 @@
+//! The gateway's REST contract against stand-in auth and accounts gRPC servers that answer
+//! whatever a test asks for, so every route and every error mapping can be driven. The real
+//! services are exercised end to end by the standalone tests.
+
+use std::sync::{Arc, Mutex};
+
+use miclub_gateway::{Application, Dependencies, Settings};
+use miclub_platform::config::Environment;
+use miclub_platform::ephemeral::{MemoryStore, SharedStore};
+use miclub_platform::error::{ErrorBody, ErrorCode};
+use miclub_platform::grpc::ClientSettings;
+use miclub_platform::shutdown::{self, ShutdownTrigger};
+use miclub_platform::testing::TestKeys;
+use miclub_proto::accounts::v1 as accounts;
+use miclub_proto::accounts::v1::accounts_service_server::{AccountsService, AccountsServiceServer};
+use miclub_proto::auth::v1 as auth;
+use miclub_proto::auth::v1::auth_service_server::{AuthService, AuthServiceServer};
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+use tonic::{Request, Response, Status};
+
+const MEMBER: &str = "member-1";
+
+/// What the stand-in services answer and what they were asked.
+#[derive(Debug, Default)]
+struct Script {
+    auth_error: Option<ErrorBody>,
+    accounts_error: Option<ErrorBody>,
+    logouts: Vec<String>,
+    last_login: Option<auth::StartLoginRequest>,
+}
+
+#[derive(Clone)]
+struct Fakes {
+    script: Arc<Mutex<Script>>,
+    keys: TestKeys,
+}
+
+impl Fakes {
+    fn auth_fails(&self) -> Result<(), Status> {
+        match self.script.lock().unwrap().auth_error.clone() {
+            Some(body) => Err(body.into_status()),
+            None => Ok(()),
+        }
+    }
+
+    fn session(&self) -> auth::Session {
+        auth::Session {
+            access_token: self.keys.member_token(MEMBER, "sid-1", 600),
+            access_expires_in_seconds: 600,
+            refresh_token: "refresh-1".into(),
+            refresh_expires_in_seconds: 3600,
+        }
+    }
+}
+
+#[tonic::async_trait]
+impl AuthService for Fakes {
+    async fn start_login(
+        &self,
+        request: Request<auth::StartLoginRequest>,
+    ) -> Result<Response<auth::StartLoginResponse>, Status> {
+        self.script.lock().unwrap().last_login = Some(request.into_inner());
+        self.auth_fails()?;
+        Ok(Response::new(auth::StartLoginResponse {
+            challenge_id: "challenge-1".into(),
+            masked_destination: "a***@example.cl".into(),
+            expires_in_seconds: 300,
+            resend_after_seconds: 60,
+        }))
+    }
+
+    async fn resend_otp(
+        &self,
+        request: Request<auth::ResendOtpRequest>,
+    ) -> Result<Response<auth::ResendOtpResponse>, Status> {
+        self.auth_fails()?;
+        assert_eq!(request.into_inner().challenge_id, "challenge-1");
+        Ok(Response::new(auth::ResendOtpResponse {
+            expires_in_seconds: 300,
+            resend_after_seconds: 60,
+        }))
+    }
+
+    async fn verify_otp(
+        &self,
+        request: Request<auth::VerifyOtpRequest>,
+    ) -> Result<Response<auth::VerifyOtpResponse>, Status> {
+        self.auth_fails()?;
+        assert_eq!(request.get_ref().challenge_id, "challenge-1");
+        Ok(Response::new(auth::VerifyOtpResponse {
+            session: Some(self.session()),
+            member_id: MEMBER.into(),
+            is_user_migrating: true,
+        }))
+    }
+
+    async fn refresh_session(
+        &self,
+        request: Request<auth::RefreshSessionRequest>,
+    ) -> Result<Response<auth::RefreshSessionResponse>, Status> {
+        self.auth_fails()?;
+        assert_eq!(request.into_inner().refresh_token, "refresh-1");
+        Ok(Response::new(auth::RefreshSessionResponse {
+            session: Some(self.session()),
+        }))
+    }
+
+    async fn logout(
+        &self,
+        request: Request<auth::LogoutRequest>,
+    ) -> Result<Response<auth::LogoutResponse>, Status> {
+        let token = miclub_platform::tokens::bearer(request.metadata())
+            .unwrap_or_default()
+            .to_owned();
+        self.script.lock().unwrap().logouts.push(token);
+        Ok(Response::new(auth::LogoutResponse {}))
+    }
+
+    async fn get_jwks(
+        &self,
+        _: Request<auth::GetJwksRequest>,
+    ) -> Result<Response<auth::GetJwksResponse>, Status> {
+        Err(Status::unimplemented(
+            "the gateway gets its keys from the test",
+        ))
+    }
+}
+
+#[tonic::async_trait]
+impl AccountsService for Fakes {
+    async fn get_member(
+        &self,
+        request: Request<accounts::GetMemberRequest>,
+    ) -> Result<Response<accounts::GetMemberResponse>, Status> {
+        assert!(
+            miclub_platform::tokens::bearer(request.metadata()).is_some(),
+            "the member token is forwarded"
+        );
+        if let Some(body) = self.script.lock().unwrap().accounts_error.clone() {
+            return Err(body.into_status());
+        }
+        Ok(Response::new(accounts::GetMemberResponse {
+            member: Some(accounts::Member {
+                member_id: MEMBER.into(),
+                document_type: "RUT".into(),
+                document_number: "11111111-1".into(),
+                name: "Ana".into(),
+                last_name: "González".into(),
+                mother_surname: "Pérez".into(),
+                phone_number: "+56911111111".into(),
+                gender_id: 1,
+                birth_date: "1988-03-14".into(),
+                email: "ana@example.cl".into(),
+                email_confirmed: true,
+                terms_agreement: Some(accounts::TermsAgreement {
+                    decision: accounts::TermsDecision::Accepted as i32,
+                    event_date: "2026-01-10T12:00:00Z".into(),
+                }),
+                has_club_account: true,
+            }),
+        }))
+    }
+
+    async fn get_balance(
+        &self,
+        _: Request<accounts::GetBalanceRequest>,
+    ) -> Result<Response<accounts::GetBalanceResponse>, Status> {
+        if let Some(body) = self.script.lock().unwrap().accounts_error.clone() {
+            return Err(body.into_status());
+        }
+        Ok(Response::new(accounts::GetBalanceResponse {
+            balance: 12_345,
+            updated_at: "2026-11-01T10:00:00Z".into(),
+        }))
+    }
+}
+
+struct TestGateway {
+    base: String,
+    client: reqwest::Client,
+    fakes: Fakes,
+    store: SharedStore,
+    _stop: ShutdownTrigger,
+}
+
+async fn spawn_fakes(fakes: Fakes) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    tokio::spawn(
+        tonic::transport::Server::builder()
+            .add_service(AuthServiceServer::new(fakes.clone()))
+            .add_service(AccountsServiceServer::new(fakes))
+            .serve_with_incoming(tokio_stream::wrappers::TcpListenerStream::new(listener)),
+    );
+    format!("http://{address}")
+}
+
+async fn gateway_with(adjust: impl FnOnce(&mut Settings)) -> TestGateway {
+    let fakes = Fakes {
+        script: Arc::default(),
+        keys: TestKeys::new(),
+    };
+    let url = spawn_fakes(fakes.clone()).await;
+    let mut settings = Settings {
+        host: "127.0.0.1".into(),
+        port: 0,
+        web_dir: None,
+        auth: ClientSettings::for_url(url.clone()),
+        accounts: ClientSettings::for_url(url),
+        ..Settings::default()
+    };
+    adjust(&mut settings);
+    let store: SharedStore = Arc::new(MemoryStore::default());
+    let deps = Dependencies {
+        environment: Environment::Development,
+        store: store.clone(),
+        key_source: fakes.keys.key_source(),
+        mailbox: None,
+    };
+    let app = Application::build(settings, deps).await.unwrap();
+    let base = format!("http://127.0.0.1:{}", app.port());
+    let (trigger, shutdown) = shutdown::channel();
+    tokio::spawn(app.run_until_stopped(shutdown));
+    TestGateway {
+        base,
+        client: reqwest::Client::new(),
+        fakes,
+        store,
+        _stop: trigger,
+    }
+}
+
+async fn gateway() -> TestGateway {
+    gateway_with(|_| {}).await
+}
+
+impl TestGateway {
+    fn post(&self, path: &str) -> reqwest::RequestBuilder {
+        self.client
+            .post(format!("{}{path}", self.base))
+            .header("x-miclub-csrf", "1")
+    }
+
+    fn get(&self, path: &str) -> reqwest::RequestBuilder {
+        self.client.get(format!("{}{path}", self.base))
+    }
+
+    async fn login(&self) -> reqwest::Response {
+        self.post("/api/login")
+            .header("recaptcha-token", "t")
+            .json(&json!({"user": "11.111.111-1", "password": "secreto"}))
+            .send()
+            .await
+            .unwrap()
+    }
+
+    fn set_auth_error(&self, body: Option<ErrorBody>) {
+        self.fakes.script.lock().unwrap().auth_error = body;
+    }
+
+    fn set_accounts_error(&self, body: Option<ErrorBody>) {
+        self.fakes.script.lock().unwrap().accounts_error = body;
+    }
+
+    fn bearer(&self) -> String {
+        format!(
+            "Bearer {}",
+            self.fakes.keys.member_token(MEMBER, "sid-1", 600)
+        )
+    }
+}
+
+fn set_cookies(response: &reqwest::Response) -> Vec<String> {
+    response
+        .headers()
+        .get_all("set-cookie")
+        .iter()
+        .map(|v| v.to_str().unwrap().to_owned())
+        .collect()
+}
+
+fn cookie<'a>(cookies: &'a [String], name: &str) -> &'a str {
+    cookies
+        .iter()
+        .find(|c| c.starts_with(&format!("{name}=")))
+        .map(String::as_str)
+        .unwrap_or_else(|| panic!("no {name} cookie in {cookies:?}"))
+}
+
+async fn error_of(response: reqwest::Response) -> (StatusCode, Value) {
+    let status = response.status();
+    (status, response.json().await.unwrap())
+}
+
+#[tokio::test]
+async fn every_service_error_reaches_the_browser_with_its_status_code_and_spanish_text() {
+    let gw = gateway().await;
+    for code in ErrorCode::ALL {
+        let body = ErrorBody::new(*code).with_field("user");
+        gw.set_auth_error(Some(body.clone()));
+        let (status, json) = error_of(gw.login().await).await;
+        assert_eq!(status.as_u16(), code.http_status().as_u16(), "{code}");
+        assert_eq!(json["code"], code.as_str());
+        assert_eq!(json["message"], code.message());
+        assert_eq!(json["field"], "user");
+    }
+}
+
+#[tokio::test]
+async fn an_email_not_verified_error_keeps_its_action_link() {
+    let gw = gateway().await;
+    gw.set_auth_error(Some(
+        ErrorBody::new(ErrorCode::EmailNotVerified).with_action(
+            "/registro/verificar-correo",
+            "Reenviar correo de verificación",
+        ),
+    ));
+    let (status, json) = error_of(gw.login().await).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    assert_eq!(
+        json["action"],
+        json!({"url": "/registro/verificar-correo", "urlName": "Reenviar correo de verificación"})
+    );
+}
+
+#[tokio::test]
+async fn the_password_step_sets_an_httponly_challenge_cookie_and_passes_the_client_address() {
+    let gw = gateway().await;
+    let response = gw.login().await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let cookies = set_cookies(&response);
+    let challenge = cookie(&cookies, "mc_challenge");
+    assert!(
+        challenge.contains("challenge-1")
+            && challenge.contains("HttpOnly")
+            && challenge.contains("SameSite=Strict")
+    );
+    let json: Value = response.json().await.unwrap();
+    assert_eq!(
+        json,
+        json!({"destination": "a***@example.cl", "expiresInSeconds": 300, "resendAfterSeconds": 60})
+    );
+    let login = gw.fakes.script.lock().unwrap().last_login.clone().unwrap();
+    assert_eq!(login.client_ip, "127.0.0.1");
+    assert_eq!(login.user, "11.111.111-1");
+}
+
+#[tokio::test]
+async fn the_code_step_opens_the_session_and_returns_the_user_of_the_spec() {
+    let gw = gateway().await;
+    let response = gw
+        .post("/api/validate-otp")
+        .header("cookie", "mc_challenge=challenge-1")
+        .json(&json!({"otp": "123456"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let cookies = set_cookies(&response);
+    let session = cookie(&cookies, "mc_session");
+    assert!(
+        session.contains("HttpOnly")
+            && session.contains("SameSite=Lax")
+            && session.contains("Path=/")
+    );
+    assert!(!session.contains("Secure"), "plain http in development");
+    assert!(cookie(&cookies, "mc_refresh").contains("Path=/api"));
+    let is_logged = cookie(&cookies, "is-logged");
+    assert!(is_logged.starts_with("is-logged=true") && !is_logged.contains("HttpOnly"));
+    let json: Value = response.json().await.unwrap();
+    assert_eq!(json["has_missions"], false);
+    assert_eq!(json["is_user_migrating"], true);
+    assert!(json["token"].as_str().unwrap().len() > 20);
+    assert_eq!(
+        json["user"],
+        json!({
+            "name": "Ana", "last_name": "González", "mother_surname": "Pérez",
+            "phone_number": "+56911111111", "gender_id": 1, "birth_date": "1988-03-14",
+            "email": "ana@example.cl",
+            "terms_agreement": {"agreement": "accepted", "event_date": "2026-01-10T12:00:00Z"}
+        })
+    );
+}
+
+#[tokio::test]
+async fn secure_cookies_are_marked_secure_when_configured() {
+    let gw = gateway_with(|s| s.secure_cookies = true).await;
+    let cookies = set_cookies(&gw.login().await);
+    assert!(cookie(&cookies, "mc_challenge").contains("Secure"));
+}
+
+#[tokio::test]
+async fn a_code_step_without_a_pending_login_is_told_the_code_expired() {
+    let gw = gateway().await;
+    let (status, json) = error_of(
+        gw.post("/api/validate-otp")
+            .json(&json!({"otp": "123456"}))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(json["code"], "ERR_OTP_EXPIRED");
+    let (status, _) = error_of(gw.post("/api/resend-otp").send().await.unwrap()).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+}
+
+#[tokio::test]
+async fn a_failed_member_lookup_after_the_code_closes_the_new_session() {
+    let gw = gateway().await;
+    gw.set_accounts_error(Some(ErrorBody::new(ErrorCode::Unavailable)));
+    let response = gw
+        .post("/api/validate-otp")
+        .header("cookie", "mc_challenge=challenge-1")
+        .json(&json!({"otp": "123456"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
+    assert!(
+        set_cookies(&response)
+            .iter()
+            .all(|c| !c.starts_with("mc_session=ey"))
+    );
+    assert_eq!(gw.fakes.script.lock().unwrap().logouts.len(), 1);
+}
+
+#[tokio::test]
+async fn the_balance_is_never_cached_and_a_member_without_club_account_gets_406() {
+    let gw = gateway().await;
+    let response = gw
+        .get("/api/balance")
+        .header("authorization", gw.bearer())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(response.headers()["cache-control"], "no-store");
+    assert_eq!(
+        response.json::<Value>().await.unwrap(),
+        json!({"balance": 12345, "updatedAt": "2026-11-01T10:00:00Z"})
+    );
+
+    gw.set_accounts_error(Some(ErrorBody::new(ErrorCode::NoClubAccount)));
+    let (status, json) = error_of(
+        gw.get("/api/balance")
+            .header("authorization", gw.bearer())
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::NOT_ACCEPTABLE);
+    assert_eq!(json["code"], "ERR_NO_CLUB_ACCOUNT");
+}
+
+#[tokio::test]
+async fn the_session_cookie_works_like_a_bearer_token() {
+    let gw = gateway().await;
+    let token = gw.fakes.keys.member_token(MEMBER, "sid-1", 600);
+    let response = gw
+        .get("/api/profile")
+        .header("cookie", format!("mc_session={token}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(response.json::<Value>().await.unwrap()["name"], "Ana");
+}
+
+#[tokio::test]
+async fn member_routes_refuse_missing_expired_foreign_and_revoked_tokens_with_401() {
+    let gw = gateway().await;
+    let foreign = TestKeys::new().member_token(MEMBER, "sid-1", 600);
+    let expired = gw.fakes.keys.member_token(MEMBER, "sid-1", -600);
+    let revoked = gw.fakes.keys.member_token(MEMBER, "sid-gone", 600);
+    gw.store
+        .set(
+            &miclub_platform::tokens::revocation_key("sid-gone"),
+            "1",
+            std::time::Duration::from_secs(60),
+        )
+        .await
+        .unwrap();
+    for auth in [None, Some(foreign), Some(expired), Some(revoked)] {
+        let mut request = gw.get("/api/balance");
+        if let Some(token) = &auth {
+            request = request.header("authorization", format!("Bearer {token}"));
+        }
+        let (status, json) = error_of(request.send().await.unwrap()).await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED);
+        assert_eq!(json["code"], "ERR_UNAUTHENTICATED");
+    }
+}
+
+#[tokio::test]
+async fn a_401_from_a_service_is_a_401_at_the_gateway() {
+    let gw = gateway().await;
+    gw.set_accounts_error(Some(ErrorBody::new(ErrorCode::Unauthenticated)));
+    let (status, _) = error_of(
+        gw.get("/api/profile")
+            .header("authorization", gw.bearer())
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+}
+
+#[tokio::test]
+async fn logout_revokes_the_session_in_auth_and_clears_every_cookie() {
+    let gw = gateway().await;
+    let token = gw.fakes.keys.member_token(MEMBER, "sid-1", 600);
+    let response = gw
+        .post("/api/logout")
+        .header(
+            "cookie",
+            format!("mc_session={token}; mc_refresh=refresh-1"),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::NO_CONTENT);
+    let cookies = set_cookies(&response);
+    for name in ["mc_session", "mc_refresh", "is-logged", "mc_challenge"] {
+        assert!(
+            cookie(&cookies, name).contains("Max-Age=0"),
+            "{name} cleared"
+        );
+    }
+    assert_eq!(gw.fakes.script.lock().unwrap().logouts, vec![token]);
+}
+
+#[tokio::test]
+async fn refresh_rotates_the_cookies_and_a_refused_refresh_clears_them() {
+    let gw = gateway().await;
+    let response = gw
+        .post("/api/refresh")
+        .header("cookie", "mc_refresh=refresh-1")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    assert!(cookie(&set_cookies(&response), "mc_session").contains("HttpOnly"));
+
+    gw.set_auth_error(Some(ErrorBody::new(ErrorCode::Unauthenticated)));
+    let response = gw
+        .post("/api/refresh")
+        .header("cookie", "mc_refresh=refresh-1")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
+    assert!(cookie(&set_cookies(&response), "mc_session").contains("Max-Age=0"));
+    let response = gw.post("/api/refresh").send().await.unwrap();
+    assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
+}
+
+#[tokio::test]
+async fn state_changing_requests_need_the_csrf_header_and_an_allowed_origin() {
+    let gw = gateway().await;
+    let no_header = gw
+        .client
+        .post(format!("{}/api/login", gw.base))
+        .header("recaptcha-token", "t")
+        .json(&json!({"user": "1-9", "password": "x"}))
+        .send()
+        .await
+        .unwrap();
+    let (status, json) = error_of(no_header).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    assert_eq!(json["code"], "ERR_CSRF");
+    let cross_site = gw
+        .post("/api/logout")
+        .header("origin", "https://evil.example")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(cross_site.status(), StatusCode::FORBIDDEN);
+    let same_site = gw
+        .post("/api/logout")
+        .header("origin", gw.base.clone())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(same_site.status(), StatusCode::NO_CONTENT);
+}
+
+#[tokio::test]
+async fn bad_input_gets_a_4xx_with_a_spanish_message_never_a_500() {
+    let gw = gateway().await;
+    let cases: Vec<(reqwest::RequestBuilder, u16, &str)> = vec![
+        (
+            gw.post("/api/login")
+                .header("recaptcha-token", "t")
+                .header("content-type", "application/json")
+                .body("{\"user\": "),
+            400,
+            "ERR_INVALID_JSON",
+        ),
+        (
+            gw.post("/api/login")
+                .header("recaptcha-token", "t")
+                .header("content-type", "text/plain")
+                .body("user=1"),
+            415,
+            "ERR_UNSUPPORTED_MEDIA_TYPE",
+        ),
+        (
+            gw.post("/api/login")
+                .header("recaptcha-token", "t")
+                .json(&json!({"user": "1"})),
+            400,
+            "ERR_INVALID_ARGUMENT",
+        ),
+        (
+            gw.post("/api/login")
+                .header("recaptcha-token", "t")
+                .json(&json!({"user": 5, "password": []})),
+            400,
+            "ERR_INVALID_ARGUMENT",
+        ),
+        (
+            gw.post("/api/login")
+                .header("recaptcha-token", "t")
+                .json(&json!({"user": "1", "password": "x".repeat(20_000)})),
+            413,
+            "ERR_PAYLOAD_TOO_LARGE",
+        ),
+        (
+            gw.post("/api/login")
+                .json(&json!({"user": "11.111.111-1", "password": "x"})),
+            400,
+            "ERR_RECAPTCHA",
+        ),
+        (gw.get("/api/nothing-here"), 404, "ERR_NOT_FOUND"),
+        (
+            gw.client
+                .delete(format!("{}/api/balance", gw.base))
+                .header("x-miclub-csrf", "1"),
+            405,
+            "ERR_METHOD_NOT_ALLOWED",
+        ),
+    ];
+    for (request, status, code) in cases {
+        let (got, json) = error_of(request.send().await.unwrap()).await;
+        assert_eq!(
+            (got.as_u16(), json["code"].as_str().unwrap()),
+            (status, code)
+        );
+        assert!(json["message"].as_str().unwrap().len() > 10);
+    }
+}
+
+#[tokio::test]
+async fn login_in_maintenance_answers_503_with_a_clear_message() {
+    let gw = gateway_with(|s| s.flags.is_login_maintenance = true).await;
+    let (status, json) = error_of(gw.login().await).await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(
+        json["message"],
+        miclub_gateway::routes::session::LOGIN_MAINTENANCE_MESSAGE
+    );
+    let context: Value = gw
+        .get("/api/context")
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(context["isLoginMaintenance"], true);
+    assert_eq!(context["portalEnabled"], true);
+    assert_eq!(context["changePasswordEnable"], false);
+    assert_eq!(context["recaptchaSiteKey"], Value::Null);
+}
+
+#[tokio::test]
+async fn login_requests_past_the_edge_limit_are_refused_per_client_address() {
+    let gw = gateway_with(|s| s.login_requests_per_minute = 3).await;
+    for _ in 0..3 {
+        assert_eq!(gw.login().await.status(), StatusCode::OK);
+    }
+    let (status, json) = error_of(gw.login().await).await;
+    assert_eq!(status, StatusCode::TOO_MANY_REQUESTS);
+    assert_eq!(json["code"], "ERR_TOO_MANY_ATTEMPTS");
+}
+
+#[tokio::test]
+async fn a_service_that_is_down_gives_a_spanish_503() {
+    let gw = gateway_with(|s| s.auth = ClientSettings::for_url("http://127.0.0.1:1")).await;
+    let (status, json) = error_of(gw.login().await).await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(json["code"], "ERR_UNAVAILABLE");
+}
+
+#[tokio::test]
+async fn every_answer_carries_a_request_id() {
+    let gw = gateway().await;
+    let response = gw.get("/api/health").send().await.unwrap();
+    assert_eq!(
+        response.headers()["x-request-id"].to_str().unwrap().len(),
+        36
+    );
+    let response = gw
+        .get("/api/health")
+        .header("x-request-id", "abc")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.headers()["x-request-id"], "abc");
+}
+
+#[tokio::test]
+async fn the_openapi_document_covers_every_route() {
+    let gw = gateway().await;
+    let doc: Value = gw
+        .get("/api/openapi.json")
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let paths = doc["paths"].as_object().unwrap();
+    for path in [
+        "/api/login",
+        "/api/resend-otp",
+        "/api/validate-otp",
+        "/api/refresh",
+        "/api/logout",
+        "/api/profile",
+        "/api/balance",
+        "/api/context",
+        "/api/health",
+        "/api/openapi.json",
+        "/api/dev/mailbox",
+    ] {
+        assert!(paths.contains_key(path), "{path} missing from openapi");
+    }
+}
+
+#[tokio::test]
+async fn production_refuses_the_dev_mailbox_and_the_pass_through_recaptcha() {
+    let keys = TestKeys::new();
+    let deps = || Dependencies {
+        environment: Environment::Production,
+        store: Arc::new(MemoryStore::default()),
+        key_source: keys.key_source(),
+        mailbox: None,
+    };
+    let mailbox = Settings {
+        port: 0,
+        dev_mailbox: true,
+        ..Settings::default()
+    };
+    assert!(Application::build(mailbox, deps()).await.is_err());
+    let pass_through = Settings {
+        port: 0,
+        ..Settings::default()
+    };
+    assert!(Application::build(pass_through, deps()).await.is_err());
+}
