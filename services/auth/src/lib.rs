@@ -1,1 +1,136 @@
-//! placeholder
+//! The auth service of Mi Club: credentials, the password and one-time-code login, sessions
+//! with rotating refresh tokens, logout, and the public keys (JWKS) every service verifies
+//! access tokens with.
+//!
+//! [`Application::build`] connects, migrates, seeds the demo members when asked, loads the
+//! signing keys and binds its listener (port 0 allowed), so tests and the standalone binary
+//! know the port before serving. [`Application::run_until_stopped`] serves gRPC with health
+//! and reflection until the shutdown fires.
+
+pub mod config;
+pub mod domain;
+pub mod error;
+pub mod grpc;
+pub mod keys;
+pub mod seed;
+pub mod store;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+use miclub_platform::config::Environment;
+use miclub_platform::ephemeral::SharedStore;
+use miclub_platform::notify::SharedNotifier;
+use miclub_platform::shutdown::Shutdown;
+use miclub_platform::storage::{Database, now_millis};
+use miclub_proto::auth::v1::auth_service_server::AuthServiceServer;
+use sqlx::migrate::Migrator;
+use tokio::net::TcpListener;
+
+pub use crate::config::Settings;
+use crate::domain::{Auth, PasswordHasher};
+use crate::keys::KeyRing;
+use crate::store::Store;
+
+/// Fully-qualified name of the gRPC service, as health reports it.
+pub const SERVICE_NAME: &str = "miclub.auth.v1.AuthService";
+
+static POSTGRES_MIGRATIONS: Migrator = sqlx::migrate!("./migrations/postgres");
+static SQLITE_MIGRATIONS: Migrator = sqlx::migrate!("./migrations/sqlite");
+
+/// How often expired refresh tokens are deleted.
+const PURGE_EVERY: Duration = Duration::from_secs(3600);
+
+/// What the process hands the service: shared stores built from its own settings.
+#[derive(Debug, Clone)]
+pub struct Dependencies {
+    pub store: SharedStore,
+    pub notifier: SharedNotifier,
+    pub environment: Environment,
+}
+
+/// A built auth service, listening but not yet serving.
+#[derive(Debug)]
+pub struct Application {
+    settings: Settings,
+    listener: TcpListener,
+    port: u16,
+    auth: Arc<Auth>,
+    database: Database,
+}
+
+impl Application {
+    pub async fn build(settings: Settings, deps: Dependencies) -> anyhow::Result<Self> {
+        settings.validate(deps.environment)?;
+        let keys = Arc::new(KeyRing::load(&settings.signing, deps.environment)?);
+        let database = Database::connect(&settings.database_or_default()).await?;
+        database
+            .migrate(&POSTGRES_MIGRATIONS, &SQLITE_MIGRATIONS)
+            .await?;
+        let hasher = PasswordHasher::new(&settings.hashing).await?;
+        let store = Store::new(database.clone());
+        if settings.seed_demo {
+            seed::seed_demo(&store, &hasher)
+                .await
+                .context("seeding demo credentials")?;
+        }
+        let auth = Arc::new(Auth::new(
+            store,
+            deps.store,
+            deps.notifier,
+            keys,
+            hasher,
+            settings.policy.clone(),
+            settings.tokens.clone(),
+        ));
+        let listener = settings.server.bind().await?;
+        let port = listener.local_addr()?.port();
+        Ok(Self {
+            settings,
+            listener,
+            port,
+            auth,
+            database,
+        })
+    }
+
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// Serves until `shutdown` fires, then drains as `platform::grpc::serve` does.
+    pub async fn run_until_stopped(self, shutdown: Shutdown) -> anyhow::Result<()> {
+        let (builder, health, routes) = miclub_platform::grpc::server(&[SERVICE_NAME]).await?;
+        let routes = routes.add_service(AuthServiceServer::new(grpc::AuthGrpc::new(
+            self.auth.clone(),
+        )));
+        let purge = tokio::spawn(purge_expired_refresh_tokens(self.auth.clone()));
+        let served = miclub_platform::grpc::serve(
+            builder,
+            routes,
+            self.listener,
+            health,
+            Duration::from_millis(self.settings.server.drain_delay_ms),
+            shutdown,
+        )
+        .await;
+        purge.abort();
+        self.database.close().await;
+        served
+    }
+}
+
+/// Deletes refresh tokens that expired more than a day ago, every [`PURGE_EVERY`].
+async fn purge_expired_refresh_tokens(auth: Arc<Auth>) {
+    let mut every = tokio::time::interval(PURGE_EVERY);
+    loop {
+        every.tick().await;
+        let before = now_millis() - 24 * 3600 * 1000;
+        match auth.store().purge_expired_refresh(before).await {
+            Ok(0) => {}
+            Ok(purged) => tracing::info!(purged, "expired refresh tokens deleted"),
+            Err(err) => tracing::warn!(error = %err, "cannot delete expired refresh tokens"),
+        }
+    }
+}

@@ -1,0 +1,287 @@
+//! Settings of the auth service, section `[auth]` (`APP_AUTH__…` environment overrides).
+//!
+//! Every field has a default, so development runs with no file at all. [`Settings::validate`]
+//! is where production refuses development conveniences (generated signing keys, demo seed)
+//! and where limits that security depends on are checked once, at
+//! start-up, instead of being clamped silently at run time.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use miclub_platform::config::Environment;
+use miclub_platform::grpc::ServerSettings;
+use miclub_platform::storage::DatabaseSettings;
+use miclub_platform::tokens::{MAX_ACCESS_TTL, TokenSettings};
+use secrecy::SecretString;
+use serde::Deserialize;
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct Settings {
+    /// gRPC listener; port 0 picks a free port.
+    pub server: ServerSettings,
+    /// Empty url: `sqlite://data/auth.db` in development; production requires one.
+    pub database: DatabaseSettings,
+    /// `iss` and `aud` of the access tokens this service signs.
+    pub tokens: TokenSettings,
+    /// Create credentials for `platform::demo::MEMBERS` at start-up (standalone, development).
+    pub seed_demo: bool,
+    pub signing: SigningSettings,
+    pub policy: PolicySettings,
+    pub hashing: HashingSettings,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            server: ServerSettings::default(),
+            database: DatabaseSettings {
+                url: "sqlite://data/auth.db".into(),
+                ..Default::default()
+            },
+            tokens: TokenSettings::default(),
+            seed_demo: false,
+            signing: SigningSettings::default(),
+            policy: PolicySettings::default(),
+            hashing: HashingSettings::default(),
+        }
+    }
+}
+
+impl Settings {
+    /// The database of a development run that configures none.
+    pub const DEV_DATABASE_URL: &str = "sqlite://data/auth.db";
+
+    /// Checks what cannot be checked by types alone; production is stricter.
+    pub fn validate(&self, environment: Environment) -> anyhow::Result<()> {
+        self.policy.validate()?;
+        if self.hashing.max_concurrent == 0 {
+            anyhow::bail!("auth.hashing.max_concurrent must be at least 1");
+        }
+        if environment.is_production() {
+            if self.signing.keys.is_empty() {
+                anyhow::bail!("production needs configured signing keys (auth.signing.keys)");
+            }
+            if self.seed_demo {
+                anyhow::bail!("auth.seed_demo cannot be enabled in production");
+            }
+            if self.database.url.is_empty() {
+                anyhow::bail!("production needs a database (auth.database.url)");
+            }
+        }
+        Ok(())
+    }
+
+    /// The database to use: the configured one, or a SQLite file under `./data` in development.
+    pub fn database_or_default(&self) -> DatabaseSettings {
+        if self.database.url.is_empty() {
+            tracing::warn!("no database url configured: using sqlite://data/auth.db");
+            DatabaseSettings {
+                url: Self::DEV_DATABASE_URL.into(),
+                ..self.database.clone()
+            }
+        } else {
+            self.database.clone()
+        }
+    }
+}
+
+/// Keys that sign access tokens. Every configured key is published in the JWKS; the active one
+/// signs. Rotation: add the new key, make it active, remove the old one once the tokens it
+/// signed have expired (15 minutes).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct SigningSettings {
+    pub keys: Vec<SigningKeySettings>,
+    /// The `kid` that signs; may be omitted when exactly one key is configured.
+    pub active_kid: Option<String>,
+    /// Development only, when no keys are configured: where the generated Ed25519 key is kept
+    /// so tokens survive a restart. `None` keeps it in memory.
+    pub dev_key_file: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct SigningKeySettings {
+    pub kid: String,
+    /// Ed25519 private key, PKCS#8 PEM (`-----BEGIN PRIVATE KEY-----`).
+    pub private_key_pem: SecretString,
+}
+
+/// Limits of the login flow. Durations are seconds.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct PolicySettings {
+    /// Life of a one-time code (and of its challenge).
+    pub otp_ttl_secs: u64,
+    /// Digits of a one-time code (4 to 9).
+    pub otp_length: usize,
+    /// Wrong codes a challenge survives; the next try ends it.
+    pub otp_max_attempts: i64,
+    /// Least time between two sends for one challenge; 0 disables the cooldown.
+    pub resend_cooldown_secs: u64,
+    /// Codes one member may receive in 24 hours.
+    pub daily_send_cap: i64,
+    /// Password attempts per account in `account_window_secs`.
+    pub account_attempts: i64,
+    pub account_window_secs: u64,
+    /// Password attempts per client address in `ip_window_secs`.
+    pub ip_attempts: i64,
+    pub ip_window_secs: u64,
+    /// Life of an access token; at most `platform::tokens::MAX_ACCESS_TTL`.
+    pub access_ttl_secs: u64,
+    /// Life of a refresh token; every rotation starts it again.
+    pub refresh_ttl_secs: u64,
+}
+
+impl Default for PolicySettings {
+    fn default() -> Self {
+        Self {
+            otp_ttl_secs: 300,
+            otp_length: 6,
+            otp_max_attempts: 5,
+            resend_cooldown_secs: 60,
+            daily_send_cap: 10,
+            account_attempts: 5,
+            account_window_secs: 900,
+            ip_attempts: 20,
+            ip_window_secs: 900,
+            access_ttl_secs: 900,
+            refresh_ttl_secs: 30 * 24 * 3600,
+        }
+    }
+}
+
+impl PolicySettings {
+    fn validate(&self) -> anyhow::Result<()> {
+        if Duration::from_secs(self.access_ttl_secs) > MAX_ACCESS_TTL || self.access_ttl_secs == 0 {
+            anyhow::bail!(
+                "auth.policy.access_ttl_secs must be between 1 and {}",
+                MAX_ACCESS_TTL.as_secs()
+            );
+        }
+        if !crate::domain::OtpCode::LENGTHS.contains(&self.otp_length) {
+            anyhow::bail!("auth.policy.otp_length must be between 4 and 9");
+        }
+        for (name, value) in [
+            ("otp_ttl_secs", self.otp_ttl_secs),
+            ("account_window_secs", self.account_window_secs),
+            ("ip_window_secs", self.ip_window_secs),
+            ("refresh_ttl_secs", self.refresh_ttl_secs),
+        ] {
+            if value == 0 {
+                anyhow::bail!("auth.policy.{name} must be at least 1");
+            }
+        }
+        for (name, value) in [
+            ("otp_max_attempts", self.otp_max_attempts),
+            ("daily_send_cap", self.daily_send_cap),
+            ("account_attempts", self.account_attempts),
+            ("ip_attempts", self.ip_attempts),
+        ] {
+            if value < 1 {
+                anyhow::bail!("auth.policy.{name} must be at least 1");
+            }
+        }
+        Ok(())
+    }
+
+    pub fn otp_ttl(&self) -> Duration {
+        Duration::from_secs(self.otp_ttl_secs)
+    }
+
+    pub fn resend_cooldown(&self) -> Duration {
+        Duration::from_secs(self.resend_cooldown_secs)
+    }
+
+    pub fn account_window(&self) -> Duration {
+        Duration::from_secs(self.account_window_secs)
+    }
+
+    pub fn ip_window(&self) -> Duration {
+        Duration::from_secs(self.ip_window_secs)
+    }
+
+    pub fn access_ttl(&self) -> Duration {
+        Duration::from_secs(self.access_ttl_secs)
+    }
+
+    pub fn refresh_ttl(&self) -> Duration {
+        Duration::from_secs(self.refresh_ttl_secs)
+    }
+}
+
+/// Password hashing runs off the async runtime, at most `max_concurrent` at a time. The
+/// argon2id parameters are OWASP's (m=19456 KiB, t=2, p=1) and deliberately not configurable.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct HashingSettings {
+    pub max_concurrent: usize,
+}
+
+impl Default for HashingSettings {
+    fn default() -> Self {
+        Self {
+            max_concurrent: std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(2),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_defaults_are_the_documented_policy() {
+        let settings = Settings::default();
+        assert_eq!(settings.policy.otp_ttl_secs, 300);
+        assert_eq!(settings.policy.otp_max_attempts, 5);
+        assert_eq!(settings.policy.access_ttl_secs, 900);
+        assert!(settings.validate(Environment::Development).is_ok());
+    }
+
+    #[test]
+    fn an_access_ttl_above_fifteen_minutes_is_refused() {
+        let mut settings = Settings::default();
+        settings.policy.access_ttl_secs = 901;
+        assert!(settings.validate(Environment::Development).is_err());
+    }
+
+    #[test]
+    fn production_refuses_generated_keys_the_demo_seed_and_a_missing_database() {
+        let settings = Settings::default();
+        assert!(settings.validate(Environment::Production).is_err());
+        let mut settings = Settings::default();
+        settings.database.url = "postgres://auth@db/auth".into();
+        settings.signing.keys.push(SigningKeySettings {
+            kid: "k1".into(),
+            private_key_pem: SecretString::from("x"),
+        });
+        assert!(settings.validate(Environment::Production).is_ok());
+        settings.seed_demo = true;
+        assert!(settings.validate(Environment::Production).is_err());
+        settings.seed_demo = false;
+        settings.database.url.clear();
+        assert!(settings.validate(Environment::Production).is_err());
+        assert_eq!(
+            settings.database_or_default().url,
+            Settings::DEV_DATABASE_URL
+        );
+    }
+
+    #[test]
+    fn settings_read_from_toml_with_defaults_for_the_rest() {
+        let layered = miclub_platform::config::Layered::from_toml(
+            Environment::Development,
+            "[auth]\nseed_demo = true\n[auth.policy]\notp_ttl_secs = 5\n[auth.signing]\nactive_kid = \"a\"\n\
+             [[auth.signing.keys]]\nkid = \"a\"\nprivate_key_pem = \"pem\"\n",
+        )
+        .unwrap();
+        let settings: Settings = layered.section("auth").unwrap();
+        assert!(settings.seed_demo);
+        assert_eq!(settings.policy.otp_ttl_secs, 5);
+        assert_eq!(settings.policy.daily_send_cap, 10);
+        assert_eq!(settings.signing.keys[0].kid, "a");
+    }
+}

@@ -1,0 +1,376 @@
+//! The two steps of a login: the password, then the one-time code sent by email.
+//!
+//! Ephemeral keys (the store adds its own prefix):
+//! - `login:ip:<ip>`, `login:acct:<login_id>`: password attempts, counted atomically before
+//!   the password is checked, so concurrent guesses cannot get past the limit;
+//! - `otp:challenge:<id>`: the pending login (member, code digest, expiry, legacy flag), TTL of
+//!   the code;
+//! - `otp:tries:<id>`: codes tried on that challenge, counted before the code is compared;
+//! - `otp:cooldown:<id>`: the resend cooldown (`set_if_absent`);
+//! - `otp:daily:<member_id>`: codes sent to the member in the last 24 hours.
+
+use std::time::Duration;
+
+use miclub_platform::identity::LoginId;
+use miclub_platform::notify::Outgoing;
+use miclub_platform::storage::now_millis;
+use serde::{Deserialize, Serialize};
+use subtle::ConstantTimeEq;
+
+use super::Auth;
+use super::hashing::HashScheme;
+use super::sessions::IssuedSession;
+use super::types::{ChallengeId, OtpCode, Password, mask_email};
+use crate::error::{AuthError, AuthResult};
+
+const DAILY_WINDOW: Duration = Duration::from_secs(24 * 3600);
+
+fn ip_key(ip: &str) -> String {
+    format!("login:ip:{ip}")
+}
+
+fn account_key(login_id: &str) -> String {
+    format!("login:acct:{login_id}")
+}
+
+fn challenge_key(id: &ChallengeId) -> String {
+    format!("otp:challenge:{}", id.as_str())
+}
+
+fn tries_key(id: &ChallengeId) -> String {
+    format!("otp:tries:{}", id.as_str())
+}
+
+fn cooldown_key(id: &ChallengeId) -> String {
+    format!("otp:cooldown:{}", id.as_str())
+}
+
+fn daily_key(member_id: &str) -> String {
+    format!("otp:daily:{member_id}")
+}
+
+/// A pending login as the ephemeral store keeps it. The code itself is never stored.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Challenge {
+    member_id: String,
+    /// `OtpCode::digest` of the code sent last.
+    code_digest: String,
+    /// Milliseconds since the epoch; the key's TTL ends it too.
+    expires_at: i64,
+    /// The password step used a legacy hash: this login is the member's migration.
+    legacy: bool,
+}
+
+impl Challenge {
+    fn decode(raw: &str) -> AuthResult<Self> {
+        serde_json::from_str(raw)
+            .map_err(|e| AuthError::Internal(anyhow::anyhow!("undecodable login challenge: {e}")))
+    }
+
+    fn encode(&self) -> AuthResult<String> {
+        serde_json::to_string(self)
+            .map_err(|e| AuthError::Internal(anyhow::anyhow!("unencodable login challenge: {e}")))
+    }
+}
+
+/// The password step succeeded and a code is on its way.
+#[derive(Debug, Clone)]
+pub struct LoginStarted {
+    pub challenge_id: ChallengeId,
+    pub masked_destination: String,
+    pub expires_in_secs: i64,
+    pub resend_after_secs: i64,
+}
+
+/// A new code was sent for a pending login.
+#[derive(Debug, Clone, Copy)]
+pub struct CodeSent {
+    pub expires_in_secs: i64,
+    pub resend_after_secs: i64,
+}
+
+/// The code was right: the member has a session.
+#[derive(Debug, Clone)]
+pub struct LoginCompleted {
+    pub member_id: String,
+    pub session: IssuedSession,
+    pub is_user_migrating: bool,
+}
+
+impl Auth {
+    /// The password step. `client_ip` may be empty for internal callers (no address limit).
+    pub async fn start_login(
+        &self,
+        login_id: &LoginId,
+        password: &Password,
+        client_ip: &str,
+    ) -> AuthResult<LoginStarted> {
+        let login = login_id.canonical();
+        let policy = &self.policy;
+        if !client_ip.is_empty() {
+            let attempts = self
+                .ephemeral
+                .incr(&ip_key(client_ip), policy.ip_window())
+                .await?;
+            if attempts > policy.ip_attempts {
+                tracing::info!(
+                    client_ip,
+                    attempts,
+                    "login refused: too many attempts from address"
+                );
+                return Err(AuthError::TooManyAttempts);
+            }
+        }
+        let attempts = self
+            .ephemeral
+            .incr(&account_key(&login), policy.account_window())
+            .await?;
+        if attempts > policy.account_attempts {
+            tracing::info!(attempts, "login refused: too many attempts on account");
+            return Err(AuthError::TooManyAttempts);
+        }
+
+        let Some(record) = self.store.credentials_by_login_id(&login).await? else {
+            self.hasher.check_dummy(password).await?;
+            return Err(AuthError::InvalidCredentials);
+        };
+        let checked = self
+            .hasher
+            .check(password, record.hash_scheme, &record.password_hash)
+            .await?;
+        if !checked.matches || record.disabled {
+            tracing::info!(member_id = %record.member_id, disabled = record.disabled, "login refused: credentials");
+            return Err(AuthError::InvalidCredentials);
+        }
+        // The password is right: the failures before it no longer count.
+        self.ephemeral.delete(&account_key(&login)).await?;
+        if !record.email_verified {
+            return Err(AuthError::EmailNotVerified);
+        }
+
+        let legacy = record.hash_scheme == HashScheme::LegacyBcrypt;
+        if checked.needs_rehash {
+            self.rehash(&record.member_id, password, legacy).await;
+        }
+
+        self.count_send(&record.member_id).await?;
+        let challenge_id = ChallengeId::generate();
+        self.send_code(&challenge_id, &record.member_id, &record.email, legacy)
+            .await?;
+        if !policy.resend_cooldown().is_zero() {
+            self.ephemeral
+                .set(&cooldown_key(&challenge_id), "1", policy.resend_cooldown())
+                .await?;
+        }
+        tracing::info!(member_id = %record.member_id, legacy, "password accepted, one-time code sent");
+        Ok(LoginStarted {
+            challenge_id,
+            masked_destination: mask_email(&record.email),
+            expires_in_secs: policy.otp_ttl_secs as i64,
+            resend_after_secs: policy.resend_cooldown_secs as i64,
+        })
+    }
+
+    /// Sends a new code for a pending login; the previous code stops working.
+    pub async fn resend_otp(&self, challenge_id: Option<ChallengeId>) -> AuthResult<CodeSent> {
+        let id = challenge_id.ok_or(AuthError::OtpExpired)?;
+        let raw = self
+            .ephemeral
+            .get(&challenge_key(&id))
+            .await?
+            .ok_or(AuthError::OtpExpired)?;
+        let challenge = Challenge::decode(&raw)?;
+        let cooldown = self.policy.resend_cooldown();
+        if !cooldown.is_zero()
+            && !self
+                .ephemeral
+                .set_if_absent(&cooldown_key(&id), "1", cooldown)
+                .await?
+        {
+            return Err(AuthError::OtpResendCooldown);
+        }
+        self.count_send(&challenge.member_id).await?;
+        let record = self
+            .store
+            .credentials_by_member_id(&challenge.member_id)
+            .await?
+            .filter(|record| !record.disabled)
+            .ok_or(AuthError::OtpExpired)?;
+        // Take the old challenge before writing the new one: a concurrent right answer with
+        // the old code either won already (and we stop here) or finds no challenge.
+        self.ephemeral
+            .take(&challenge_key(&id))
+            .await?
+            .ok_or(AuthError::OtpExpired)?;
+        self.ephemeral.delete(&tries_key(&id)).await?;
+        self.send_code(&id, &challenge.member_id, &record.email, challenge.legacy)
+            .await?;
+        tracing::info!(member_id = %challenge.member_id, "one-time code sent again");
+        Ok(CodeSent {
+            expires_in_secs: self.policy.otp_ttl_secs as i64,
+            resend_after_secs: self.policy.resend_cooldown_secs as i64,
+        })
+    }
+
+    /// The code step: ends the challenge and opens a session.
+    pub async fn verify_otp(
+        &self,
+        challenge_id: Option<ChallengeId>,
+        code: &OtpCode,
+    ) -> AuthResult<LoginCompleted> {
+        let id = challenge_id.ok_or(AuthError::OtpExpired)?;
+        let tries = self
+            .ephemeral
+            .incr(&tries_key(&id), self.policy.otp_ttl())
+            .await?;
+        if tries > self.policy.otp_max_attempts {
+            self.ephemeral.delete(&challenge_key(&id)).await?;
+            tracing::info!(
+                tries,
+                "one-time code refused: too many tries, challenge ended"
+            );
+            return Err(AuthError::OtpTooManyAttempts);
+        }
+        let raw = self
+            .ephemeral
+            .get(&challenge_key(&id))
+            .await?
+            .ok_or(AuthError::OtpExpired)?;
+        let challenge = Challenge::decode(&raw)?;
+        if challenge.expires_at <= now_millis() {
+            self.ephemeral.delete(&challenge_key(&id)).await?;
+            return Err(AuthError::OtpExpired);
+        }
+        let digest = code.digest(&id);
+        if !bool::from(digest.as_bytes().ct_eq(challenge.code_digest.as_bytes())) {
+            tracing::info!(member_id = %challenge.member_id, tries, "wrong one-time code");
+            return Err(AuthError::OtpInvalid);
+        }
+        // Single use: of two concurrent right answers only one takes the challenge.
+        let taken = self
+            .ephemeral
+            .take(&challenge_key(&id))
+            .await?
+            .ok_or(AuthError::OtpExpired)?;
+        let taken = Challenge::decode(&taken)?;
+        if !bool::from(digest.as_bytes().ct_eq(taken.code_digest.as_bytes())) {
+            // A resend replaced the code between our read and our take: put the new one back.
+            let left = taken.expires_at - now_millis();
+            if left > 0 {
+                let raw = taken.encode()?;
+                let ttl = Duration::from_millis(left as u64);
+                self.ephemeral
+                    .set_if_absent(&challenge_key(&id), &raw, ttl)
+                    .await?;
+            }
+            return Err(AuthError::OtpInvalid);
+        }
+        self.ephemeral.delete(&tries_key(&id)).await?;
+        self.ephemeral.delete(&cooldown_key(&id)).await?;
+        let session = self.open_session(&taken.member_id).await?;
+        tracing::info!(member_id = %taken.member_id, sid = %session.sid, migrating = taken.legacy, "login completed");
+        Ok(LoginCompleted {
+            member_id: taken.member_id,
+            session,
+            is_user_migrating: taken.legacy,
+        })
+    }
+
+    /// Counts one code towards the member's daily cap; refuses past it.
+    async fn count_send(&self, member_id: &str) -> AuthResult<()> {
+        let sent = self
+            .ephemeral
+            .incr(&daily_key(member_id), DAILY_WINDOW)
+            .await?;
+        if sent > self.policy.daily_send_cap {
+            tracing::info!(member_id, sent, "one-time code refused: daily cap reached");
+            return Err(AuthError::OtpDailyLimit);
+        }
+        Ok(())
+    }
+
+    /// Stores a challenge with a fresh code under `id` (expiry restarts) and mails the code.
+    async fn send_code(
+        &self,
+        id: &ChallengeId,
+        member_id: &str,
+        email: &str,
+        legacy: bool,
+    ) -> AuthResult<()> {
+        let code = OtpCode::generate(self.policy.otp_length);
+        let ttl = self.policy.otp_ttl();
+        let challenge = Challenge {
+            member_id: member_id.to_owned(),
+            code_digest: code.digest(id),
+            expires_at: now_millis() + ttl.as_millis() as i64,
+            legacy,
+        };
+        self.ephemeral
+            .set(&challenge_key(id), &challenge.encode()?, ttl)
+            .await?;
+        self.notifier
+            .send(code_message(email, &code, ttl))
+            .await
+            .map_err(AuthError::Notify)
+    }
+
+    /// Replaces a legacy or outdated hash with a current argon2id one. A failure is logged and
+    /// the login goes on: the next one tries again.
+    async fn rehash(&self, member_id: &str, password: &Password, legacy: bool) {
+        let hash = match self.hasher.hash(password).await {
+            Ok(hash) => hash,
+            Err(err) => {
+                tracing::error!(member_id, error = %err, "cannot rehash a password");
+                return;
+            }
+        };
+        match self
+            .store
+            .replace_password_hash(member_id, &hash, HashScheme::Argon2id, now_millis())
+            .await
+        {
+            Ok(()) => tracing::info!(member_id, legacy, "password rehashed with argon2id"),
+            Err(err) => {
+                tracing::error!(member_id, error = %err, "cannot store a rehashed password")
+            }
+        }
+    }
+}
+
+/// The email with a login code (es-CL).
+fn code_message(to: &str, code: &OtpCode, ttl: Duration) -> Outgoing {
+    let minutes = ttl.as_secs().div_ceil(60).max(1);
+    let validity = if minutes == 1 {
+        "1 minuto".to_owned()
+    } else {
+        format!("{minutes} minutos")
+    };
+    Outgoing {
+        to: to.to_owned(),
+        subject: "Tu código de acceso a Mi Club".to_owned(),
+        body: format!(
+            "Tu código para ingresar a Mi Club es {}. Vence en {validity}. \
+             Si no intentaste ingresar, ignora este mensaje.",
+            code.as_str()
+        ),
+        code: Some(code.as_str().to_owned()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_code_email_is_in_spanish_and_carries_the_code() {
+        let code = OtpCode::parse("012345", 6).unwrap();
+        let mail = code_message("ana@example.cl", &code, Duration::from_secs(300));
+        assert_eq!(mail.subject, "Tu código de acceso a Mi Club");
+        assert_eq!(
+            mail.body,
+            "Tu código para ingresar a Mi Club es 012345. Vence en 5 minutos. \
+             Si no intentaste ingresar, ignora este mensaje."
+        );
+        assert_eq!(mail.code.as_deref(), Some("012345"));
+    }
+}

@@ -1,0 +1,172 @@
+//! Sessions: a short-lived access JWT plus an opaque refresh token, both tied to a session id.
+//!
+//! The session id (`sid` claim) is the refresh-token family. Each renewal marks the presented
+//! token used and issues its successor in the same family; presenting a used or revoked token
+//! again means it was stolen (or raced), so the whole family is revoked: every refresh token in
+//! SQL, and the `sid` in the ephemeral store's revocation list so live access tokens die too.
+
+use std::time::Duration;
+
+use miclub_platform::storage::now_millis;
+use miclub_platform::tokens::{Claims, TokenKind, revocation_key};
+
+use super::Auth;
+use super::types::RefreshToken;
+use crate::error::{AuthError, AuthResult};
+use crate::store::NewRefresh;
+
+/// Extra life of a revocation mark beyond the access-token TTL (clock skew, verifier leeway).
+const REVOCATION_MARGIN: Duration = Duration::from_secs(60);
+
+/// A session's tokens as handed to the client.
+#[derive(Debug, Clone)]
+pub struct IssuedSession {
+    pub sid: String,
+    pub access_token: String,
+    pub access_expires_in_secs: i64,
+    pub refresh_token: RefreshToken,
+    pub refresh_expires_in_secs: i64,
+}
+
+impl Auth {
+    /// Opens a new session (a new family) for a member who just proved who they are.
+    pub(crate) async fn open_session(&self, member_id: &str) -> AuthResult<IssuedSession> {
+        let sid = uuid::Uuid::new_v4().to_string();
+        self.issue(member_id, &sid, None).await
+    }
+
+    /// Renews a session: the presented refresh token is spent and a new pair is issued.
+    pub async fn refresh_session(&self, token: Option<RefreshToken>) -> AuthResult<IssuedSession> {
+        let token = token.ok_or(AuthError::Unauthenticated)?;
+        let hash = token.digest();
+        let record = self
+            .store
+            .refresh_by_hash(&hash)
+            .await?
+            .ok_or(AuthError::Unauthenticated)?;
+        if record.used_at.is_some() || record.revoked_at.is_some() {
+            tracing::warn!(
+                member_id = %record.member_id,
+                sid = %record.family_id,
+                "refresh token reused: revoking its session"
+            );
+            self.revoke_session(&record.family_id).await?;
+            return Err(AuthError::Unauthenticated);
+        }
+        if record.expires_at <= now_millis() || record.member_disabled {
+            return Err(AuthError::Unauthenticated);
+        }
+        let session = self
+            .issue(&record.member_id, &record.family_id, Some(&hash))
+            .await;
+        match session {
+            Err(AuthError::Unauthenticated) => {
+                // Another renewal spent the token between our read and our update.
+                tracing::warn!(sid = %record.family_id, "refresh token spent concurrently: revoking its session");
+                self.revoke_session(&record.family_id).await?;
+                Err(AuthError::Unauthenticated)
+            }
+            other => other,
+        }
+    }
+
+    /// Revokes the session of `access_token` (and of `refresh`, when it belongs to the same
+    /// member). Idempotent: a session already revoked stays revoked and the call succeeds.
+    pub async fn logout(
+        &self,
+        access_token: Option<&str>,
+        refresh: Option<RefreshToken>,
+    ) -> AuthResult<()> {
+        let claims = match access_token {
+            Some(token) => match self.verifier.verify(token).await {
+                Ok(claims) if claims.kind == TokenKind::Member => Some(claims),
+                Ok(_) => None,
+                Err(err) => {
+                    tracing::info!(reason = %err, "logout with an unusable access token");
+                    None
+                }
+            },
+            None => None,
+        };
+        let mut families = Vec::with_capacity(2);
+        if let Some(claims) = &claims {
+            families.push(claims.sid.clone());
+        }
+        if let Some(refresh) = refresh
+            && let Some(record) = self.store.refresh_by_hash(&refresh.digest()).await?
+            && claims.as_ref().is_none_or(|c| c.sub == record.member_id)
+            && !families.contains(&record.family_id)
+        {
+            families.push(record.family_id);
+        }
+        if families.is_empty() {
+            return Err(AuthError::Unauthenticated);
+        }
+        for family in &families {
+            self.revoke_session(family).await?;
+        }
+        tracing::info!(sessions = families.len(), "logged out");
+        Ok(())
+    }
+
+    /// Revokes every refresh token of a family and marks its `sid` revoked for as long as an
+    /// access token of it could live.
+    async fn revoke_session(&self, family_id: &str) -> AuthResult<()> {
+        self.store.revoke_family(family_id, now_millis()).await?;
+        let ttl = self.policy.access_ttl() + REVOCATION_MARGIN;
+        self.ephemeral
+            .set(&revocation_key(family_id), "1", ttl)
+            .await?;
+        Ok(())
+    }
+
+    /// Issues an access token and a refresh token in family `sid`. With `spend`, the refresh
+    /// token of that hash is marked used in the same transaction; `Unauthenticated` when it
+    /// was already spent.
+    async fn issue(
+        &self,
+        member_id: &str,
+        sid: &str,
+        spend: Option<&str>,
+    ) -> AuthResult<IssuedSession> {
+        let refresh = RefreshToken::generate();
+        let refresh_hash = refresh.digest();
+        let now = now_millis();
+        let refresh_ttl = self.policy.refresh_ttl();
+        let new = NewRefresh {
+            token_hash: &refresh_hash,
+            family_id: sid,
+            member_id,
+            created_at: now,
+            expires_at: now + refresh_ttl.as_millis() as i64,
+        };
+        match spend {
+            None => self.store.insert_refresh(&new).await?,
+            Some(old_hash) => {
+                if !self.store.rotate_refresh(old_hash, &new).await? {
+                    return Err(AuthError::Unauthenticated);
+                }
+            }
+        }
+        let access_ttl = self.policy.access_ttl();
+        let issued_at = now / 1000;
+        let claims = Claims {
+            iss: self.tokens.issuer.clone(),
+            aud: self.tokens.audience.clone(),
+            sub: member_id.to_owned(),
+            sid: sid.to_owned(),
+            kind: TokenKind::Member,
+            iat: issued_at,
+            exp: issued_at + access_ttl.as_secs() as i64,
+            jti: uuid::Uuid::new_v4().to_string(),
+        };
+        let access_token = self.keys.sign(&claims)?;
+        Ok(IssuedSession {
+            sid: sid.to_owned(),
+            access_token,
+            access_expires_in_secs: access_ttl.as_secs() as i64,
+            refresh_token: refresh,
+            refresh_expires_in_secs: refresh_ttl.as_secs() as i64,
+        })
+    }
+}

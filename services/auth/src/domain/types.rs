@@ -1,0 +1,255 @@
+//! Validated values of the login flow: a password, a one-time code, a challenge id and a
+//! refresh token. Each can only be built through its checks, so the rest of the domain never
+//! meets an empty password or a code of the wrong shape.
+
+use std::fmt;
+use std::ops::RangeInclusive;
+
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use rand::Rng;
+use secrecy::{ExposeSecret, SecretString};
+use sha2::{Digest, Sha256};
+
+use crate::error::{AuthError, AuthResult, Field, Problem};
+
+/// A password as typed: not empty, at most [`Password::MAX_CHARS`] characters. Never logged.
+#[derive(Clone)]
+pub struct Password(SecretString);
+
+impl Password {
+    /// Longer inputs are refused before hashing so nobody can make us hash megabytes.
+    pub const MAX_CHARS: usize = 256;
+
+    pub fn parse(input: impl Into<String>) -> AuthResult<Self> {
+        let input: String = input.into();
+        if input.is_empty() {
+            return Err(AuthError::InvalidInput {
+                field: Field::Password,
+                problem: Problem::Empty,
+            });
+        }
+        if input.chars().count() > Self::MAX_CHARS {
+            return Err(AuthError::InvalidInput {
+                field: Field::Password,
+                problem: Problem::TooLong,
+            });
+        }
+        Ok(Self(SecretString::from(input)))
+    }
+
+    pub fn expose(&self) -> &str {
+        self.0.expose_secret()
+    }
+}
+
+impl fmt::Debug for Password {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Password(***)")
+    }
+}
+
+/// A one-time code: exactly `length` ASCII digits, leading zeros kept.
+#[derive(Clone, PartialEq, Eq)]
+pub struct OtpCode(String);
+
+impl OtpCode {
+    /// Code lengths the policy may choose.
+    pub const LENGTHS: RangeInclusive<usize> = 4..=9;
+
+    /// Reads a code as typed (surrounding spaces ignored).
+    pub fn parse(input: &str, length: usize) -> AuthResult<Self> {
+        let code = input.trim();
+        if code.is_empty() {
+            return Err(AuthError::InvalidInput {
+                field: Field::Otp,
+                problem: Problem::Empty,
+            });
+        }
+        if code.len() != length || !code.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(AuthError::InvalidInput {
+                field: Field::Otp,
+                problem: Problem::Malformed,
+            });
+        }
+        Ok(Self(code.to_owned()))
+    }
+
+    /// A fresh code from the thread's CSPRNG (ChaCha, seeded by the OS).
+    pub fn generate(length: usize) -> Self {
+        let length = length.clamp(*Self::LENGTHS.start(), *Self::LENGTHS.end());
+        let bound = 10u32.pow(length as u32);
+        let value = rand::rng().random_range(0..bound);
+        Self(format!("{value:0length$}"))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// What a challenge keeps instead of the code: SHA-256 of the challenge id and the code, so
+    /// the stored value says nothing without the challenge it belongs to.
+    pub fn digest(&self, challenge: &ChallengeId) -> String {
+        let mut hasher = Sha256::new();
+        hasher.update(challenge.as_str().as_bytes());
+        hasher.update(b":");
+        hasher.update(self.0.as_bytes());
+        hex(&hasher.finalize())
+    }
+}
+
+impl fmt::Debug for OtpCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("OtpCode(***)")
+    }
+}
+
+/// The id of a pending login: 32 random bytes, base64url without padding (43 characters).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChallengeId(String);
+
+impl ChallengeId {
+    const BYTES: usize = 32;
+    const CHARS: usize = 43;
+
+    pub fn generate() -> Self {
+        Self(random_token(Self::BYTES))
+    }
+
+    /// `None` for anything we could not have issued.
+    pub fn parse(input: &str) -> Option<Self> {
+        let valid = input.len() == Self::CHARS
+            && input
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+        valid.then(|| Self(input.to_owned()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// An opaque refresh token as the client holds it. Only its digest is stored.
+#[derive(Clone, PartialEq, Eq)]
+pub struct RefreshToken(String);
+
+impl RefreshToken {
+    const BYTES: usize = 32;
+    const MAX_CHARS: usize = 128;
+
+    pub fn generate() -> Self {
+        Self(random_token(Self::BYTES))
+    }
+
+    pub fn parse(input: &str) -> Option<Self> {
+        let input = input.trim();
+        let valid = !input.is_empty()
+            && input.len() <= Self::MAX_CHARS
+            && input
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+        valid.then(|| Self(input.to_owned()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// SHA-256 (hex) of the token: the stored lookup key. The token has 256 random bits, so a
+    /// plain hash is enough.
+    pub fn digest(&self) -> String {
+        hex(&Sha256::digest(self.0.as_bytes()))
+    }
+}
+
+impl fmt::Debug for RefreshToken {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("RefreshToken(***)")
+    }
+}
+
+/// `n` random bytes from the CSPRNG, base64url without padding.
+pub fn random_token(n: usize) -> String {
+    let mut bytes = vec![0u8; n];
+    rand::rng().fill(bytes.as_mut_slice());
+    URL_SAFE_NO_PAD.encode(bytes)
+}
+
+pub fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write;
+    bytes
+        .iter()
+        .fold(String::with_capacity(bytes.len() * 2), |mut out, b| {
+            let _ = write!(out, "{b:02x}");
+            out
+        })
+}
+
+/// Where a code went, masked for display: `ana@example.cl` becomes `a***@example.cl`.
+pub fn mask_email(email: &str) -> String {
+    match email.split_once('@') {
+        Some((local, domain)) => {
+            let first: String = local.chars().take(1).collect();
+            format!("{first}***@{domain}")
+        }
+        None => "***".to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_empty_or_oversized_password_is_refused() {
+        assert!(Password::parse("").is_err());
+        assert!(Password::parse("x".repeat(257)).is_err());
+        assert!(Password::parse("ñ".repeat(256)).is_ok());
+        assert_eq!(
+            format!("{:?}", Password::parse("secreto").unwrap()),
+            "Password(***)"
+        );
+    }
+
+    #[test]
+    fn a_code_is_exactly_its_length_in_digits() {
+        assert!(OtpCode::parse("012345", 6).is_ok());
+        assert!(OtpCode::parse(" 012345 ", 6).is_ok());
+        for bad in ["12345", "1234567", "12345a", "", "１２３４５６"] {
+            assert!(OtpCode::parse(bad, 6).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn generated_codes_keep_leading_zeros() {
+        for _ in 0..2_000 {
+            let code = OtpCode::generate(6);
+            assert_eq!(code.as_str().len(), 6);
+            assert!(code.as_str().bytes().all(|b| b.is_ascii_digit()));
+        }
+    }
+
+    #[test]
+    fn a_code_digest_depends_on_its_challenge() {
+        let code = OtpCode::parse("123456", 6).unwrap();
+        let (a, b) = (ChallengeId::generate(), ChallengeId::generate());
+        assert_ne!(code.digest(&a), code.digest(&b));
+        assert_eq!(code.digest(&a), code.digest(&a));
+    }
+
+    #[test]
+    fn challenge_ids_are_43_url_safe_characters() {
+        let id = ChallengeId::generate();
+        assert_eq!(id.as_str().len(), 43);
+        assert_eq!(ChallengeId::parse(id.as_str()), Some(id));
+        assert_eq!(ChallengeId::parse("short"), None);
+        assert_eq!(ChallengeId::parse(&"+".repeat(43)), None);
+    }
+
+    #[test]
+    fn emails_are_masked_to_their_first_letter_and_domain() {
+        assert_eq!(mask_email("ana@example.cl"), "a***@example.cl");
+        assert_eq!(mask_email("nothing"), "***");
+    }
+}

@@ -1,0 +1,43 @@
+//! `miclub-auth`: the auth service as its own process (production runs one per pod).
+//!
+//! Reads sections `auth`, `telemetry`, `ephemeral` and `notifier` of the layered configuration
+//! (`APP_AUTH__…`, `APP_EPHEMERAL__REDIS_URL`, …), builds the shared stores, and serves until
+//! SIGTERM.
+
+use miclub_auth::{Application, Dependencies, Settings};
+use miclub_platform::config::Layered;
+use miclub_platform::ephemeral::{self, EphemeralSettings};
+use miclub_platform::notify::{self, NotifierSettings};
+use miclub_platform::shutdown::Shutdown;
+use miclub_platform::telemetry::{self, TelemetrySettings};
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let config = Layered::load()?;
+    let environment = config.environment();
+    let _telemetry = telemetry::init("auth", &config.section::<TelemetrySettings>("telemetry")?)?;
+    let settings: Settings = config.section("auth")?;
+    let ephemeral_settings: EphemeralSettings = config.section("ephemeral")?;
+    if environment.is_production() && ephemeral_settings.redis_url.is_empty() {
+        anyhow::bail!(
+            "production needs redis (ephemeral.redis_url): limits must hold across replicas"
+        );
+    }
+    let store = ephemeral::connect(&ephemeral_settings).await?;
+    let notifier = notify::build(
+        &config.section::<NotifierSettings>("notifier")?,
+        environment,
+        None,
+    )?;
+    let app = Application::build(
+        settings,
+        Dependencies {
+            store,
+            notifier,
+            environment,
+        },
+    )
+    .await?;
+    tracing::info!(port = app.port(), "auth service ready");
+    app.run_until_stopped(Shutdown::on_signals()).await
+}

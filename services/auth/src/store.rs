@@ -1,0 +1,262 @@
+//! SQL of the auth service: credentials and refresh tokens, on PostgreSQL or SQLite.
+//!
+//! Queries follow the portable conventions of `platform::storage` (`$n` placeholders, BIGINT
+//! milliseconds, TEXT ids, flags read with `flag`). The rules a race could break are enforced
+//! by the statements themselves: a refresh token is marked used only if nobody did first
+//! (`… AND used_at IS NULL`, rows affected checked), in the same transaction that stores its
+//! successor.
+
+use miclub_platform::storage::{Database, flag, is_unique_violation};
+use sqlx::Row;
+use sqlx::any::AnyRow;
+
+use crate::domain::hashing::HashScheme;
+
+/// A member's credentials as stored.
+#[derive(Debug, Clone)]
+pub struct CredentialRecord {
+    pub member_id: String,
+    pub login_id: String,
+    pub email: String,
+    pub password_hash: String,
+    pub hash_scheme: HashScheme,
+    pub email_verified: bool,
+    pub disabled: bool,
+}
+
+/// Credentials to create.
+#[derive(Debug, Clone)]
+pub struct NewCredentials<'a> {
+    pub member_id: &'a str,
+    pub login_id: &'a str,
+    pub email: &'a str,
+    pub password_hash: &'a str,
+    pub hash_scheme: HashScheme,
+    pub email_verified: bool,
+}
+
+/// A refresh token as stored, with what a renewal needs to know about its member.
+#[derive(Debug, Clone)]
+pub struct RefreshRecord {
+    pub family_id: String,
+    pub member_id: String,
+    pub expires_at: i64,
+    pub used_at: Option<i64>,
+    pub revoked_at: Option<i64>,
+    pub member_disabled: bool,
+}
+
+/// A refresh token to store.
+#[derive(Debug, Clone)]
+pub struct NewRefresh<'a> {
+    pub token_hash: &'a str,
+    pub family_id: &'a str,
+    pub member_id: &'a str,
+    pub created_at: i64,
+    pub expires_at: i64,
+}
+
+#[derive(Debug, Clone)]
+pub struct Store {
+    db: Database,
+}
+
+const CREDENTIAL_COLUMNS: &str =
+    "member_id, login_id, email, password_hash, hash_scheme, email_verified, disabled";
+
+impl Store {
+    pub fn new(db: Database) -> Self {
+        Self { db }
+    }
+
+    pub fn database(&self) -> &Database {
+        &self.db
+    }
+
+    pub async fn credentials_by_login_id(
+        &self,
+        login_id: &str,
+    ) -> Result<Option<CredentialRecord>, sqlx::Error> {
+        let row = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "SELECT {CREDENTIAL_COLUMNS} FROM credentials WHERE login_id = $1"
+        )))
+        .bind(login_id)
+        .fetch_optional(self.db.pool())
+        .await?;
+        row.map(|row| credential(&row)).transpose()
+    }
+
+    pub async fn credentials_by_member_id(
+        &self,
+        member_id: &str,
+    ) -> Result<Option<CredentialRecord>, sqlx::Error> {
+        let row = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "SELECT {CREDENTIAL_COLUMNS} FROM credentials WHERE member_id = $1"
+        )))
+        .bind(member_id)
+        .fetch_optional(self.db.pool())
+        .await?;
+        row.map(|row| credential(&row)).transpose()
+    }
+
+    /// Creates credentials; `false` when the member or the login id already has some.
+    pub async fn insert_credentials(
+        &self,
+        new: &NewCredentials<'_>,
+        now: i64,
+    ) -> Result<bool, sqlx::Error> {
+        let result = sqlx::query(
+            "INSERT INTO credentials \
+             (member_id, login_id, email, password_hash, hash_scheme, email_verified, disabled, created_at, updated_at) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+        )
+        .bind(new.member_id)
+        .bind(new.login_id)
+        .bind(new.email)
+        .bind(new.password_hash)
+        .bind(new.hash_scheme.as_str())
+        .bind(new.email_verified)
+        .bind(false)
+        .bind(now)
+        .bind(now)
+        .execute(self.db.pool())
+        .await;
+        match result {
+            Ok(_) => Ok(true),
+            Err(err) if is_unique_violation(&err) => Ok(false),
+            Err(err) => Err(err),
+        }
+    }
+
+    /// Replaces a password hash (rehash of a legacy or outdated hash).
+    pub async fn replace_password_hash(
+        &self,
+        member_id: &str,
+        password_hash: &str,
+        scheme: HashScheme,
+        now: i64,
+    ) -> Result<(), sqlx::Error> {
+        sqlx::query(
+            "UPDATE credentials SET password_hash = $1, hash_scheme = $2, updated_at = $3 WHERE member_id = $4",
+        )
+        .bind(password_hash)
+        .bind(scheme.as_str())
+        .bind(now)
+        .bind(member_id)
+        .execute(self.db.pool())
+        .await?;
+        Ok(())
+    }
+
+    pub async fn insert_refresh(&self, new: &NewRefresh<'_>) -> Result<(), sqlx::Error> {
+        insert_refresh(self.db.pool(), new).await
+    }
+
+    pub async fn refresh_by_hash(
+        &self,
+        token_hash: &str,
+    ) -> Result<Option<RefreshRecord>, sqlx::Error> {
+        let row = sqlx::query(
+            "SELECT r.family_id, r.member_id, r.expires_at, r.used_at, r.revoked_at, c.disabled \
+             FROM refresh_tokens r JOIN credentials c ON c.member_id = r.member_id \
+             WHERE r.token_hash = $1",
+        )
+        .bind(token_hash)
+        .fetch_optional(self.db.pool())
+        .await?;
+        row.map(|row| {
+            Ok(RefreshRecord {
+                family_id: row.try_get("family_id")?,
+                member_id: row.try_get("member_id")?,
+                expires_at: row.try_get("expires_at")?,
+                used_at: row.try_get("used_at")?,
+                revoked_at: row.try_get("revoked_at")?,
+                member_disabled: flag(&row, "disabled")?,
+            })
+        })
+        .transpose()
+    }
+
+    /// Marks `old_hash` used and stores its successor, atomically. `false` (and nothing
+    /// stored) when the old token was already used or revoked: somebody else got there first.
+    pub async fn rotate_refresh(
+        &self,
+        old_hash: &str,
+        next: &NewRefresh<'_>,
+    ) -> Result<bool, sqlx::Error> {
+        let mut tx = self.db.pool().begin().await?;
+        let marked = sqlx::query(
+            "UPDATE refresh_tokens SET used_at = $1 \
+             WHERE token_hash = $2 AND used_at IS NULL AND revoked_at IS NULL",
+        )
+        .bind(next.created_at)
+        .bind(old_hash)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+        if marked != 1 {
+            tx.rollback().await?;
+            return Ok(false);
+        }
+        insert_refresh(&mut *tx, next).await?;
+        tx.commit().await?;
+        Ok(true)
+    }
+
+    /// Revokes every token of a session; returns how many were still live.
+    pub async fn revoke_family(&self, family_id: &str, now: i64) -> Result<u64, sqlx::Error> {
+        Ok(sqlx::query(
+            "UPDATE refresh_tokens SET revoked_at = $1 WHERE family_id = $2 AND revoked_at IS NULL",
+        )
+        .bind(now)
+        .bind(family_id)
+        .execute(self.db.pool())
+        .await?
+        .rows_affected())
+    }
+
+    /// Deletes tokens that expired before `before` (housekeeping).
+    pub async fn purge_expired_refresh(&self, before: i64) -> Result<u64, sqlx::Error> {
+        Ok(
+            sqlx::query("DELETE FROM refresh_tokens WHERE expires_at < $1")
+                .bind(before)
+                .execute(self.db.pool())
+                .await?
+                .rows_affected(),
+        )
+    }
+}
+
+async fn insert_refresh<'e, E>(executor: E, new: &NewRefresh<'_>) -> Result<(), sqlx::Error>
+where
+    E: sqlx::Executor<'e, Database = sqlx::Any>,
+{
+    sqlx::query(
+        "INSERT INTO refresh_tokens (token_hash, family_id, member_id, created_at, expires_at) \
+         VALUES ($1, $2, $3, $4, $5)",
+    )
+    .bind(new.token_hash)
+    .bind(new.family_id)
+    .bind(new.member_id)
+    .bind(new.created_at)
+    .bind(new.expires_at)
+    .execute(executor)
+    .await?;
+    Ok(())
+}
+
+fn credential(row: &AnyRow) -> Result<CredentialRecord, sqlx::Error> {
+    let scheme: String = row.try_get("hash_scheme")?;
+    Ok(CredentialRecord {
+        member_id: row.try_get("member_id")?,
+        login_id: row.try_get("login_id")?,
+        email: row.try_get("email")?,
+        password_hash: row.try_get("password_hash")?,
+        hash_scheme: HashScheme::parse(&scheme).ok_or_else(|| sqlx::Error::ColumnDecode {
+            index: "hash_scheme".into(),
+            source: format!("unknown hash scheme {scheme:?}").into(),
+        })?,
+        email_verified: flag(row, "email_verified")?,
+        disabled: flag(row, "disabled")?,
+    })
+}

@@ -1,0 +1,218 @@
+//! Test helpers: the real auth `Application` on port 0 with a fresh database and ephemeral
+//! store, a gRPC client, and the dev mailbox the codes land in.
+
+#![allow(dead_code)]
+
+use std::sync::Arc;
+
+use miclub_auth::{Application, Dependencies, Settings};
+use miclub_platform::config::Environment;
+use miclub_platform::demo::{DEMO_PASSWORD, DemoMember, MEMBERS};
+use miclub_platform::error::ErrorBody;
+use miclub_platform::grpc::ServerSettings;
+use miclub_platform::notify::DevMailbox;
+use miclub_platform::shutdown::{self, ShutdownTrigger};
+use miclub_platform::testing::TestEnv;
+use miclub_platform::tokens::{StaticKeySource, TokenVerifier, with_bearer};
+use miclub_proto::auth::v1 as pb;
+use miclub_proto::auth::v1::auth_service_client::AuthServiceClient;
+use tonic::transport::Channel;
+
+pub const CLIENT_IP: &str = "203.0.113.7";
+
+/// Ana: verified email, argon2id hash.
+pub fn ana() -> &'static DemoMember {
+    member("11111111-1")
+}
+
+/// Carla: email not verified.
+pub fn carla() -> &'static DemoMember {
+    member("33333333-3")
+}
+
+/// Diego: migrated member with a legacy bcrypt hash.
+pub fn diego() -> &'static DemoMember {
+    member("44444444-4")
+}
+
+fn member(rut: &str) -> &'static DemoMember {
+    MEMBERS.iter().find(|m| m.rut == rut).expect("demo member")
+}
+
+pub struct TestApp {
+    pub env: TestEnv,
+    pub settings: Settings,
+    pub port: u16,
+    pub client: AuthServiceClient<Channel>,
+    pub mailbox: Arc<DevMailbox>,
+    stop: ShutdownTrigger,
+}
+
+impl Drop for TestApp {
+    fn drop(&mut self) {
+        self.stop.trigger();
+    }
+}
+
+/// Settings of a test app: loopback port 0, no drain delay, the demo members seeded.
+pub fn test_settings(env: &TestEnv) -> Settings {
+    Settings {
+        server: ServerSettings {
+            host: "127.0.0.1".into(),
+            port: 0,
+            drain_delay_ms: 0,
+        },
+        database: env.database.clone(),
+        seed_demo: true,
+        ..Settings::default()
+    }
+}
+
+pub async fn spawn_app(env: TestEnv) -> TestApp {
+    spawn_app_with(env, |_| {}).await
+}
+
+pub async fn spawn_app_with(env: TestEnv, tweak: impl FnOnce(&mut Settings)) -> TestApp {
+    let mut settings = test_settings(&env);
+    tweak(&mut settings);
+    let mailbox = Arc::new(DevMailbox::default());
+    let deps = Dependencies {
+        store: env.store.clone(),
+        notifier: mailbox.clone(),
+        environment: Environment::Development,
+    };
+    let app = Application::build(settings.clone(), deps)
+        .await
+        .expect("build auth");
+    let port = app.port();
+    let (stop, shutdown) = shutdown::channel();
+    tokio::spawn(app.run_until_stopped(shutdown));
+    let client = AuthServiceClient::connect(format!("http://127.0.0.1:{port}"))
+        .await
+        .expect("connect");
+    TestApp {
+        env,
+        settings,
+        port,
+        client,
+        mailbox,
+        stop,
+    }
+}
+
+pub type Answer<T> = Result<T, ErrorBody>;
+
+fn answer<T>(result: Result<tonic::Response<T>, tonic::Status>) -> Answer<T> {
+    result
+        .map(tonic::Response::into_inner)
+        .map_err(|status| ErrorBody::from_status(&status))
+}
+
+impl TestApp {
+    pub fn client(&self) -> AuthServiceClient<Channel> {
+        self.client.clone()
+    }
+
+    pub async fn start_login(&self, user: &str, password: &str) -> Answer<pb::StartLoginResponse> {
+        self.start_login_from(user, password, CLIENT_IP).await
+    }
+
+    pub async fn start_login_from(
+        &self,
+        user: &str,
+        password: &str,
+        ip: &str,
+    ) -> Answer<pb::StartLoginResponse> {
+        let request = pb::StartLoginRequest {
+            user: user.to_owned(),
+            password: password.to_owned(),
+            client_ip: ip.to_owned(),
+        };
+        answer(self.client().start_login(request).await)
+    }
+
+    pub async fn resend(&self, challenge_id: &str) -> Answer<pb::ResendOtpResponse> {
+        answer(
+            self.client()
+                .resend_otp(pb::ResendOtpRequest {
+                    challenge_id: challenge_id.to_owned(),
+                })
+                .await,
+        )
+    }
+
+    pub async fn verify(&self, challenge_id: &str, otp: &str) -> Answer<pb::VerifyOtpResponse> {
+        let request = pb::VerifyOtpRequest {
+            challenge_id: challenge_id.to_owned(),
+            otp: otp.to_owned(),
+        };
+        answer(self.client().verify_otp(request).await)
+    }
+
+    pub async fn refresh(&self, refresh_token: &str) -> Answer<pb::Session> {
+        let request = pb::RefreshSessionRequest {
+            refresh_token: refresh_token.to_owned(),
+        };
+        answer(self.client().refresh_session(request).await).map(|r| r.session.expect("session"))
+    }
+
+    pub async fn logout(&self, access_token: &str) -> Answer<pb::LogoutResponse> {
+        let request = with_bearer(
+            pb::LogoutRequest {
+                refresh_token: String::new(),
+            },
+            access_token,
+        );
+        answer(self.client().logout(request).await)
+    }
+
+    /// The newest code mailed to `email`.
+    pub fn last_code_for(&self, email: &str) -> String {
+        self.mailbox
+            .list()
+            .into_iter()
+            .find(|mail| mail.to == email)
+            .and_then(|mail| mail.code)
+            .expect("a code in the dev mailbox")
+    }
+
+    pub fn mails_to(&self, email: &str) -> usize {
+        self.mailbox
+            .list()
+            .iter()
+            .filter(|mail| mail.to == email)
+            .count()
+    }
+
+    /// The password step of a demo member with the demo password; returns the challenge id
+    /// and the code mailed.
+    pub async fn password_step(&self, member: &DemoMember) -> (String, String) {
+        let started = self
+            .start_login(member.rut, DEMO_PASSWORD)
+            .await
+            .expect("password step");
+        (started.challenge_id, self.last_code_for(member.email))
+    }
+
+    /// A whole login of a demo member.
+    pub async fn login(&self, member: &DemoMember) -> pb::VerifyOtpResponse {
+        let (challenge, code) = self.password_step(member).await;
+        self.verify(&challenge, &code).await.expect("code step")
+    }
+
+    /// A verifier of the keys auth publishes, checking revocations in the test's store.
+    pub async fn verifier(&self) -> TokenVerifier {
+        let jwks = self
+            .client()
+            .get_jwks(pb::GetJwksRequest {})
+            .await
+            .expect("jwks")
+            .into_inner();
+        let set = serde_json::from_str(&jwks.jwks_json).expect("a jwk set");
+        TokenVerifier::new(
+            &self.settings.tokens,
+            Arc::new(StaticKeySource(set)),
+            Some(self.env.store.clone()),
+        )
+    }
+}
