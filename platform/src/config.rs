@@ -86,6 +86,11 @@ impl Layered {
         self.environment
     }
 
+    /// True when any source sets `key` (dotted, e.g. `gateway.host`).
+    pub fn contains(&self, key: &str) -> bool {
+        self.inner.get::<config::Value>(key).is_ok()
+    }
+
     /// One section, e.g. `auth`, with the type's defaults for whatever is not given.
     pub fn section<T: DeserializeOwned + Default>(&self, name: &str) -> anyhow::Result<T> {
         match self.inner.get::<T>(name) {

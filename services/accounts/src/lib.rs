@@ -1,1 +1,114 @@
-//! placeholder
+//! The Mi Club accounts service: members, their club account, the ledger of movements and the
+//! balance in pesos, served over gRPC (`miclub.accounts.v1.AccountsService`) with health and
+//! reflection.
+//!
+//! Requests flow one way: [`grpc`] checks the caller's token and turns proto messages into
+//! [`domain`] types, the domain calls [`store`]. [`Application`] composes it all; the
+//! `miclub-accounts` binary and the standalone binary both run it.
+
+pub mod config;
+pub mod domain;
+pub mod error;
+pub mod grpc;
+pub mod seed;
+pub mod store;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use miclub_platform::ephemeral::SharedStore;
+use miclub_platform::grpc::{Health, ServerSettings};
+use miclub_platform::shutdown::Shutdown;
+use miclub_platform::tokens::{KeySource, TokenVerifier};
+use miclub_proto::accounts::v1::accounts_service_server::AccountsServiceServer;
+use tokio::net::TcpListener;
+use tonic::service::Routes;
+use tonic::transport::Server;
+
+pub use config::Settings;
+
+use crate::domain::Accounts;
+use crate::grpc::AccountsGrpc;
+use crate::store::Store;
+
+/// Fully-qualified name of the gRPC service, as health and reflection report it.
+pub const SERVICE_NAME: &str = "miclub.accounts.v1.AccountsService";
+
+/// What accounts needs from the process that runs it.
+#[derive(Debug, Clone)]
+pub struct Dependencies {
+    /// Ephemeral store holding session revocations (written by auth).
+    pub store: SharedStore,
+    /// Verification keys of access tokens (auth's JWKS).
+    pub key_source: Arc<dyn KeySource>,
+}
+
+/// Accounts, built and listening, ready to serve.
+pub struct Application {
+    listener: TcpListener,
+    port: u16,
+    server: Server,
+    routes: Routes,
+    health: Health,
+    store: Store,
+    server_settings: ServerSettings,
+}
+
+impl std::fmt::Debug for Application {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Application")
+            .field("port", &self.port)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Application {
+    /// Connects to the database and migrates it, seeds the demo members when asked, and binds
+    /// the gRPC listener (port 0 picks a free one).
+    pub async fn build(settings: Settings, deps: Dependencies) -> anyhow::Result<Self> {
+        let store = Store::connect(&settings.database_or_default()).await?;
+        if settings.seed_demo {
+            seed::seed_demo(&store).await?;
+        }
+        let verifier = Arc::new(TokenVerifier::new(
+            &settings.tokens,
+            deps.key_source,
+            Some(deps.store),
+        ));
+        let service = AccountsGrpc::new(Accounts::new(store.clone()), verifier);
+        let (server, health, routes) = miclub_platform::grpc::server(&[SERVICE_NAME]).await?;
+        let routes = routes.add_service(AccountsServiceServer::new(service));
+        let listener = settings.server.bind().await?;
+        let port = listener.local_addr()?.port();
+        Ok(Self {
+            listener,
+            port,
+            server,
+            routes,
+            health,
+            store,
+            server_settings: settings.server,
+        })
+    }
+
+    /// The port the gRPC listener is bound to.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// Serves until `shutdown` fires, then drains (NOT_SERVING first) and closes the pool.
+    pub async fn run_until_stopped(self, shutdown: Shutdown) -> anyhow::Result<()> {
+        let drain_delay = Duration::from_millis(self.server_settings.drain_delay_ms);
+        let served = miclub_platform::grpc::serve(
+            self.server,
+            self.routes,
+            self.listener,
+            self.health,
+            drain_delay,
+            shutdown,
+        )
+        .await;
+        self.store.database().close().await;
+        served
+    }
+}

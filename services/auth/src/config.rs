@@ -15,7 +15,7 @@ use miclub_platform::tokens::{MAX_ACCESS_TTL, TokenSettings};
 use secrecy::SecretString;
 use serde::Deserialize;
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default)]
 pub struct Settings {
     /// gRPC listener; port 0 picks a free port.
@@ -29,23 +29,6 @@ pub struct Settings {
     pub signing: SigningSettings,
     pub policy: PolicySettings,
     pub hashing: HashingSettings,
-}
-
-impl Default for Settings {
-    fn default() -> Self {
-        Self {
-            server: ServerSettings::default(),
-            database: DatabaseSettings {
-                url: "sqlite://data/auth.db".into(),
-                ..Default::default()
-            },
-            tokens: TokenSettings::default(),
-            seed_demo: false,
-            signing: SigningSettings::default(),
-            policy: PolicySettings::default(),
-            hashing: HashingSettings::default(),
-        }
-    }
 }
 
 impl Settings {

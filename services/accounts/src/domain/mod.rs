@@ -1,0 +1,32 @@
+//! The accounts domain: members, their club account and the ledger behind its balance.
+//!
+//! Every type here validates on construction, so a value that exists is a valid one; `grpc.rs`
+//! builds them from proto messages and `store.rs` from rows. Prost types never come in here.
+
+mod accounts;
+mod ledger;
+mod member;
+
+pub use accounts::Accounts;
+pub use ledger::{Balance, Movement, MovementId, MovementKind, MovementStatus, Reason};
+pub use member::{
+    BirthDate, Document, DocumentType, Email, GenderId, Member, MemberId, MemberRecord, PersonName,
+    PhoneNumber, TermsAgreement, TermsDecision,
+};
+
+use crate::error::AccountsError;
+
+/// Checks the shape shared by every opaque id (member ids, movement ids): 1 to 64 ASCII
+/// letters, digits, `-`, `_`, `:` or `.`.
+fn check_id(field: &'static str, raw: &str) -> Result<(), AccountsError> {
+    let valid = !raw.is_empty()
+        && raw.len() <= 64
+        && raw
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b':' | b'.'));
+    if valid {
+        Ok(())
+    } else {
+        Err(AccountsError::invalid(field, "not a valid id"))
+    }
+}

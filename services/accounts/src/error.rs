@@ -1,0 +1,137 @@
+//! The one error type of accounts and its mapping to the shared error codes.
+//!
+//! Every failure of `domain/` and `store.rs` is an [`AccountsError`]; `grpc.rs` turns it into a
+//! `tonic::Status` carrying an [`ErrorBody`]. Storage failures are logged here with structured
+//! fields and reach the caller only as `ERR_INTERNAL` or `ERR_UNAVAILABLE`, without details.
+
+use miclub_platform::error::{ErrorBody, ErrorCode};
+use miclub_platform::storage::is_unavailable;
+use thiserror::Error;
+
+#[derive(Debug, Error)]
+pub enum AccountsError {
+    /// An input did not pass a domain type's validation.
+    #[error("invalid {field}: {reason}")]
+    Invalid {
+        field: &'static str,
+        reason: &'static str,
+    },
+    #[error("member not found")]
+    MemberNotFound,
+    #[error("member has no club account")]
+    NoClubAccount,
+    /// The document number or member id is already taken.
+    #[error("member already exists")]
+    MemberExists,
+    /// The member already has a club account.
+    #[error("club account already open")]
+    AccountExists,
+    /// A confirmed movement would take the balance below zero.
+    #[error("movement would make the balance negative")]
+    InsufficientBalance,
+    /// A movement with this id is already in the ledger.
+    #[error("movement already recorded")]
+    DuplicateMovement,
+    #[error("movement not found or not pending")]
+    MovementNotPending,
+    /// A stored row does not pass the domain's validation (a bug or a manual edit).
+    #[error("stored record is invalid: {0}")]
+    CorruptRecord(String),
+    #[error("database error: {0}")]
+    Database(#[from] sqlx::Error),
+}
+
+impl AccountsError {
+    pub fn invalid(field: &'static str, reason: &'static str) -> Self {
+        AccountsError::Invalid { field, reason }
+    }
+
+    pub fn error_code(&self) -> ErrorCode {
+        match self {
+            AccountsError::Invalid { .. } | AccountsError::InsufficientBalance => {
+                ErrorCode::InvalidArgument
+            }
+            AccountsError::MemberNotFound | AccountsError::MovementNotPending => {
+                ErrorCode::NotFound
+            }
+            AccountsError::NoClubAccount => ErrorCode::NoClubAccount,
+            AccountsError::MemberExists
+            | AccountsError::AccountExists
+            | AccountsError::DuplicateMovement => ErrorCode::Conflict,
+            AccountsError::CorruptRecord(_) => ErrorCode::Internal,
+            AccountsError::Database(err) if is_unavailable(err) => ErrorCode::Unavailable,
+            AccountsError::Database(_) => ErrorCode::Internal,
+        }
+    }
+
+    /// What the caller is told: the code's Spanish text, a more precise one where it helps,
+    /// never a database detail.
+    pub fn body(&self) -> ErrorBody {
+        let body = ErrorBody::new(self.error_code());
+        match self {
+            AccountsError::Invalid { field, .. } => body.with_field(*field),
+            AccountsError::InsufficientBalance => {
+                body.with_message("Tu saldo no alcanza para esta operación.")
+            }
+            _ => body,
+        }
+    }
+
+    /// The gRPC answer of `rpc`, logging server-side failures with their cause.
+    pub fn into_status(self, rpc: &'static str) -> tonic::Status {
+        let code = self.error_code();
+        match code {
+            ErrorCode::Internal | ErrorCode::Unavailable => {
+                tracing::error!(rpc, error = %self, code = %code, "accounts call failed");
+            }
+            _ => tracing::info!(rpc, error = %self, code = %code, "accounts call refused"),
+        }
+        self.body().into_status()
+    }
+}
+
+pub type Result<T, E = AccountsError> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_member_without_a_club_account_gets_the_406_code() {
+        let status = AccountsError::NoClubAccount.into_status("get_balance");
+        assert_eq!(status.code(), tonic::Code::FailedPrecondition);
+        assert_eq!(
+            ErrorBody::from_status(&status).code,
+            ErrorCode::NoClubAccount
+        );
+    }
+
+    #[test]
+    fn a_pool_timeout_is_unavailable_and_other_database_errors_are_internal() {
+        assert_eq!(
+            AccountsError::Database(sqlx::Error::PoolTimedOut).error_code(),
+            ErrorCode::Unavailable
+        );
+        assert_eq!(
+            AccountsError::Database(sqlx::Error::RowNotFound).error_code(),
+            ErrorCode::Internal
+        );
+    }
+
+    #[test]
+    fn a_database_error_never_reaches_the_caller() {
+        let status = AccountsError::Database(sqlx::Error::Protocol("secret detail".into()))
+            .into_status("get_member");
+        let body = ErrorBody::from_status(&status);
+        assert_eq!(body.code, ErrorCode::Internal);
+        assert!(!status.message().contains("secret"));
+        assert!(!body.message.contains("secret"));
+    }
+
+    #[test]
+    fn an_invalid_input_names_its_field() {
+        let body = AccountsError::invalid("email", "not an email address").body();
+        assert_eq!(body.code, ErrorCode::InvalidArgument);
+        assert_eq!(body.field.as_deref(), Some("email"));
+    }
+}

@@ -1,0 +1,115 @@
+//! The gRPC face of accounts (`proto/accounts/v1/accounts.proto`).
+//!
+//! Each call first establishes who is calling (a member access token, checked by
+//! [`TokenVerifier::member`]), then calls the domain and turns its answer into proto messages.
+//! Errors become a `tonic::Status` with an `ErrorBody` through [`AccountsError::into_status`].
+
+use std::sync::Arc;
+
+use miclub_platform::storage::millis_to_rfc3339;
+use miclub_platform::tokens::TokenVerifier;
+use miclub_proto::accounts::v1 as pb;
+use miclub_proto::accounts::v1::accounts_service_server::AccountsService;
+use tonic::{Request, Response, Status};
+
+use crate::domain::{Accounts, Balance, MemberId, MemberRecord, TermsDecision};
+use crate::error::AccountsError;
+
+/// Implements `miclub.accounts.v1.AccountsService`.
+#[derive(Debug, Clone)]
+pub struct AccountsGrpc {
+    accounts: Accounts,
+    verifier: Arc<TokenVerifier>,
+}
+
+impl AccountsGrpc {
+    pub fn new(accounts: Accounts, verifier: Arc<TokenVerifier>) -> Self {
+        Self { accounts, verifier }
+    }
+
+    /// The calling member's id, from their access token.
+    async fn caller<T>(&self, request: &Request<T>) -> Result<MemberId, Status> {
+        let claims = self.verifier.member(request).await?;
+        // A correctly signed token whose subject is not a member id names nobody we know.
+        MemberId::parse(&claims.sub)
+            .map_err(|_| AccountsError::MemberNotFound.into_status("caller"))
+    }
+}
+
+#[tonic::async_trait]
+impl AccountsService for AccountsGrpc {
+    #[tracing::instrument(name = "accounts.get_member", skip_all)]
+    async fn get_member(
+        &self,
+        request: Request<pb::GetMemberRequest>,
+    ) -> Result<Response<pb::GetMemberResponse>, Status> {
+        let member_id = self.caller(&request).await?;
+        let record = self
+            .accounts
+            .member(&member_id)
+            .await
+            .map_err(|err| err.into_status("get_member"))?;
+        Ok(Response::new(pb::GetMemberResponse {
+            member: Some(member_to_proto(record)),
+        }))
+    }
+
+    #[tracing::instrument(name = "accounts.get_balance", skip_all)]
+    async fn get_balance(
+        &self,
+        request: Request<pb::GetBalanceRequest>,
+    ) -> Result<Response<pb::GetBalanceResponse>, Status> {
+        let member_id = self.caller(&request).await?;
+        let balance = self
+            .accounts
+            .balance(&member_id)
+            .await
+            .map_err(|err| err.into_status("get_balance"))?;
+        Ok(Response::new(balance_to_proto(balance)))
+    }
+}
+
+fn member_to_proto(record: MemberRecord) -> pb::Member {
+    let member = record.member;
+    let terms_agreement = match member.terms {
+        Some(terms) => pb::TermsAgreement {
+            decision: match terms.decision {
+                TermsDecision::Accepted => pb::TermsDecision::Accepted,
+                TermsDecision::Rejected => pb::TermsDecision::Rejected,
+            } as i32,
+            event_date: millis_to_rfc3339(terms.decided_at),
+        },
+        None => pb::TermsAgreement {
+            decision: pb::TermsDecision::Unspecified as i32,
+            event_date: String::new(),
+        },
+    };
+    pb::Member {
+        member_id: member.id.as_str().to_owned(),
+        document_type: member.document.document_type().as_str().to_owned(),
+        document_number: member.document.canonical(),
+        name: member.name.as_str().to_owned(),
+        last_name: member.last_name.as_str().to_owned(),
+        mother_surname: member
+            .mother_surname
+            .map(|n| n.as_str().to_owned())
+            .unwrap_or_default(),
+        phone_number: member
+            .phone_number
+            .map(|p| p.as_str().to_owned())
+            .unwrap_or_default(),
+        gender_id: member.gender_id.map(|g| g.get()).unwrap_or(0),
+        birth_date: member.birth_date.map(|d| d.iso()).unwrap_or_default(),
+        email: member.email.as_str().to_owned(),
+        email_confirmed: member.email_confirmed,
+        terms_agreement: Some(terms_agreement),
+        has_club_account: record.has_club_account,
+    }
+}
+
+fn balance_to_proto(balance: Balance) -> pb::GetBalanceResponse {
+    pb::GetBalanceResponse {
+        balance: balance.pesos(),
+        updated_at: millis_to_rfc3339(balance.updated_at()),
+    }
+}

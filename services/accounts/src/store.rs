@@ -1,0 +1,358 @@
+//! Storage of accounts (sqlx, portable SQL on PostgreSQL and SQLite; see `platform::storage`).
+//!
+//! The balance of a club account changes only in [`Store::record_movement`] and
+//! [`Store::confirm_movement`], in the same transaction as the ledger row, with a guarded
+//! `UPDATE … WHERE balance + $1 >= 0`: a movement that would take the balance below zero
+//! updates no row and the whole transaction is rolled back. The `CHECK (balance >= 0)` of the
+//! schema is the second line of defence.
+
+use miclub_platform::storage::{Database, DatabaseSettings, flag, is_unique_violation};
+use sqlx::Row;
+use sqlx::any::AnyRow;
+use sqlx::migrate::Migrator;
+
+use crate::domain::{
+    Balance, BirthDate, Document, DocumentType, Email, GenderId, Member, MemberId, MemberRecord,
+    Movement, MovementId, MovementKind, MovementStatus, PersonName, PhoneNumber, Reason,
+    TermsAgreement, TermsDecision,
+};
+use crate::error::{AccountsError, Result};
+
+/// Schema migrations, embedded in the binary.
+pub static POSTGRES_MIGRATIONS: Migrator = sqlx::sqlx_macros::migrate!("./migrations/postgres");
+pub static SQLITE_MIGRATIONS: Migrator = sqlx::sqlx_macros::migrate!("./migrations/sqlite");
+
+#[derive(Debug, Clone)]
+pub struct Store {
+    db: Database,
+}
+
+impl Store {
+    pub fn new(db: Database) -> Self {
+        Self { db }
+    }
+
+    /// Connects and applies the migrations of the backend the URL names.
+    pub async fn connect(settings: &DatabaseSettings) -> anyhow::Result<Self> {
+        let db = Database::connect(settings).await?;
+        db.migrate(&POSTGRES_MIGRATIONS, &SQLITE_MIGRATIONS).await?;
+        Ok(Self::new(db))
+    }
+
+    pub fn database(&self) -> &Database {
+        &self.db
+    }
+
+    /// Adds a member; [`AccountsError::MemberExists`] when the id or document is taken.
+    pub async fn insert_member(&self, member: &Member, at: i64) -> Result<()> {
+        let terms = member.terms.as_ref();
+        let result = sqlx::query(
+            "INSERT INTO members (member_id, document_type, document_number, name, last_name, \
+             mother_surname, phone_number, gender_id, birth_date, email, email_confirmed, \
+             terms_decision, terms_version, terms_event_at, created_at, updated_at) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15)",
+        )
+        .bind(member.id.as_str())
+        .bind(member.document.document_type().as_str())
+        .bind(member.document.canonical())
+        .bind(member.name.as_str())
+        .bind(member.last_name.as_str())
+        .bind(
+            member
+                .mother_surname
+                .as_ref()
+                .map(|n| n.as_str())
+                .unwrap_or_default(),
+        )
+        .bind(
+            member
+                .phone_number
+                .as_ref()
+                .map(|p| p.as_str())
+                .unwrap_or_default(),
+        )
+        .bind(member.gender_id.map(|g| i64::from(g.get())))
+        .bind(member.birth_date.map(|d| d.iso()))
+        .bind(member.email.as_str())
+        .bind(member.email_confirmed)
+        .bind(terms.map(|t| t.decision.as_str()))
+        .bind(terms.and_then(|t| t.version.clone()))
+        .bind(terms.map(|t| t.decided_at))
+        .bind(at)
+        .execute(self.db.pool())
+        .await;
+        match result {
+            Ok(_) => Ok(()),
+            Err(err) if is_unique_violation(&err) => Err(AccountsError::MemberExists),
+            Err(err) => Err(err.into()),
+        }
+    }
+
+    pub async fn member_exists(&self, member_id: &MemberId) -> Result<bool> {
+        let row = sqlx::query("SELECT 1 AS one FROM members WHERE member_id = $1")
+            .bind(member_id.as_str())
+            .fetch_optional(self.db.pool())
+            .await?;
+        Ok(row.is_some())
+    }
+
+    pub async fn find_member(&self, member_id: &MemberId) -> Result<Option<MemberRecord>> {
+        let row = sqlx::query(
+            "SELECT m.member_id, m.document_type, m.document_number, m.name, m.last_name, \
+             m.mother_surname, m.phone_number, m.gender_id, m.birth_date, m.email, \
+             m.email_confirmed, m.terms_decision, m.terms_version, m.terms_event_at, \
+             (a.member_id IS NOT NULL) AS has_club_account \
+             FROM members m LEFT JOIN club_accounts a ON a.member_id = m.member_id \
+             WHERE m.member_id = $1",
+        )
+        .bind(member_id.as_str())
+        .fetch_optional(self.db.pool())
+        .await?;
+        row.as_ref().map(member_from_row).transpose()
+    }
+
+    /// Opens the member's club account with a zero balance.
+    pub async fn open_club_account(&self, member_id: &MemberId, at: i64) -> Result<()> {
+        let result = sqlx::query(
+            "INSERT INTO club_accounts (member_id, balance, created_at, updated_at) \
+             SELECT member_id, 0, $2, $2 FROM members WHERE member_id = $1",
+        )
+        .bind(member_id.as_str())
+        .bind(at)
+        .execute(self.db.pool())
+        .await;
+        match result {
+            Ok(done) if done.rows_affected() == 0 => Err(AccountsError::MemberNotFound),
+            Ok(_) => Ok(()),
+            Err(err) if is_unique_violation(&err) => Err(AccountsError::AccountExists),
+            Err(err) => Err(err.into()),
+        }
+    }
+
+    /// The balance; `None` when the member has no club account.
+    pub async fn balance(&self, member_id: &MemberId) -> Result<Option<Balance>> {
+        let row = sqlx::query("SELECT balance, updated_at FROM club_accounts WHERE member_id = $1")
+            .bind(member_id.as_str())
+            .fetch_optional(self.db.pool())
+            .await?;
+        row.map(|row| -> Result<Balance> {
+            let balance = Balance::new(row.try_get("balance")?, row.try_get("updated_at")?);
+            balance.map_err(|err| AccountsError::CorruptRecord(format!("club account: {err}")))
+        })
+        .transpose()
+    }
+
+    /// Writes `movement` to the ledger and, when it is confirmed, adds it to the balance, in
+    /// one transaction; `at` is when this happens (the balance's new `updated_at`).
+    ///
+    /// Refuses with [`AccountsError::InsufficientBalance`] when the balance would go below
+    /// zero, [`AccountsError::NoClubAccount`] without a club account, and
+    /// [`AccountsError::DuplicateMovement`] when the id is already in the ledger; a refusal
+    /// changes nothing.
+    pub async fn record_movement(&self, movement: &Movement, at: i64) -> Result<()> {
+        let member_id = movement.member_id().as_str();
+        let mut tx = self.db.pool().begin().await?;
+        match movement.status() {
+            MovementStatus::Confirmed => {
+                // Writing first takes the row lock (PostgreSQL) or the write lock (SQLite)
+                // before anything is read, so concurrent movements serialise on the account.
+                let updated = sqlx::query(
+                    "UPDATE club_accounts SET balance = balance + $1, updated_at = $2 \
+                     WHERE member_id = $3 AND balance + $1 >= 0",
+                )
+                .bind(movement.amount())
+                .bind(at)
+                .bind(member_id)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+                if updated == 0 {
+                    let exists =
+                        sqlx::query("SELECT 1 AS one FROM club_accounts WHERE member_id = $1")
+                            .bind(member_id)
+                            .fetch_optional(&mut *tx)
+                            .await?
+                            .is_some();
+                    tx.rollback().await?;
+                    return Err(if exists {
+                        AccountsError::InsufficientBalance
+                    } else {
+                        AccountsError::NoClubAccount
+                    });
+                }
+            }
+            MovementStatus::Pending => {}
+        }
+        // INSERT … SELECT: no row without a club account.
+        let inserted = sqlx::query(
+            "INSERT INTO movements (id, member_id, kind, status, amount, reason, occurred_at, \
+             created_at, updated_at) \
+             SELECT $1, member_id, $2, $3, $4, $5, $6, $7, $7 FROM club_accounts \
+             WHERE member_id = $8",
+        )
+        .bind(movement.id().as_str())
+        .bind(movement.kind().as_str())
+        .bind(movement.status().as_str())
+        .bind(movement.amount())
+        .bind(movement.reason().as_str())
+        .bind(movement.occurred_at())
+        .bind(at)
+        .bind(member_id)
+        .execute(&mut *tx)
+        .await;
+        match inserted {
+            Ok(done) if done.rows_affected() == 0 => {
+                tx.rollback().await?;
+                Err(AccountsError::NoClubAccount)
+            }
+            Ok(_) => {
+                tx.commit().await?;
+                Ok(())
+            }
+            Err(err) => {
+                tx.rollback().await?;
+                if is_unique_violation(&err) {
+                    Err(AccountsError::DuplicateMovement)
+                } else {
+                    Err(err.into())
+                }
+            }
+        }
+    }
+
+    pub async fn movement_exists(&self, id: &MovementId) -> Result<bool> {
+        let row = sqlx::query("SELECT 1 AS one FROM movements WHERE id = $1")
+            .bind(id.as_str())
+            .fetch_optional(self.db.pool())
+            .await?;
+        Ok(row.is_some())
+    }
+
+    /// Confirms a pending accrual and adds it to the balance, in one transaction.
+    pub async fn confirm_movement(&self, id: &MovementId, at: i64) -> Result<()> {
+        let mut tx = self.db.pool().begin().await?;
+        let row = sqlx::query(
+            "UPDATE movements SET status = 'confirmed', updated_at = $1 \
+             WHERE id = $2 AND status = 'pending' RETURNING member_id, amount",
+        )
+        .bind(at)
+        .bind(id.as_str())
+        .fetch_optional(&mut *tx)
+        .await?;
+        let Some(row) = row else {
+            tx.rollback().await?;
+            return Err(AccountsError::MovementNotPending);
+        };
+        let member_id: String = row.try_get("member_id")?;
+        let amount: i64 = row.try_get("amount")?;
+        let updated = sqlx::query(
+            "UPDATE club_accounts SET balance = balance + $1, updated_at = $2 \
+             WHERE member_id = $3 AND balance + $1 >= 0",
+        )
+        .bind(amount)
+        .bind(at)
+        .bind(&member_id)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+        if updated == 0 {
+            tx.rollback().await?;
+            return Err(AccountsError::InsufficientBalance);
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Every movement of the member, oldest first (pending included).
+    pub async fn movements(&self, member_id: &MemberId) -> Result<Vec<Movement>> {
+        let rows = sqlx::query(
+            "SELECT id, member_id, kind, status, amount, reason, occurred_at FROM movements \
+             WHERE member_id = $1 ORDER BY occurred_at, id",
+        )
+        .bind(member_id.as_str())
+        .fetch_all(self.db.pool())
+        .await?;
+        rows.iter().map(movement_from_row).collect()
+    }
+
+    /// Sum of the member's confirmed movements: what the balance must equal.
+    pub async fn confirmed_total(&self, member_id: &MemberId) -> Result<i64> {
+        let row = sqlx::query(
+            "SELECT CAST(COALESCE(SUM(amount), 0) AS BIGINT) AS total FROM movements \
+             WHERE member_id = $1 AND status = 'confirmed'",
+        )
+        .bind(member_id.as_str())
+        .fetch_one(self.db.pool())
+        .await?;
+        Ok(row.try_get("total")?)
+    }
+}
+
+fn corrupt(what: &str, err: AccountsError) -> AccountsError {
+    AccountsError::CorruptRecord(format!("{what}: {err}"))
+}
+
+fn member_from_row(row: &AnyRow) -> Result<MemberRecord> {
+    let member_id: String = row.try_get("member_id")?;
+    let read = || -> Result<MemberRecord> {
+        let document_type = DocumentType::parse(&row.try_get::<String, _>("document_type")?)?;
+        let gender_id: Option<i64> = row.try_get("gender_id")?;
+        let birth_date: Option<String> = row.try_get("birth_date")?;
+        let terms_decision: Option<String> = row.try_get("terms_decision")?;
+        let terms_event_at: Option<i64> = row.try_get("terms_event_at")?;
+        let terms = match (terms_decision, terms_event_at) {
+            (Some(decision), Some(decided_at)) => Some(TermsAgreement {
+                decision: TermsDecision::parse(&decision)?,
+                version: row.try_get("terms_version")?,
+                decided_at,
+            }),
+            _ => None,
+        };
+        let member = Member {
+            id: MemberId::parse(&member_id)?,
+            document: Document::parse(
+                document_type,
+                &row.try_get::<String, _>("document_number")?,
+            )?,
+            name: PersonName::parse("name", &row.try_get::<String, _>("name")?)?,
+            last_name: PersonName::parse("last_name", &row.try_get::<String, _>("last_name")?)?,
+            mother_surname: PersonName::parse_optional(
+                "mother_surname",
+                &row.try_get::<String, _>("mother_surname")?,
+            )?,
+            phone_number: PhoneNumber::parse_optional(&row.try_get::<String, _>("phone_number")?)?,
+            gender_id: gender_id.map(GenderId::new).transpose()?,
+            birth_date: birth_date.as_deref().map(BirthDate::parse).transpose()?,
+            email: Email::parse(&row.try_get::<String, _>("email")?)?,
+            email_confirmed: flag(row, "email_confirmed")?,
+            terms,
+        };
+        Ok(MemberRecord {
+            member,
+            has_club_account: flag(row, "has_club_account")?,
+        })
+    };
+    read().map_err(|err| match err {
+        AccountsError::Database(err) => AccountsError::Database(err),
+        other => corrupt(&format!("member {member_id}"), other),
+    })
+}
+
+fn movement_from_row(row: &AnyRow) -> Result<Movement> {
+    let id: String = row.try_get("id")?;
+    let read = || -> Result<Movement> {
+        Movement::new(
+            MovementId::parse(&id)?,
+            MemberId::parse(&row.try_get::<String, _>("member_id")?)?,
+            MovementKind::parse(&row.try_get::<String, _>("kind")?)?,
+            MovementStatus::parse(&row.try_get::<String, _>("status")?)?,
+            row.try_get("amount")?,
+            Reason::parse(&row.try_get::<String, _>("reason")?)?,
+            row.try_get("occurred_at")?,
+        )
+    };
+    read().map_err(|err| match err {
+        AccountsError::Database(err) => AccountsError::Database(err),
+        other => corrupt(&format!("movement {id}"), other),
+    })
+}

@@ -1,0 +1,10 @@
+//! Accounts tested from the outside: the real `Application` on port 0, called over gRPC, on
+//! PostgreSQL + Redis and on SQLite + memory (`backend_tests!`), plus the store's ledger rules.
+
+mod access;
+mod balance;
+mod health;
+mod ledger;
+mod member;
+mod seed;
+mod support;

@@ -1,0 +1,22 @@
+//! `miclub-content`: the content service as its own process (production runs one per pod).
+//!
+//! Reads sections `content` (see `config.rs`) and `telemetry` of the layered configuration
+//! (`APP_CONTENT__…`). Serves until SIGTERM.
+
+use miclub_content::{Application, Dependencies, Settings};
+use miclub_platform::config::Layered;
+use miclub_platform::shutdown::Shutdown;
+use miclub_platform::telemetry::{self, TelemetrySettings};
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let config = Layered::load()?;
+    let _telemetry = telemetry::init(
+        "content",
+        &config.section::<TelemetrySettings>("telemetry")?,
+    )?;
+    let settings: Settings = config.section("content")?;
+    let app = Application::build(settings, Dependencies::default()).await?;
+    tracing::info!(port = app.port(), "content service ready");
+    app.run_until_stopped(Shutdown::on_signals()).await
+}

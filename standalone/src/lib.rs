@@ -1,0 +1,224 @@
+//! Mi Club in one process: the gateway and the five services on loopback ports, SQLite files
+//! under the data folder, an in-memory ephemeral store and the dev mailbox shared by all. It is
+//! the embedded default the README's run command starts; production runs each service as its
+//! own process instead (same code, same gRPC hops).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::Context;
+use miclub_platform::config::Layered;
+use miclub_platform::ephemeral::{self, EphemeralSettings, SharedStore};
+use miclub_platform::grpc::ClientSettings;
+use miclub_platform::notify::{self, DevMailbox, NotifierSettings};
+use miclub_platform::shutdown::Shutdown;
+use miclub_platform::storage::DatabaseSettings;
+use miclub_platform::tokens::GrpcKeySource;
+use serde::Deserialize;
+use tokio::task::JoinSet;
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct Settings {
+    /// Where the SQLite files (and the development signing key) live.
+    pub data_dir: PathBuf,
+    /// Seed the demo members on start (idempotent).
+    pub seed_demo: bool,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            data_dir: PathBuf::from("data"),
+            seed_demo: true,
+        }
+    }
+}
+
+/// The running portal.
+#[derive(Debug)]
+pub struct Running {
+    pub gateway_port: u16,
+    pub mailbox: Arc<DevMailbox>,
+    tasks: JoinSet<(String, anyhow::Result<()>)>,
+}
+
+impl Running {
+    /// Waits until every component has stopped; the first failure is returned.
+    pub async fn wait(mut self) -> anyhow::Result<()> {
+        let mut outcome = Ok(());
+        while let Some(joined) = self.tasks.join_next().await {
+            match joined {
+                Ok((_, Ok(()))) => {}
+                Ok((name, Err(err))) => {
+                    tracing::error!(component = %name, error = %format!("{err:#}"), "component failed");
+                    if outcome.is_ok() {
+                        outcome = Err(err.context(format!("{name} failed")));
+                    }
+                }
+                Err(err) => outcome = Err(anyhow::anyhow!("component panicked: {err}")),
+            }
+        }
+        outcome
+    }
+}
+
+fn sqlite_in(dir: &Path, service: &str, configured: DatabaseSettings) -> DatabaseSettings {
+    if !configured.url.is_empty() {
+        return configured;
+    }
+    DatabaseSettings {
+        url: format!("sqlite://{}", dir.join(format!("{service}.db")).display()),
+        ..configured
+    }
+}
+
+fn loopback(server: &mut miclub_platform::grpc::ServerSettings) {
+    server.host = "127.0.0.1".into();
+    server.port = 0;
+    // One process: nothing balances load across it, so there is nothing to drain for.
+    server.drain_delay_ms = 0;
+}
+
+fn client(port: u16) -> ClientSettings {
+    ClientSettings::for_url(format!("http://127.0.0.1:{port}"))
+}
+
+/// Starts every component and returns once all listen.
+pub async fn start(config: &Layered, shutdown: Shutdown) -> anyhow::Result<Running> {
+    let settings: Settings = config.section("standalone")?;
+    std::fs::create_dir_all(&settings.data_dir)
+        .with_context(|| format!("creating the data folder {}", settings.data_dir.display()))?;
+    let dir = settings.data_dir.as_path();
+    let environment = config.environment();
+    let store: SharedStore =
+        ephemeral::connect(&config.section::<EphemeralSettings>("ephemeral")?).await?;
+    let mailbox = Arc::new(DevMailbox::default());
+    let notifier = notify::build(
+        &config.section::<NotifierSettings>("notifier")?,
+        environment,
+        Some(mailbox.clone()),
+    )?;
+    let mut tasks = JoinSet::new();
+
+    let mut auth: miclub_auth::Settings = config.section("auth")?;
+    loopback(&mut auth.server);
+    auth.database = sqlite_in(dir, "auth", auth.database);
+    auth.seed_demo |= settings.seed_demo;
+    if auth.signing.keys.is_empty() && auth.signing.dev_key_file.is_none() {
+        auth.signing.dev_key_file = Some(dir.join("auth-signing-key.pem"));
+    }
+    let auth = miclub_auth::Application::build(
+        auth,
+        miclub_auth::Dependencies {
+            store: store.clone(),
+            notifier,
+            environment,
+        },
+    )
+    .await
+    .context("starting auth")?;
+    let auth_port = auth.port();
+    let stop = shutdown.clone();
+    tasks.spawn(async move { ("auth".to_owned(), auth.run_until_stopped(stop).await) });
+    let key_source = || -> anyhow::Result<Arc<GrpcKeySource>> {
+        Ok(Arc::new(GrpcKeySource::new(client(auth_port).channel()?)))
+    };
+
+    let mut accounts: miclub_accounts::Settings = config.section("accounts")?;
+    loopback(&mut accounts.server);
+    accounts.database = sqlite_in(dir, "accounts", accounts.database);
+    accounts.seed_demo |= settings.seed_demo;
+    accounts.auth = client(auth_port);
+    let accounts = miclub_accounts::Application::build(
+        accounts,
+        miclub_accounts::Dependencies {
+            store: store.clone(),
+            key_source: key_source()?,
+        },
+    )
+    .await
+    .context("starting accounts")?;
+    let accounts_port = accounts.port();
+    let stop = shutdown.clone();
+    tasks.spawn(async move {
+        (
+            "accounts".to_owned(),
+            accounts.run_until_stopped(stop).await,
+        )
+    });
+
+    let mut missions: miclub_missions::Settings = config.section("missions")?;
+    loopback(&mut missions.server);
+    let missions =
+        miclub_missions::Application::build(missions, miclub_missions::Dependencies::default())
+            .await
+            .context("starting missions")?;
+    let stop = shutdown.clone();
+    tasks.spawn(async move {
+        (
+            "missions".to_owned(),
+            missions.run_until_stopped(stop).await,
+        )
+    });
+
+    let mut content: miclub_content::Settings = config.section("content")?;
+    loopback(&mut content.server);
+    let content =
+        miclub_content::Application::build(content, miclub_content::Dependencies::default())
+            .await
+            .context("starting content")?;
+    let stop = shutdown.clone();
+    tasks.spawn(async move { ("content".to_owned(), content.run_until_stopped(stop).await) });
+
+    let mut registration: miclub_registration::Settings = config.section("registration")?;
+    loopback(&mut registration.server);
+    let registration = miclub_registration::Application::build(
+        registration,
+        miclub_registration::Dependencies::default(),
+    )
+    .await
+    .context("starting registration")?;
+    let stop = shutdown.clone();
+    tasks.spawn(async move {
+        (
+            "registration".to_owned(),
+            registration.run_until_stopped(stop).await,
+        )
+    });
+
+    let mut gateway: miclub_gateway::Settings = config.section("gateway")?;
+    if !config.contains("gateway.host") {
+        gateway.host = "127.0.0.1".into();
+    }
+    gateway.auth = client(auth_port);
+    gateway.accounts = client(accounts_port);
+    if !config.contains("gateway.dev_mailbox") {
+        gateway.dev_mailbox = !environment.is_production();
+    }
+    let gateway = miclub_gateway::Application::build(
+        gateway,
+        miclub_gateway::Dependencies {
+            environment,
+            store,
+            key_source: key_source()?,
+            mailbox: Some(mailbox.clone()),
+        },
+    )
+    .await
+    .context("starting the gateway")?;
+    let gateway_port = gateway.port();
+    let stop = shutdown.clone();
+    tasks.spawn(async move { ("gateway".to_owned(), gateway.run_until_stopped(stop).await) });
+
+    tracing::info!(
+        port = gateway_port,
+        data_dir = %dir.display(),
+        "mi club standalone ready at http://127.0.0.1:{gateway_port}/"
+    );
+    Ok(Running {
+        gateway_port,
+        mailbox,
+        tasks,
+    })
+}
