@@ -19,6 +19,23 @@ const crossFeatureZones = features.map((feature) => ({
   message: 'A feature must not import another feature: compose them in src/app.',
 }));
 
+/** Import boundaries; tests of shared code may use the MSW handlers in src/testing. */
+function boundaryZones({ allowTesting }) {
+  return [
+    ...crossFeatureZones,
+    {
+      target: './src/features',
+      from: './src/app',
+      message: 'Features must not import from src/app.',
+    },
+    {
+      target: ['./src/components', './src/lib'],
+      from: allowTesting ? ['./src/features', './src/app'] : ['./src/features', './src/app', './src/testing'],
+      message: 'Shared code must not import features, app or testing code.',
+    },
+  ];
+}
+
 export default tseslint.config(
   { ignores: ['dist', 'node_modules', 'test-results', 'coverage'] },
   js.configs.recommended,
@@ -32,7 +49,7 @@ export default tseslint.config(
     plugins: { import: importPlugin, 'react-hooks': reactHooks, 'jsx-a11y': jsxA11y },
     settings: {
       'import/resolver': {
-        typescript: { project: ['./tsconfig.app.json', './tsconfig.node.json'] },
+        typescript: { project: ['./tsconfig.app.json', './tsconfig.node.json'], noWarnOnMultipleProjects: true },
         node: true,
       },
     },
@@ -50,24 +67,13 @@ export default tseslint.config(
           alphabetize: { order: 'asc', caseInsensitive: true },
         },
       ],
-      'import/no-restricted-paths': [
-        'error',
-        {
-          zones: [
-            ...crossFeatureZones,
-            {
-              target: './src/features',
-              from: './src/app',
-              message: 'Features must not import from src/app.',
-            },
-            {
-              target: ['./src/components', './src/lib'],
-              from: ['./src/features', './src/app', './src/testing'],
-              message: 'Shared code must not import features, app or testing code.',
-            },
-          ],
-        },
-      ],
+      'import/no-restricted-paths': ['error', { zones: boundaryZones({ allowTesting: false }) }],
+    },
+  },
+  {
+    files: ['src/**/*.test.{ts,tsx}'],
+    rules: {
+      'import/no-restricted-paths': ['error', { zones: boundaryZones({ allowTesting: true }) }],
     },
   },
   {

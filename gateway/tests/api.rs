@@ -764,3 +764,20 @@ async fn production_refuses_the_dev_mailbox_and_the_pass_through_recaptcha() {
     };
     assert!(Application::build(pass_through, deps()).await.is_err());
 }
+
+#[tokio::test]
+async fn logout_with_only_the_refresh_cookie_still_revokes_the_session_in_auth() {
+    let gw = gateway().await;
+    let response = gw
+        .post("/api/logout")
+        .header("cookie", "mc_refresh=refresh-1")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::NO_CONTENT);
+    assert_eq!(
+        gw.fakes.script.lock().unwrap().logouts,
+        vec![String::new()],
+        "auth asked once, without an access token"
+    );
+}

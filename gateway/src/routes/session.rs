@@ -309,14 +309,16 @@ pub async fn logout(
         .and_then(|v| v.strip_prefix("Bearer "))
         .map(str::to_owned)
         .or_else(|| cookie_value(&jar, SESSION_COOKIE));
-    if let Some(token) = token {
-        let refresh_token = cookie_value(&jar, REFRESH_COOKIE).unwrap_or_default();
-        match state
-            .auth
-            .clone()
-            .logout(with_bearer(LogoutRequest { refresh_token }, &token))
-            .await
-        {
+    let refresh_token = cookie_value(&jar, REFRESH_COOKIE).unwrap_or_default();
+    // Either token identifies the session: an expired access cookie still lets the refresh
+    // token revoke it.
+    if token.is_some() || !refresh_token.is_empty() {
+        let message = LogoutRequest { refresh_token };
+        let request = match &token {
+            Some(token) => with_bearer(message, token),
+            None => tonic::Request::new(message),
+        };
+        match state.auth.clone().logout(request).await {
             Ok(_) => tracing::info!("member logged out"),
             Err(status) => {
                 tracing::warn!(code = ?status.code(), "logout could not revoke the session")

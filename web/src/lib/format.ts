@@ -7,13 +7,17 @@ export function formatPesos(amount: number): string {
   return `${rounded < 0 ? '-' : ''}$${digits}`;
 }
 
-/** "21 de noviembre de 2026, 14:05" in Chile's time zone. */
+/** "21 de noviembre de 2026 a las 14:05" in Chile's time zone (24-hour clock). */
 export function formatDateTime(iso: string): string | null {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return null;
   return new Intl.DateTimeFormat('es-CL', {
-    dateStyle: 'long',
-    timeStyle: 'short',
+    day: 'numeric',
+    month: 'long',
+    year: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
     timeZone: 'America/Santiago',
   }).format(date);
 }

@@ -10,7 +10,10 @@ import { createStore, useStore } from './store';
 export type SessionState = {
   /** True after the code step, or on load while the gateway's `is-logged` cookie is present. */
   isLoggedIn: boolean;
-  /** False until `GET /api/profile` confirms a session restored from a reload. */
+  /**
+   * True once this page load has checked the session with the gateway: right after the code
+   * step, or after renewing a session restored from a reload. Member queries wait for it.
+   */
   isConfirmed: boolean;
   name: string | null;
   hasMissions: boolean;
@@ -81,10 +84,17 @@ export function startSession(user: { name: string | null; hasMissions: boolean }
   sessionStore.set({ isLoggedIn: true, isConfirmed: true, name: user.name, hasMissions: user.hasMissions });
 }
 
-/** The gateway confirmed the session restored from a reload. */
-export function confirmSession(name: string | null): void {
+/** The session restored from a reload was checked with the gateway. */
+export function confirmSession(): void {
   sessionStore.set((previous) =>
-    previous.isLoggedIn ? { ...previous, isConfirmed: true, name: name ?? previous.name } : previous,
+    previous.isLoggedIn && !previous.isConfirmed ? { ...previous, isConfirmed: true } : previous,
+  );
+}
+
+/** The name as `GET /api/profile` gives it now. */
+export function updateSessionName(name: string | null): void {
+  sessionStore.set((previous) =>
+    previous.isLoggedIn && name && name !== previous.name ? { ...previous, name } : previous,
   );
 }
 

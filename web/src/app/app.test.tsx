@@ -1,0 +1,214 @@
+import { screen, waitFor, within } from '@testing-library/react';
+import { delay, http, HttpResponse } from 'msw';
+import { describe, expect, it } from 'vitest';
+
+import { CONTEXT_REFETCH_INTERVAL_MS, getContextQueryOptions } from '@/features/context/api/get-context';
+import { sessionStore } from '@/lib/session';
+import { db, loginAs } from '@/testing/mocks/db';
+import { server } from '@/testing/mocks/server';
+import { currentLocation, dataLayerEvents, renderApp } from '@/testing/test-utils';
+
+import { COMING_SOON_ROUTES } from './router';
+
+describe('the maintenance screen', () => {
+  it('replaces the whole page when the context switches the portal off', async () => {
+    db.context.portalEnabled = false;
+    renderApp('/login');
+    expect(await screen.findByText('Estamos trabajando para brindarte la mejor experiencia')).toBeInTheDocument();
+    expect(screen.getByRole('heading', { name: '¡PRONTO EL NUEVO MI CLUB!' })).toBeInTheDocument();
+    expect(screen.queryByLabelText('RUT')).not.toBeInTheDocument();
+    expect(dataLayerEvents('tipo_pagina').at(-1)).toMatchObject({ tipo_pagina: 'mantencion' });
+  });
+
+  it('replaces routes with header and footer too', async () => {
+    db.context.portalEnabled = false;
+    renderApp('/promociones');
+    expect(await screen.findByText('¡PRONTO EL NUEVO MI CLUB!')).toBeInTheDocument();
+    expect(screen.queryByRole('banner')).not.toBeInTheDocument();
+  });
+
+  it('shows nothing of the portal before the context answers', async () => {
+    server.use(
+      http.get('/api/context', async () => {
+        await delay('infinite');
+        return HttpResponse.json({});
+      }),
+    );
+    renderApp('/login');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(screen.queryByLabelText('RUT')).not.toBeInTheDocument();
+    expect(screen.getByRole('status')).toHaveTextContent('Cargando…');
+  });
+
+  it('falls back to an open portal when the context cannot be read', async () => {
+    server.use(http.get('/api/context', () => HttpResponse.error()));
+    renderApp('/login');
+    expect(await screen.findByLabelText('RUT')).toBeInTheDocument();
+  });
+
+  it('re-reads the context every minute', () => {
+    expect(CONTEXT_REFETCH_INTERVAL_MS).toBe(60_000);
+    expect(getContextQueryOptions().refetchInterval).toBe(60_000);
+  });
+});
+
+describe('the shell', () => {
+  it.each(COMING_SOON_ROUTES)('shows a coming-soon panel on $path', async ({ path, title }) => {
+    renderApp(path);
+    expect(await screen.findByRole('heading', { level: 1, name: title })).toBeInTheDocument();
+    expect(screen.getByText('Próximamente')).toBeInTheDocument();
+    expect(screen.getByRole('banner')).toBeInTheDocument();
+    expect(screen.getByRole('main')).toBeInTheDocument();
+    expect(screen.getByRole('contentinfo')).toBeInTheDocument();
+  });
+
+  it('has the four top navigation links with their default URLs', async () => {
+    renderApp('/promociones');
+    const nav = await screen.findByRole('navigation', { name: 'Principal' });
+    const links = within(nav).getAllByRole('link');
+    expect(links.map((link) => link.textContent)).toEqual([
+      'Home',
+      'Alianzas',
+      'Más formas de acumular',
+      'Tarjeta Lider BCI',
+    ]);
+    for (const link of links) expect(link.getAttribute('href')).toMatch(/^https:\/\//);
+  });
+
+  it('takes the navigation URLs from the context and ignores unsafe ones', async () => {
+    db.context.links = { alliances: 'https://example.cl/alianzas', home: 'javascript:alert(1)' };
+    renderApp('/promociones');
+    const nav = await screen.findByRole('navigation', { name: 'Principal' });
+    expect(within(nav).getByRole('link', { name: 'Alianzas' })).toHaveAttribute('href', 'https://example.cl/alianzas');
+    expect(within(nav).getByRole('link', { name: 'Home' })).toHaveAttribute('href', 'https://www.lider.cl/');
+  });
+
+  it('has the footer groups of the spec', async () => {
+    renderApp('/promociones');
+    const footer = await screen.findByRole('contentinfo');
+    expect(within(footer).getAllByRole('heading', { level: 2 }).map((h) => h.textContent)).toEqual([
+      'Preguntas frecuentes',
+      'Legal',
+      'Tiendas y despacho',
+      'Nosotros',
+      'Síguenos',
+    ]);
+    for (const name of [
+      'Nuestras tiendas',
+      'Retiro en tienda',
+      'Cobertura supermercado',
+      'Quiénes somos',
+      'Términos y condiciones',
+      'Información legal',
+      'Ganadores aniversario',
+      'Bases influencers',
+      'Facebook',
+      'Instagram',
+      'Twitter',
+      'YouTube',
+    ]) {
+      expect(within(footer).getByRole('link', { name })).toBeInTheDocument();
+    }
+  });
+
+  it('adds the bottom spacer on /mi-club only', async () => {
+    loginAs('Ana');
+    const first = renderApp('/mi-club');
+    await screen.findByRole('heading', { name: /Hola/ });
+    expect(screen.getByTestId('bottom-spacer')).toBeInTheDocument();
+    first.unmount();
+    renderApp('/promociones');
+    await screen.findByRole('heading', { name: 'Promociones' });
+    expect(screen.queryByTestId('bottom-spacer')).not.toBeInTheDocument();
+  });
+
+  it('shows a not-found page for unknown routes', async () => {
+    renderApp('/no-existe');
+    expect(await screen.findByRole('heading', { name: 'No encontramos lo que buscas.' })).toBeInTheDocument();
+    expect(dataLayerEvents('tipo_pagina').at(-1)).toMatchObject({ tipo_pagina: 'no_encontrada' });
+  });
+
+  it('pushes the page type on every route', async () => {
+    const { user } = renderApp('/promociones');
+    await screen.findByRole('heading', { name: 'Promociones' });
+    expect(dataLayerEvents('tipo_pagina')).toEqual([
+      { event: 'tipo_pagina', tipo_pagina: 'promociones', ruta: '/promociones' },
+    ]);
+    await user.click(screen.getByRole('link', { name: 'Términos y condiciones' }));
+    await screen.findByRole('heading', { level: 1, name: 'Términos y condiciones' });
+    expect(dataLayerEvents('tipo_pagina').at(-1)).toEqual({
+      event: 'tipo_pagina',
+      tipo_pagina: 'terminos_y_condiciones',
+      ruta: '/terminos-y-condiciones',
+    });
+  });
+
+  it('pushes a button click when the header login button is used', async () => {
+    const { user } = renderApp('/promociones');
+    await user.click(await screen.findByRole('button', { name: 'Iniciar sesión' }));
+    expect(dataLayerEvents('clic_boton')).toEqual([
+      { event: 'clic_boton', nombre_boton: 'iniciar_sesion', seccion: 'header' },
+    ]);
+  });
+});
+
+describe('the session', () => {
+  it('sends visitors without a session from /mi-club to /login', async () => {
+    renderApp('/mi-club');
+    await screen.findByRole('heading', { level: 1, name: 'Inicia sesión' });
+    expect(currentLocation()).toBe('/login');
+  });
+
+  it('keeps the member name on screen after a reload and confirms it with /api/profile', async () => {
+    loginAs('Ana');
+    window.localStorage.setItem('miclub:session', JSON.stringify({ name: 'Ana', hasMissions: true }));
+    renderApp('/mi-club');
+    expect(await screen.findByRole('heading', { name: 'Hola, Ana' })).toBeInTheDocument();
+    await waitFor(() => expect(sessionStore.get().isConfirmed).toBe(true));
+    expect(db.requests.some((r) => r.path === '/api/profile')).toBe(true);
+    expect(screen.getByRole('button', { name: 'Misiones' })).toBeInTheDocument();
+  });
+
+  it('shows the member in the header while logged in', async () => {
+    loginAs('Ana');
+    window.localStorage.setItem('miclub:session', JSON.stringify({ name: 'Ana', hasMissions: true }));
+    renderApp('/promociones');
+    const header = await screen.findByRole('banner');
+    expect(within(header).getByRole('link', { name: /Hola, Ana/ })).toHaveAttribute('href', '/mi-club');
+    expect(within(header).queryByRole('button', { name: 'Iniciar sesión' })).not.toBeInTheDocument();
+  });
+
+  it('logs out when a reload finds the session gone (401 on /api/profile)', async () => {
+    document.cookie = 'is-logged=true; Path=/';
+    window.localStorage.setItem('miclub:session', JSON.stringify({ name: 'Ana', hasMissions: true }));
+    renderApp('/mi-club');
+    await screen.findByRole('heading', { level: 1, name: 'Inicia sesión' });
+    expect(currentLocation()).toBe('/login');
+    expect(window.localStorage.getItem('miclub:session')).toBeNull();
+    await waitFor(() => expect(db.requests.filter((r) => r.path === '/api/logout')).toHaveLength(1));
+  });
+
+  it('logs out on a 401 from the balance', async () => {
+    loginAs('Ana');
+    server.use(
+      http.get('/api/balance', () =>
+        HttpResponse.json({ code: 'ERR_UNAUTHENTICATED', message: 'Tu sesión expiró.' }, { status: 401 }),
+      ),
+    );
+    renderApp('/mi-club');
+    await screen.findByRole('heading', { level: 1, name: 'Inicia sesión' });
+    expect(sessionStore.get().isLoggedIn).toBe(false);
+  });
+
+  it('does not call /api/logout when nobody was logged in', async () => {
+    server.use(
+      http.get('/api/profile', () => HttpResponse.json({ code: 'ERR_UNAUTHENTICATED', message: 'x' }, { status: 401 })),
+    );
+    renderApp('/login');
+    await screen.findByLabelText('RUT');
+    const { api } = await import('@/lib/api-client');
+    await api.get('/api/profile').catch(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(db.requests.filter((r) => r.path === '/api/logout')).toHaveLength(0);
+  });
+});

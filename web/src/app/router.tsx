@@ -1,0 +1,118 @@
+import { lazy, Suspense, useEffect, type ReactNode } from 'react';
+import { Navigate, Route, Routes, useLocation } from 'react-router-dom';
+
+import { Spinner } from '@/components/ui/spinner';
+import { usePortalContext } from '@/features/context/api/get-context';
+import { MaintenanceScreen } from '@/features/context/components/maintenance-screen';
+import { useProfile } from '@/features/profile/api/get-profile';
+import { trackPageType, type PageType } from '@/lib/analytics';
+import { updateSessionName, useSession } from '@/lib/session';
+
+import { useSessionKeeper } from './session-keeper';
+
+// Route-level code splitting: /login loads only its own chunk, not the site frame or /mi-club.
+const loadLogin = () => import('./routes/login');
+const loadSiteFrame = () => import('./routes/site-frame');
+const loadMiClub = () => import('./routes/mi-club');
+const loadComingSoon = () => import('./routes/coming-soon');
+const loadNotFound = () => import('./routes/not-found');
+
+const LoginRoute = lazy(loadLogin);
+const SiteFrame = lazy(loadSiteFrame);
+const MiClubRoute = lazy(loadMiClub);
+const ComingSoonRoute = lazy(loadComingSoon);
+const NotFoundRoute = lazy(loadNotFound);
+
+/** Routes of spec section 2 with the title their placeholder shows until their issue lands. */
+export const COMING_SOON_ROUTES: { path: string; title: string; pageType: PageType }[] = [
+  { path: '/registro', title: 'Regístrate en Mi Club', pageType: 'registro' },
+  { path: '/promociones', title: 'Promociones', pageType: 'promociones' },
+  { path: '/alianzas', title: 'Alianzas', pageType: 'alianzas' },
+  { path: '/recuperar-contrasena', title: 'Recupera tu contraseña', pageType: 'recuperar_contrasena' },
+  { path: '/preguntas-login', title: 'Preguntas frecuentes para iniciar sesión', pageType: 'preguntas_login' },
+  { path: '/terminos-y-condiciones', title: 'Términos y condiciones', pageType: 'terminos_y_condiciones' },
+];
+
+const PAGE_TYPES: Record<string, PageType> = {
+  '/login': 'login',
+  '/mi-club': 'mi_club',
+  ...Object.fromEntries(COMING_SOON_ROUTES.map((route) => [route.path, route.pageType])),
+};
+
+export function pageTypeOf(pathname: string): PageType {
+  const normalized = pathname.length > 1 ? pathname.replace(/\/+$/, '') : pathname;
+  return PAGE_TYPES[normalized] ?? 'no_encontrada';
+}
+
+/**
+ * Starts loading the chunks of the first route while the context is still being read, instead
+ * of after (the routes render only once the context says the portal is open).
+ */
+export function preloadRoute(pathname: string): void {
+  const pageType = pageTypeOf(pathname);
+  if (pageType === 'login') {
+    void loadLogin();
+    return;
+  }
+  void loadSiteFrame();
+  if (pageType === 'mi_club' || pathname === '/') void loadMiClub();
+  else if (pageType === 'no_encontrada') void loadNotFound();
+  else void loadComingSoon();
+}
+
+function FullPageSpinner() {
+  return (
+    <div className="full-page-spinner">
+      <Spinner />
+    </div>
+  );
+}
+
+function usePageTypeTracking(isMaintenance: boolean) {
+  const { pathname } = useLocation();
+  useEffect(() => {
+    trackPageType(isMaintenance ? 'mantencion' : pageTypeOf(pathname), pathname);
+  }, [pathname, isMaintenance]);
+}
+
+/**
+ * Once the session is checked (renewed on reload), GET /api/profile confirms who is logged in
+ * and refreshes the name on screen; a 401 logs out.
+ */
+function useSessionConfirmation() {
+  const session = useSession();
+  useSessionKeeper();
+  const profile = useProfile({ enabled: session.isLoggedIn && session.isConfirmed });
+  useEffect(() => {
+    if (profile.data) updateSessionName(profile.data.name);
+  }, [profile.data]);
+}
+
+function Gate({ children }: { children: ReactNode }) {
+  const { context, isResolving } = usePortalContext();
+  const isMaintenance = !isResolving && !context.portalEnabled;
+  usePageTypeTracking(isMaintenance);
+  useSessionConfirmation();
+  // Nothing of the portal is shown before the context says whether it is open.
+  if (isResolving) return <FullPageSpinner />;
+  if (isMaintenance) return <MaintenanceScreen />;
+  return <Suspense fallback={<FullPageSpinner />}>{children}</Suspense>;
+}
+
+export function AppRoutes() {
+  return (
+    <Gate>
+      <Routes>
+        <Route path="/login" element={<LoginRoute />} />
+        <Route element={<SiteFrame />}>
+          <Route path="/" element={<Navigate to="/mi-club" replace />} />
+          <Route path="/mi-club" element={<MiClubRoute />} />
+          {COMING_SOON_ROUTES.map((route) => (
+            <Route key={route.path} path={route.path} element={<ComingSoonRoute title={route.title} />} />
+          ))}
+          <Route path="*" element={<NotFoundRoute />} />
+        </Route>
+      </Routes>
+    </Gate>
+  );
+}

@@ -1,0 +1,42 @@
+/** GET /api/balance: the club account balance in pesos, never cached (spec section 7). */
+import { queryOptions, useQuery } from '@tanstack/react-query';
+
+import { api, ApiError } from '@/lib/api-client';
+
+export type Balance = { balance: number; updatedAt: string | null };
+
+export function getBalance(signal?: AbortSignal): Promise<Balance> {
+  return api.get<Balance>('/api/balance', {
+    signal,
+    cache: 'no-store',
+    headers: { 'Cache-Control': 'no-store' },
+  });
+}
+
+export const balanceQueryKey = ['balance'] as const;
+
+export function getBalanceQueryOptions() {
+  return queryOptions({
+    queryKey: balanceQueryKey,
+    queryFn: ({ signal }) => getBalance(signal),
+    // Always asked again when shown; the client's default retry never repeats a 401 or a 406.
+    staleTime: 0,
+  });
+}
+
+/** The four balance states of spec section 4. */
+export type BalanceStatus =
+  | { state: 'loading' }
+  | { state: 'success'; balance: Balance }
+  | { state: 'without-account' }
+  | { state: 'failed' };
+
+export function useBalance(options: { enabled?: boolean } = {}) {
+  const query = useQuery({ ...getBalanceQueryOptions(), enabled: options.enabled ?? true });
+  let status: BalanceStatus;
+  if (query.data) status = { state: 'success', balance: query.data };
+  else if (query.error instanceof ApiError && query.error.status === 406) status = { state: 'without-account' };
+  else if (query.error) status = { state: 'failed' };
+  else status = { state: 'loading' };
+  return { status, refetch: query.refetch, isFetching: query.isFetching };
+}

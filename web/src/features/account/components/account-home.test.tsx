@@ -1,0 +1,148 @@
+import { screen, waitFor, within } from '@testing-library/react';
+import { delay, http, HttpResponse } from 'msw';
+import { describe, expect, it } from 'vitest';
+
+import { db, loginAs } from '@/testing/mocks/db';
+import { apiError } from '@/testing/mocks/handlers';
+import { server } from '@/testing/mocks/server';
+import { currentLocation, renderApp } from '@/testing/test-utils';
+
+import { ACCOUNT_MENU, visibleMenuItems } from '../stores/account-menu';
+
+function menuButtons() {
+  const nav = screen.getByRole('navigation', { name: 'Menú de mi cuenta' });
+  return within(nav).getAllByRole('button');
+}
+
+describe('the account menu', () => {
+  it('lists the entries in the spec order with indexes 0 to 4', () => {
+    expect(ACCOUNT_MENU.map((item) => [item.index, item.label])).toEqual([
+      [0, 'Mi Cuenta'],
+      [1, 'Mis Datos'],
+      [2, 'Mis Movimientos'],
+      [3, 'Términos y Condiciones'],
+      [4, 'Misiones'],
+    ]);
+  });
+
+  it('shows Misiones only when the member has missions', () => {
+    expect(visibleMenuItems(true).map((item) => item.index)).toEqual([0, 1, 2, 3, 4]);
+    expect(visibleMenuItems(false).map((item) => item.index)).toEqual([0, 1, 2, 3]);
+  });
+
+  it('renders Misiones for a member with missions, Mi Cuenta selected by default', async () => {
+    loginAs('Ana');
+    window.localStorage.setItem('miclub:session', JSON.stringify({ name: 'Ana', hasMissions: true }));
+    renderApp('/mi-club');
+    await screen.findByRole('heading', { name: 'Hola, Ana' });
+    const buttons = menuButtons();
+    expect(buttons.map((button) => button.textContent)).toEqual([
+      'Mi Cuenta',
+      'Mis Datos',
+      'Mis Movimientos',
+      'Términos y Condiciones',
+      'Misiones',
+      'Cerrar sesión',
+    ]);
+    expect(buttons.map((button) => button.getAttribute('data-menu-index'))).toEqual(['0', '1', '2', '3', '4', null]);
+    expect(screen.getByRole('button', { name: 'Mi Cuenta' })).toHaveAttribute('aria-current', 'page');
+  });
+
+  it('hides Misiones for a member without missions', async () => {
+    loginAs('Bruno');
+    window.localStorage.setItem('miclub:session', JSON.stringify({ name: 'Bruno', hasMissions: false }));
+    renderApp('/mi-club');
+    await screen.findByRole('heading', { name: 'Hola, Bruno' });
+    expect(screen.queryByRole('button', { name: 'Misiones' })).not.toBeInTheDocument();
+  });
+
+  it('shows a coming-soon panel for the entries that have not landed', async () => {
+    loginAs('Ana');
+    window.localStorage.setItem('miclub:session', JSON.stringify({ name: 'Ana', hasMissions: true }));
+    const { user } = renderApp('/mi-club');
+    await screen.findByRole('heading', { name: 'Hola, Ana' });
+    for (const label of ['Mis Datos', 'Mis Movimientos', 'Términos y Condiciones', 'Misiones']) {
+      await user.click(screen.getByRole('button', { name: label }));
+      expect(screen.getByRole('button', { name: label })).toHaveAttribute('aria-current', 'page');
+      expect(screen.getByRole('heading', { level: 2, name: label })).toBeInTheDocument();
+      expect(screen.getByText('Próximamente')).toBeInTheDocument();
+    }
+  });
+});
+
+describe('the balance', () => {
+  it('shows the balance in pesos with thousands dots', async () => {
+    loginAs('Ana');
+    renderApp('/mi-club');
+    expect(await screen.findByTestId('balance-amount')).toHaveTextContent('$12.345');
+  });
+
+  it('asks for the balance without cache', async () => {
+    loginAs('Ana');
+    renderApp('/mi-club');
+    await screen.findByTestId('balance-amount');
+    expect(db.requests.find((r) => r.path === '/api/balance')?.headers['cache-control']).toBe('no-store');
+  });
+
+  it('shows a loading state while the balance is on its way', async () => {
+    loginAs('Ana');
+    server.use(
+      http.get('/api/balance', async () => {
+        await delay('infinite');
+        return HttpResponse.json({});
+      }),
+    );
+    renderApp('/mi-club');
+    const loading = await screen.findByText('Cargando tu saldo…');
+    expect(loading.closest('[role="status"]')).not.toBeNull();
+    expect(screen.queryByTestId('balance-amount')).not.toBeInTheDocument();
+  });
+
+  it('shows the without-account state on 406', async () => {
+    loginAs('Bruno');
+    renderApp('/mi-club');
+    expect(await screen.findByText('Aún no tienes una cuenta Mi Club.')).toBeInTheDocument();
+    expect(screen.queryByTestId('balance-amount')).not.toBeInTheDocument();
+  });
+
+  it('shows a failure with a retry on other errors', async () => {
+    loginAs('Ana');
+    server.use(http.get('/api/balance', () => apiError('ERR_UNAVAILABLE')));
+    const { user } = renderApp('/mi-club');
+    expect(await screen.findByRole('alert')).toHaveTextContent('No pudimos cargar tu saldo. Intenta de nuevo más tarde.');
+    server.resetHandlers();
+    await user.click(screen.getByRole('button', { name: 'Reintentar' }));
+    expect(await screen.findByTestId('balance-amount')).toHaveTextContent('$12.345');
+  });
+});
+
+describe('logout', () => {
+  it('calls /api/logout, resets the state and goes to /login', async () => {
+    loginAs('Ana');
+    window.localStorage.setItem('miclub:session', JSON.stringify({ name: 'Ana', hasMissions: true }));
+    const { user, queryClient } = renderApp('/mi-club');
+    await screen.findByTestId('balance-amount');
+    await user.click(screen.getByRole('button', { name: 'Mis Movimientos' }));
+    await user.click(screen.getByRole('button', { name: 'Cerrar sesión' }));
+    await screen.findByRole('heading', { level: 1, name: 'Inicia sesión' });
+    expect(currentLocation()).toBe('/login');
+    await waitFor(() => expect(db.requests.filter((r) => r.path === '/api/logout')).toHaveLength(1));
+    expect(db.requests.find((r) => r.path === '/api/logout')?.headers['x-miclub-csrf']).toBe('1');
+    expect(window.localStorage.getItem('miclub:session')).toBeNull();
+    expect(queryClient.getQueryData(['balance'])).toBeUndefined();
+    expect(queryClient.getQueryData(['profile'])).toBeUndefined();
+    expect(document.cookie).not.toContain('is-logged=true');
+  });
+
+  it('resets the menu to Mi Cuenta for the next login', async () => {
+    loginAs('Ana');
+    window.localStorage.setItem('miclub:session', JSON.stringify({ name: 'Ana', hasMissions: true }));
+    const { user } = renderApp('/mi-club');
+    await screen.findByTestId('balance-amount');
+    await user.click(screen.getByRole('button', { name: 'Misiones' }));
+    await user.click(screen.getByRole('button', { name: 'Cerrar sesión' }));
+    await screen.findByRole('heading', { level: 1, name: 'Inicia sesión' });
+    const { accountMenuStore } = await import('../stores/account-menu');
+    expect(accountMenuStore.get()).toBe(0);
+  });
+});

@@ -1,0 +1,54 @@
+import { Link } from 'react-router-dom';
+
+import { Alert } from '@/components/ui/alert';
+import { Button } from '@/components/ui/button';
+import { Spinner } from '@/components/ui/spinner';
+import { formatDateTime, formatPesos } from '@/lib/format';
+import { useSession } from '@/lib/session';
+
+import { useBalance } from '../api/get-balance';
+
+/** "Mi Cuenta": the club balance with its loading, success, without-account and failure states. */
+export function BalanceCard() {
+  // Waits until the session is checked, so a reload never asks with an expired access cookie.
+  const { isConfirmed } = useSession();
+  const { status, refetch, isFetching } = useBalance({ enabled: isConfirmed });
+  return (
+    <section className="balance-card" aria-labelledby="balance-title" aria-busy={status.state === 'loading'}>
+      <h2 className="balance-card__title" id="balance-title">
+        Tu saldo Mi Club
+      </h2>
+      {status.state === 'loading' ? <Spinner label="Cargando tu saldo…" /> : null}
+      {status.state === 'success' ? (
+        <>
+          <p className="balance-card__amount" data-testid="balance-amount">
+            {formatPesos(status.balance.balance)}
+          </p>
+          <p className="balance-card__note">
+            Úsalo como dinero en tus compras en Lider.
+            {status.balance.updatedAt && formatDateTime(status.balance.updatedAt)
+              ? ` Actualizado al ${formatDateTime(status.balance.updatedAt)}.`
+              : null}
+          </p>
+        </>
+      ) : null}
+      {status.state === 'without-account' ? (
+        <div className="balance-card__empty" role="status">
+          <p>Aún no tienes una cuenta Mi Club.</p>
+          <p>
+            Activa tu cuenta para empezar a acumular saldo en cada compra.{' '}
+            <Link to="/registro">Únete a Mi Club</Link>
+          </p>
+        </div>
+      ) : null}
+      {status.state === 'failed' ? (
+        <>
+          <Alert>No pudimos cargar tu saldo. Intenta de nuevo más tarde.</Alert>
+          <Button variant="secondary" onClick={() => void refetch()} isLoading={isFetching}>
+            Reintentar
+          </Button>
+        </>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,40 @@
+/** The account menu and its selection (spec section 2): indexes are the spec's, not positions. */
+import { createStore, useStore } from '@/lib/store';
+
+export type AccountMenuItem = {
+  index: 0 | 1 | 2 | 3 | 4;
+  label: string;
+  /** Shown only when the member has missions. */
+  requiresMissions?: boolean;
+};
+
+export const ACCOUNT_MENU: readonly AccountMenuItem[] = [
+  { index: 0, label: 'Mi Cuenta' },
+  { index: 1, label: 'Mis Datos' },
+  { index: 2, label: 'Mis Movimientos' },
+  { index: 3, label: 'Términos y Condiciones' },
+  { index: 4, label: 'Misiones', requiresMissions: true },
+];
+
+export const DEFAULT_MENU_INDEX = 0;
+
+export function visibleMenuItems(hasMissions: boolean): AccountMenuItem[] {
+  return ACCOUNT_MENU.filter((item) => !item.requiresMissions || hasMissions);
+}
+
+export const accountMenuStore = createStore<number>(DEFAULT_MENU_INDEX);
+
+export function selectAccountMenu(index: number): void {
+  accountMenuStore.set(index);
+}
+
+/** Back to "Mi Cuenta"; part of logout (spec section 4). */
+export function resetAccountMenu(): void {
+  accountMenuStore.set(DEFAULT_MENU_INDEX);
+}
+
+/** The selected index, falling back to Mi Cuenta when the selection is not visible. */
+export function useSelectedMenuIndex(hasMissions: boolean): number {
+  const selected = useStore(accountMenuStore);
+  return visibleMenuItems(hasMissions).some((item) => item.index === selected) ? selected : DEFAULT_MENU_INDEX;
+}

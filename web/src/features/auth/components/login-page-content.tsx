@@ -1,0 +1,35 @@
+import { Link } from 'react-router-dom';
+
+import type { LoginResult } from '../api/validate-otp';
+
+import { LoginFlow } from './login-flow';
+
+type LoginPageContentProps = {
+  recaptchaSiteKey: string | null;
+  isLoginMaintenance: boolean;
+  onLoggedIn: (result: LoginResult) => void;
+};
+
+/** /login: its own minimal frame, without the site header and footer (spec section 2). */
+export function LoginPageContent({ recaptchaSiteKey, isLoginMaintenance, onLoggedIn }: LoginPageContentProps) {
+  return (
+    <div className="login-page">
+      <main className="login-page__main" id="contenido">
+        <Link to="/mi-club" className="brand brand--on-light" aria-label="Mi Club, inicio">
+          <span className="brand__mark" aria-hidden="true" />
+          <span className="brand__name">Mi Club</span>
+        </Link>
+        <div className="login-card">
+          <h1 className="login-card__title">Inicia sesión</h1>
+          <p className="login-card__subtitle">Revisa tu saldo, tus movimientos y tus beneficios.</p>
+          <LoginFlow
+            variant="pagina"
+            recaptchaSiteKey={recaptchaSiteKey}
+            isLoginMaintenance={isLoginMaintenance}
+            onLoggedIn={onLoggedIn}
+          />
+        </div>
+      </main>
+    </div>
+  );
+}

@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+
+import { formatDateTime, formatPesos } from './format';
+
+describe('formatPesos', () => {
+  it('writes pesos with a dollar sign, dots for thousands and no decimals', () => {
+    expect(formatPesos(12345)).toBe('$12.345');
+    expect(formatPesos(1234567)).toBe('$1.234.567');
+    expect(formatPesos(1000)).toBe('$1.000');
+  });
+
+  it('writes small amounts and zero without separators', () => {
+    expect(formatPesos(0)).toBe('$0');
+    expect(formatPesos(999)).toBe('$999');
+  });
+
+  it('rounds away fractions of a peso', () => {
+    expect(formatPesos(12345.6)).toBe('$12.346');
+    expect(formatPesos(12345.4)).toBe('$12.345');
+  });
+
+  it('puts the minus sign before the dollar sign', () => {
+    expect(formatPesos(-2500)).toBe('-$2.500');
+  });
+});
+
+describe('formatDateTime', () => {
+  it('writes a date and 24-hour time in Chile', () => {
+    // ICU versions differ in the joiner (", " or " a las ").
+    expect(formatDateTime('2026-11-20T15:00:00Z')).toMatch(/^20 de noviembre de 2026(,| a las) 12:00$/);
+  });
+
+  it('answers null for what is not a date', () => {
+    expect(formatDateTime('mañana')).toBeNull();
+  });
+});

@@ -1,0 +1,23 @@
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+
+import { App } from './app';
+import { preloadRoute } from './app/router';
+import { ensureUserIdCookie } from './lib/cookies';
+import { restoreSession } from './lib/session';
+import './index.css';
+
+// First load: the anonymous visitor id (spec section 1), then whatever session the cookies show.
+ensureUserIdCookie();
+restoreSession();
+// The first route's chunks load while the portal context is being read.
+preloadRoute(window.location.pathname);
+
+const root = document.getElementById('root');
+if (!root) throw new Error('index.html has no #root element');
+
+createRoot(root).render(
+  <StrictMode>
+    <App />
+  </StrictMode>,
+);

@@ -1,0 +1,58 @@
+/** Rendering the real routes and providers around a memory router and a quiet query client. */
+import { QueryClient } from '@tanstack/react-query';
+import { render } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { useEffect } from 'react';
+import { MemoryRouter, useLocation } from 'react-router-dom';
+
+import { AppProvider } from '@/app/provider';
+import { AppRoutes } from '@/app/router';
+import { resetAccountMenu } from '@/features/account/stores/account-menu';
+import { restoreSession } from '@/lib/session';
+
+export function createTestQueryClient(): QueryClient {
+  return new QueryClient({
+    defaultOptions: { queries: { retry: false, gcTime: Infinity }, mutations: { retry: false } },
+  });
+}
+
+let currentPath = '/';
+
+function LocationProbe() {
+  const { pathname } = useLocation();
+  useEffect(() => {
+    currentPath = pathname;
+  }, [pathname]);
+  return null;
+}
+
+/** The path the router is on now. */
+export function currentLocation(): string {
+  return currentPath;
+}
+
+/** Renders the whole app at `path`, as a first load: the session is read from cookies/storage. */
+export function renderApp(path: string, options: { queryClient?: QueryClient } = {}) {
+  restoreSession();
+  resetAccountMenu();
+  const queryClient = options.queryClient ?? createTestQueryClient();
+  const user = userEvent.setup();
+  // Like index.html: the app lives in #root, which the login modal makes inert while open.
+  const container = document.body.appendChild(document.createElement('div'));
+  container.id = 'root';
+  const result = render(
+    <AppProvider queryClient={queryClient}>
+      <MemoryRouter initialEntries={[path]}>
+        <LocationProbe />
+        <AppRoutes />
+      </MemoryRouter>
+    </AppProvider>,
+    { container },
+  );
+  return { ...result, user, queryClient };
+}
+
+/** The `window.dataLayer` entries with this event name. */
+export function dataLayerEvents(event: string): Record<string, unknown>[] {
+  return (window.dataLayer ?? []).filter((entry) => entry.event === event);
+}
