@@ -7,6 +7,7 @@ const PROTOS: &[&str] = &[
     "common/v1/errors.proto",
     "auth/v1/auth.proto",
     "accounts/v1/accounts.proto",
+    "content/v1/content.proto",
 ];
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -88,6 +88,18 @@ error_codes! {
         "Alcanzaste el máximo de códigos por hoy. Intenta nuevamente mañana.";
     TooManyAttempts => "ERR_TOO_MANY_ATTEMPTS", ResourceExhausted, TOO_MANY_REQUESTS,
         "Demasiados intentos. Espera unos minutos e intenta de nuevo.";
+    WrongPassword => "ERR_WRONG_PASSWORD", InvalidArgument, UNPROCESSABLE_ENTITY,
+        "La contraseña actual no es correcta.";
+    WeakPassword => "ERR_WEAK_PASSWORD", InvalidArgument, UNPROCESSABLE_ENTITY,
+        "La nueva contraseña no cumple los requisitos.";
+    InsufficientBalance => "ERR_INSUFFICIENT_BALANCE", FailedPrecondition, UNPROCESSABLE_ENTITY,
+        "Tu saldo no alcanza para esta operación.";
+    IdempotencyMismatch => "ERR_IDEMPOTENCY_MISMATCH", AlreadyExists, CONFLICT,
+        "Esta clave de idempotencia ya se usó con otros datos.";
+    EmailAlreadyConfirmed => "ERR_EMAIL_ALREADY_CONFIRMED", FailedPrecondition, CONFLICT,
+        "Tu correo electrónico ya está confirmado.";
+    ConfirmationInvalid => "ERR_CONFIRMATION_INVALID", NotFound, NOT_FOUND,
+        "El enlace de confirmación no es válido o ya expiró. Pide uno nuevo desde Mis Datos.";
     Internal => "ERR_INTERNAL", Internal, INTERNAL_SERVER_ERROR,
         "Ocurrió un error inesperado. Intenta de nuevo más tarde.";
     Unavailable => "ERR_UNAVAILABLE", Unavailable, SERVICE_UNAVAILABLE,

@@ -291,6 +291,12 @@ impl TestKeys {
         self.sign(crate::tokens::TokenKind::Member, member_id, sid, ttl_secs)
     }
 
+    /// A service access token for the internal caller `client_id`.
+    pub fn service_token(&self, client_id: &str, ttl_secs: i64) -> String {
+        let sid = format!("svc-{}", uuid::Uuid::new_v4().simple());
+        self.sign(crate::tokens::TokenKind::Service, client_id, &sid, ttl_secs)
+    }
+
     pub fn sign(
         &self,
         kind: crate::tokens::TokenKind,

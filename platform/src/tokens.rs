@@ -213,16 +213,33 @@ impl TokenVerifier {
 
     /// Verifies the `authorization: Bearer …` metadata of a member call.
     pub async fn member<T>(&self, request: &tonic::Request<T>) -> Result<Claims, tonic::Status> {
+        self.caller_of_kind(request, TokenKind::Member).await
+    }
+
+    /// Verifies the `authorization: Bearer …` metadata of an internal call (a service token:
+    /// store systems, other services). A member token is refused with `ERR_FORBIDDEN`.
+    pub async fn service<T>(&self, request: &tonic::Request<T>) -> Result<Claims, tonic::Status> {
+        self.caller_of_kind(request, TokenKind::Service).await
+    }
+
+    async fn caller_of_kind<T>(
+        &self,
+        request: &tonic::Request<T>,
+        kind: TokenKind,
+    ) -> Result<Claims, tonic::Status> {
         let token = bearer(request.metadata()).ok_or(VerifyError::Missing);
         let claims = match token {
             Ok(token) => self.verify(token).await,
             Err(err) => Err(err),
         };
         match claims {
-            Ok(claims) if claims.kind == TokenKind::Member => Ok(claims),
-            Ok(_) => Err(VerifyError::WrongKind.into_status()),
+            Ok(claims) if claims.kind == kind => Ok(claims),
+            Ok(claims) => {
+                tracing::info!(expected = ?kind, got = ?claims.kind, "call with the wrong kind of token refused");
+                Err(VerifyError::WrongKind.into_status())
+            }
             Err(err) => {
-                tracing::info!(reason = %err, "member call refused");
+                tracing::info!(reason = %err, expected = ?kind, "call refused");
                 Err(err.into_status())
             }
         }
@@ -281,4 +298,86 @@ pub fn with_bearer<T>(message: T, token: &str) -> tonic::Request<T> {
         request.metadata_mut().insert("authorization", value);
     }
     request
+}
+
+/// Client credentials of an internal caller (`IssueServiceToken`), e.g. `[accounts.service_client]`.
+#[derive(Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct ServiceCredentials {
+    pub client_id: String,
+    pub client_secret: secrecy::SecretString,
+}
+
+impl std::fmt::Debug for ServiceCredentials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServiceCredentials")
+            .field("client_id", &self.client_id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ServiceCredentials {
+    pub fn is_configured(&self) -> bool {
+        use secrecy::ExposeSecret;
+        !self.client_id.is_empty() && !self.client_secret.expose_secret().is_empty()
+    }
+}
+
+/// Service access tokens from auth's client-credentials grant, cached until shortly before
+/// they expire, so a busy caller asks auth about once per token lifetime.
+pub struct ServiceTokens {
+    client: AuthServiceClient<TracedChannel>,
+    credentials: ServiceCredentials,
+    cached: Mutex<Option<(String, Instant)>>,
+}
+
+impl std::fmt::Debug for ServiceTokens {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServiceTokens")
+            .field("client_id", &self.credentials.client_id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ServiceTokens {
+    /// Renew this long before expiry, so a token never expires in flight.
+    const MARGIN: Duration = Duration::from_secs(30);
+
+    pub fn new(channel: TracedChannel, credentials: ServiceCredentials) -> Self {
+        Self {
+            client: AuthServiceClient::new(channel),
+            credentials,
+            cached: Mutex::new(None),
+        }
+    }
+
+    /// A valid service token; asks auth only when the cached one is about to expire.
+    pub async fn token(&self) -> Result<String, tonic::Status> {
+        use secrecy::ExposeSecret;
+        let mut cached = self.cached.lock().await;
+        if let Some((token, renew_at)) = cached.as_ref()
+            && Instant::now() < *renew_at
+        {
+            return Ok(token.clone());
+        }
+        let response = self
+            .client
+            .clone()
+            .issue_service_token(miclub_proto::auth::v1::IssueServiceTokenRequest {
+                client_id: self.credentials.client_id.clone(),
+                client_secret: self.credentials.client_secret.expose_secret().to_owned(),
+            })
+            .await?
+            .into_inner();
+        let lifetime = Duration::from_secs(u64::try_from(response.expires_in_seconds).unwrap_or(0));
+        let renew_at = Instant::now() + lifetime.saturating_sub(Self::MARGIN);
+        tracing::debug!(client_id = %self.credentials.client_id, "service token issued");
+        *cached = Some((response.access_token.clone(), renew_at));
+        Ok(response.access_token)
+    }
+
+    /// `message` with this caller's service token in `authorization` metadata.
+    pub async fn request<T>(&self, message: T) -> Result<tonic::Request<T>, tonic::Status> {
+        Ok(with_bearer(message, &self.token().await?))
+    }
 }

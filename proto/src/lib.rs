@@ -22,5 +22,11 @@ pub mod accounts {
     }
 }
 
+pub mod content {
+    pub mod v1 {
+        tonic::include_proto!("miclub.content.v1");
+    }
+}
+
 /// Encoded descriptors of every service, served by gRPC reflection.
 pub const FILE_DESCRIPTOR_SET: &[u8] = tonic::include_file_descriptor_set!("miclub_descriptor");
