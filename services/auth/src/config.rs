@@ -4,7 +4,25 @@
 //! is where production refuses development conveniences (generated signing keys, demo seed)
 //! and where limits that security depends on are checked once, at
 //! start-up, instead of being clamped silently at run time.
+//!
+//! How to set each field: a key `k` of a table `[auth.x]` in `config/<environment>.toml` is the
+//! environment variable `APP_AUTH__X__K` (e.g. `auth.policy.access_ttl_secs` is
+//! `APP_AUTH__POLICY__ACCESS_TTL_SECS`, `auth.database.url` is `APP_AUTH__DATABASE__URL`).
+//! - `server.{host,port,drain_delay_ms}`, `database.{url,max_connections,acquire_timeout_ms}`,
+//!   `tokens.{issuer,audience}`, `seed_demo`;
+//! - `signing.keys` (a list, `[[auth.signing.keys]]` each with `kid` and `private_key_pem`, so
+//!   a config file rather than variables), `signing.active_kid`, `signing.dev_key_file`;
+//! - `policy.*` (login, one-time code, session and password-change limits) and
+//!   `hashing.max_concurrent`, as documented on their structs below;
+//! - `service_clients`: the internal callers of the client-credentials grant, one entry per
+//!   client, `[auth.service_clients]` `accounts = "<sha256 hex of the secret>"`, or
+//!   `APP_AUTH__SERVICE_CLIENTS__ACCOUNTS=<sha256 hex>`. Environment names are lowercased
+//!   (`…__STORE_POS` is client `store_pos`), so client ids are lowercase, and ids set from the
+//!   environment use `_` rather than `-`. Only digests are configured:
+//!   `miclub_auth::secret_digest` (or `printf %s "$SECRET" | sha256sum`) makes one;
+//! - `service_token_ttl_secs`: life of a service token (default 300, at most 900).
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -15,7 +33,7 @@ use miclub_platform::tokens::{MAX_ACCESS_TTL, TokenSettings};
 use secrecy::SecretString;
 use serde::Deserialize;
 
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(default)]
 pub struct Settings {
     /// gRPC listener; port 0 picks a free port.
@@ -29,17 +47,72 @@ pub struct Settings {
     pub signing: SigningSettings,
     pub policy: PolicySettings,
     pub hashing: HashingSettings,
+    /// Client id → lowercase hex SHA-256 of its secret, for `IssueServiceToken`. Client ids are
+    /// lowercase `a-z`, `0-9`, `-` and `_`, at most 64 characters.
+    pub service_clients: BTreeMap<String, String>,
+    /// Life of a service token; at most `platform::tokens::MAX_ACCESS_TTL`.
+    pub service_token_ttl_secs: u64,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            server: ServerSettings::default(),
+            database: DatabaseSettings::default(),
+            tokens: TokenSettings::default(),
+            seed_demo: false,
+            signing: SigningSettings::default(),
+            policy: PolicySettings::default(),
+            hashing: HashingSettings::default(),
+            service_clients: BTreeMap::new(),
+            service_token_ttl_secs: 300,
+        }
+    }
 }
 
 impl Settings {
     /// The database of a development run that configures none.
     pub const DEV_DATABASE_URL: &str = "sqlite://data/auth.db";
 
+    /// Longest client id of `service_clients`.
+    pub const MAX_CLIENT_ID_CHARS: usize = 64;
+
     /// Checks what cannot be checked by types alone; production is stricter.
     pub fn validate(&self, environment: Environment) -> anyhow::Result<()> {
         self.policy.validate()?;
         if self.hashing.max_concurrent == 0 {
             anyhow::bail!("auth.hashing.max_concurrent must be at least 1");
+        }
+        if self.service_token_ttl_secs == 0
+            || Duration::from_secs(self.service_token_ttl_secs) > MAX_ACCESS_TTL
+        {
+            anyhow::bail!(
+                "auth.service_token_ttl_secs must be between 1 and {}",
+                MAX_ACCESS_TTL.as_secs()
+            );
+        }
+        for (client_id, digest) in &self.service_clients {
+            let id_ok = !client_id.is_empty()
+                && client_id.len() <= Self::MAX_CLIENT_ID_CHARS
+                && client_id.bytes().all(|b| {
+                    b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_'
+                });
+            if !id_ok {
+                anyhow::bail!(
+                    "auth.service_clients: client id {client_id:?} must be 1 to {} lowercase letters, digits, '-' or '_'",
+                    Self::MAX_CLIENT_ID_CHARS
+                );
+            }
+            let digest_ok = digest.len() == 64
+                && digest
+                    .bytes()
+                    .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
+            if !digest_ok {
+                // Never echo the value: it may be a secret pasted by mistake.
+                anyhow::bail!(
+                    "auth.service_clients.{client_id} must be the lowercase hex SHA-256 of the client secret (64 characters), not the secret"
+                );
+            }
         }
         if environment.is_production() {
             if self.signing.keys.is_empty() {
@@ -114,6 +187,10 @@ pub struct PolicySettings {
     pub access_ttl_secs: u64,
     /// Life of a refresh token; every rotation starts it again.
     pub refresh_ttl_secs: u64,
+    /// Password changes per member in `password_change_window_secs`; only wrong current
+    /// passwords accumulate (a right one clears the count).
+    pub password_change_attempts: i64,
+    pub password_change_window_secs: u64,
 }
 
 impl Default for PolicySettings {
@@ -130,6 +207,8 @@ impl Default for PolicySettings {
             ip_window_secs: 900,
             access_ttl_secs: 900,
             refresh_ttl_secs: 30 * 24 * 3600,
+            password_change_attempts: 5,
+            password_change_window_secs: 900,
         }
     }
 }
@@ -142,6 +221,11 @@ impl PolicySettings {
                 MAX_ACCESS_TTL.as_secs()
             );
         }
+        // A password change revokes the sessions whose refresh token is live; a session whose
+        // refresh token has expired must not have live access tokens.
+        if self.refresh_ttl_secs < self.access_ttl_secs {
+            anyhow::bail!("auth.policy.refresh_ttl_secs must be at least access_ttl_secs");
+        }
         if !crate::domain::OtpCode::LENGTHS.contains(&self.otp_length) {
             anyhow::bail!("auth.policy.otp_length must be between 4 and 9");
         }
@@ -150,6 +234,10 @@ impl PolicySettings {
             ("account_window_secs", self.account_window_secs),
             ("ip_window_secs", self.ip_window_secs),
             ("refresh_ttl_secs", self.refresh_ttl_secs),
+            (
+                "password_change_window_secs",
+                self.password_change_window_secs,
+            ),
         ] {
             if value == 0 {
                 anyhow::bail!("auth.policy.{name} must be at least 1");
@@ -160,6 +248,7 @@ impl PolicySettings {
             ("daily_send_cap", self.daily_send_cap),
             ("account_attempts", self.account_attempts),
             ("ip_attempts", self.ip_attempts),
+            ("password_change_attempts", self.password_change_attempts),
         ] {
             if value < 1 {
                 anyhow::bail!("auth.policy.{name} must be at least 1");
@@ -191,6 +280,10 @@ impl PolicySettings {
     pub fn refresh_ttl(&self) -> Duration {
         Duration::from_secs(self.refresh_ttl_secs)
     }
+
+    pub fn password_change_window(&self) -> Duration {
+        Duration::from_secs(self.password_change_window_secs)
+    }
 }
 
 /// Password hashing runs off the async runtime, at most `max_concurrent` at a time. The
@@ -221,7 +314,58 @@ mod tests {
         assert_eq!(settings.policy.otp_ttl_secs, 300);
         assert_eq!(settings.policy.otp_max_attempts, 5);
         assert_eq!(settings.policy.access_ttl_secs, 900);
+        assert_eq!(settings.policy.password_change_attempts, 5);
+        assert_eq!(settings.policy.password_change_window_secs, 900);
+        assert_eq!(settings.service_token_ttl_secs, 300);
+        assert!(settings.service_clients.is_empty());
         assert!(settings.validate(Environment::Development).is_ok());
+    }
+
+    #[test]
+    fn a_refresh_token_may_not_die_before_its_access_token() {
+        let mut settings = Settings::default();
+        settings.policy.access_ttl_secs = 600;
+        settings.policy.refresh_ttl_secs = 599;
+        assert!(settings.validate(Environment::Development).is_err());
+        settings.policy.refresh_ttl_secs = 600;
+        assert!(settings.validate(Environment::Development).is_ok());
+    }
+
+    #[test]
+    fn a_service_token_ttl_above_fifteen_minutes_or_zero_is_refused() {
+        for (ttl, valid) in [(900, true), (901, false), (0, false)] {
+            let settings = Settings {
+                service_token_ttl_secs: ttl,
+                ..Settings::default()
+            };
+            assert_eq!(
+                settings.validate(Environment::Development).is_ok(),
+                valid,
+                "{ttl}"
+            );
+        }
+    }
+
+    #[test]
+    fn service_clients_need_a_lowercase_id_and_a_sha256_digest_not_a_secret() {
+        let digest = crate::secret_digest("s3cret");
+        let mut settings = Settings::default();
+        settings
+            .service_clients
+            .insert("store-pos_1".into(), digest.clone());
+        assert!(settings.validate(Environment::Development).is_ok());
+        for (id, value) in [
+            ("Accounts", digest.clone()),
+            ("", digest.clone()),
+            ("a b", digest.clone()),
+            ("accounts", "s3cret".to_owned()),
+            ("accounts", digest.to_uppercase()),
+        ] {
+            let mut settings = Settings::default();
+            settings.service_clients.insert(id.into(), value);
+            let err = settings.validate(Environment::Development).unwrap_err();
+            assert!(!err.to_string().contains("s3cret"), "{err}");
+        }
     }
 
     #[test]
@@ -257,12 +401,18 @@ mod tests {
     fn settings_read_from_toml_with_defaults_for_the_rest() {
         let layered = miclub_platform::config::Layered::from_toml(
             Environment::Development,
-            "[auth]\nseed_demo = true\n[auth.policy]\notp_ttl_secs = 5\n[auth.signing]\nactive_kid = \"a\"\n\
-             [[auth.signing.keys]]\nkid = \"a\"\nprivate_key_pem = \"pem\"\n",
+            "[auth]\nseed_demo = true\nservice_token_ttl_secs = 120\n[auth.policy]\notp_ttl_secs = 5\n\
+             [auth.signing]\nactive_kid = \"a\"\n\
+             [[auth.signing.keys]]\nkid = \"a\"\nprivate_key_pem = \"pem\"\n\
+             [auth.service_clients]\naccounts = \"00ff\"\nstore-pos = \"11ee\"\n",
         )
         .unwrap();
         let settings: Settings = layered.section("auth").unwrap();
         assert!(settings.seed_demo);
+        assert_eq!(settings.service_token_ttl_secs, 120);
+        assert_eq!(settings.service_clients["accounts"], "00ff");
+        assert_eq!(settings.service_clients["store-pos"], "11ee");
+        assert_eq!(settings.policy.password_change_attempts, 5);
         assert_eq!(settings.policy.otp_ttl_secs, 5);
         assert_eq!(settings.policy.daily_send_cap, 10);
         assert_eq!(settings.signing.keys[0].kid, "a");

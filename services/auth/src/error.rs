@@ -10,6 +10,8 @@ use miclub_platform::error::{ErrorBody, ErrorCode};
 use miclub_platform::identity::IdentityError;
 use thiserror::Error;
 
+use crate::domain::password_rules::PasswordRule;
+
 /// Where the "resend the verification email" action of `ERR_EMAIL_NOT_VERIFIED` leads.
 pub const VERIFY_EMAIL_URL: &str = "/registro/verificar-correo";
 pub const VERIFY_EMAIL_URL_NAME: &str = "Reenviar correo de verificación";
@@ -20,6 +22,11 @@ pub enum Field {
     User,
     Password,
     Otp,
+    CurrentPassword,
+    NewPassword,
+    /// Internal callers only (`SetLoginEmail`).
+    MemberId,
+    Email,
 }
 
 impl Field {
@@ -28,6 +35,10 @@ impl Field {
             Field::User => "user",
             Field::Password => "password",
             Field::Otp => "otp",
+            Field::CurrentPassword => "currentPassword",
+            Field::NewPassword => "newPassword",
+            Field::MemberId => "member_id",
+            Field::Email => "email",
         }
     }
 }
@@ -74,6 +85,16 @@ pub enum AuthError {
     OtpDailyLimit,
     #[error("unauthenticated")]
     Unauthenticated,
+    /// The current password given to change it is not the member's.
+    #[error("wrong current password")]
+    WrongPassword,
+    #[error("weak new password: {}", .0.as_str())]
+    WeakPassword(PasswordRule),
+    /// Client-credentials grant: unknown client or wrong secret.
+    #[error("invalid client credentials")]
+    InvalidClient,
+    #[error("no credentials for the member")]
+    NotFound,
     #[error(transparent)]
     Store(#[from] StoreError),
     #[error("database error: {0}")]
@@ -100,6 +121,10 @@ impl AuthError {
             AuthError::OtpResendCooldown => ErrorCode::OtpResendCooldown,
             AuthError::OtpDailyLimit => ErrorCode::OtpDailyLimit,
             AuthError::Unauthenticated => ErrorCode::Unauthenticated,
+            AuthError::WrongPassword => ErrorCode::WrongPassword,
+            AuthError::WeakPassword(_) => ErrorCode::WeakPassword,
+            AuthError::InvalidClient => ErrorCode::InvalidCredentials,
+            AuthError::NotFound => ErrorCode::NotFound,
             AuthError::Store(_) | AuthError::Notify(_) => ErrorCode::Unavailable,
             AuthError::Database(err) if miclub_platform::storage::is_unavailable(err) => {
                 ErrorCode::Unavailable
@@ -149,11 +174,22 @@ impl AuthError {
                     (Field::Otp, _) => {
                         "El código ingresado no es válido. Revisa el correo que te enviamos."
                     }
+                    (Field::CurrentPassword, _) => "Ingresa tu contraseña actual.",
+                    (Field::NewPassword, _) => PasswordRule::TooShort.message(),
+                    (Field::MemberId, _) => "El identificador de socio no es válido.",
+                    (Field::Email, _) => "Ingresa un correo electrónico válido.",
                 };
                 body.with_field(field.as_str()).with_message(message)
             }
             AuthError::EmailNotVerified => {
                 body.with_action(VERIFY_EMAIL_URL, VERIFY_EMAIL_URL_NAME)
+            }
+            AuthError::WrongPassword => body.with_field(Field::CurrentPassword.as_str()),
+            AuthError::WeakPassword(rule) => body
+                .with_field(Field::NewPassword.as_str())
+                .with_message(rule.message()),
+            AuthError::InvalidClient => {
+                body.with_message("Las credenciales del cliente no son válidas.")
             }
             _ => body,
         }
@@ -199,6 +235,33 @@ mod tests {
         assert!(!status.message().contains("secret"));
         let body = ErrorBody::from_status(&status);
         assert_eq!(body.message, ErrorCode::Internal.message());
+    }
+
+    #[test]
+    fn password_change_errors_name_the_rest_fields() {
+        let wrong = AuthError::WrongPassword.body();
+        assert_eq!(wrong.code, ErrorCode::WrongPassword);
+        assert_eq!(wrong.field.as_deref(), Some("currentPassword"));
+        assert_eq!(wrong.message, "La contraseña actual no es correcta.");
+        let weak = AuthError::WeakPassword(PasswordRule::TooLong).body();
+        assert_eq!(weak.code, ErrorCode::WeakPassword);
+        assert_eq!(weak.field.as_deref(), Some("newPassword"));
+        assert_eq!(
+            weak.message,
+            "La contraseña puede tener hasta 64 caracteres."
+        );
+        let status = AuthError::WeakPassword(PasswordRule::Common).into_status();
+        assert_eq!(status.code(), tonic::Code::InvalidArgument);
+    }
+
+    #[test]
+    fn a_refused_client_is_unauthenticated_invalid_credentials() {
+        let status = AuthError::InvalidClient.into_status();
+        assert_eq!(status.code(), tonic::Code::Unauthenticated);
+        assert_eq!(
+            ErrorBody::from_status(&status).code,
+            ErrorCode::InvalidCredentials
+        );
     }
 
     #[test]

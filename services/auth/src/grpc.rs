@@ -1,5 +1,10 @@
 //! The `miclub.auth.v1.AuthService` gRPC API: proto messages in, validated domain values to
 //! [`Auth`], proto messages (or an `ErrorBody` status) out. No rule lives here.
+//!
+//! Who may call: the login calls, `GetJwks` and `IssueServiceToken` are anonymous; `Logout`
+//! takes whatever access token it is given; `ChangePassword` needs a member token and
+//! `SetLoginEmail` a service token, both checked like every other service checks them
+//! (signature, claims, revocation, kind).
 
 use std::sync::Arc;
 
@@ -7,10 +12,13 @@ use miclub_platform::identity::LoginId;
 use miclub_platform::tokens::bearer;
 use miclub_proto::auth::v1 as pb;
 use miclub_proto::auth::v1::auth_service_server::AuthService;
+use secrecy::SecretString;
 use tonic::{Request, Response, Status};
 
-use crate::domain::{Auth, ChallengeId, IssuedSession, OtpCode, Password, RefreshToken};
-use crate::error::AuthError;
+use crate::domain::{
+    Auth, ChallengeId, Email, IssuedSession, MemberId, NewPassword, OtpCode, Password, RefreshToken,
+};
+use crate::error::{AuthError, Field, Problem};
 
 #[derive(Debug, Clone)]
 pub struct AuthGrpc {
@@ -30,6 +38,21 @@ fn session(issued: IssuedSession) -> pb::Session {
         refresh_token: issued.refresh_token.as_str().to_owned(),
         refresh_expires_in_seconds: issued.refresh_expires_in_secs,
     }
+}
+
+/// The current password of a change. A password longer than any we accept cannot be the
+/// member's, so it is wrong without being hashed.
+fn current_password(input: String) -> Result<Password, AuthError> {
+    Password::parse(input).map_err(|err| match err {
+        AuthError::InvalidInput {
+            problem: Problem::Empty,
+            ..
+        } => AuthError::InvalidInput {
+            field: Field::CurrentPassword,
+            problem: Problem::Empty,
+        },
+        _ => AuthError::WrongPassword,
+    })
 }
 
 /// An optional field: empty means absent.
@@ -123,5 +146,52 @@ impl AuthService for AuthGrpc {
         Ok(Response::new(pb::GetJwksResponse {
             jwks_json: self.auth.jwks_json().to_owned(),
         }))
+    }
+
+    async fn change_password(
+        &self,
+        request: Request<pb::ChangePasswordRequest>,
+    ) -> Result<Response<pb::ChangePasswordResponse>, Status> {
+        let caller = self.auth.callers().member(&request).await?;
+        let request = request.into_inner();
+        let current = current_password(request.current_password)?;
+        let new = NewPassword::parse(request.new_password).map_err(AuthError::WeakPassword)?;
+        let changed = self
+            .auth
+            .change_password(&caller.sub, &current, &new)
+            .await?;
+        Ok(Response::new(pb::ChangePasswordResponse {
+            revoked_sessions: changed.revoked_sessions as i64,
+        }))
+    }
+
+    async fn issue_service_token(
+        &self,
+        request: Request<pb::IssueServiceTokenRequest>,
+    ) -> Result<Response<pb::IssueServiceTokenResponse>, Status> {
+        let request = request.into_inner();
+        let secret = SecretString::from(request.client_secret);
+        let issued = self
+            .auth
+            .issue_service_token(request.client_id.trim(), &secret)
+            .await?;
+        Ok(Response::new(pb::IssueServiceTokenResponse {
+            access_token: issued.access_token,
+            expires_in_seconds: issued.expires_in_secs,
+        }))
+    }
+
+    async fn set_login_email(
+        &self,
+        request: Request<pb::SetLoginEmailRequest>,
+    ) -> Result<Response<pb::SetLoginEmailResponse>, Status> {
+        let caller = self.auth.callers().service(&request).await?;
+        let request = request.into_inner();
+        let member_id = MemberId::parse(&request.member_id)?;
+        let email = Email::parse(&request.email)?;
+        self.auth
+            .set_login_email(&caller.sub, &member_id, &email)
+            .await?;
+        Ok(Response::new(pb::SetLoginEmailResponse {}))
     }
 }

@@ -1,6 +1,6 @@
 //! The auth service of Mi Club: credentials, the password and one-time-code login, sessions
-//! with rotating refresh tokens, logout, and the public keys (JWKS) every service verifies
-//! access tokens with.
+//! with rotating refresh tokens, logout, the password change, the client-credentials grant of
+//! internal callers, and the public keys (JWKS) every service verifies access tokens with.
 //!
 //! [`Application::build`] connects, migrates, seeds the demo members when asked, loads the
 //! signing keys and binds its listener (port 0 allowed), so tests and the standalone binary
@@ -29,6 +29,9 @@ use sqlx::migrate::Migrator;
 use tokio::net::TcpListener;
 
 pub use crate::config::Settings;
+/// The digest `auth.service_clients` holds for a client secret (lowercase hex SHA-256), for
+/// processes that generate secrets and configure auth with them (standalone).
+pub use crate::domain::secret_digest;
 use crate::domain::{Auth, PasswordHasher};
 use crate::keys::KeyRing;
 use crate::store::Store;
@@ -81,8 +84,7 @@ impl Application {
             deps.notifier,
             keys,
             hasher,
-            settings.policy.clone(),
-            settings.tokens.clone(),
+            &settings,
         ));
         let listener = settings.server.bind().await?;
         let port = listener.local_addr()?.port();

@@ -4,7 +4,11 @@
 //! milliseconds, TEXT ids, flags read with `flag`). The rules a race could break are enforced
 //! by the statements themselves: a refresh token is marked used only if nobody did first
 //! (`… AND used_at IS NULL`, rows affected checked), in the same transaction that stores its
-//! successor.
+//! successor; a password change stores the new hash and revokes every live refresh token of
+//! the member in one transaction, so there is no moment with the new password and old
+//! sessions, nor a failed change that revoked them.
+
+use std::collections::BTreeSet;
 
 use miclub_platform::storage::{Database, flag, is_unique_violation};
 use sqlx::Row;
@@ -22,6 +26,16 @@ pub struct CredentialRecord {
     pub hash_scheme: HashScheme,
     pub email_verified: bool,
     pub disabled: bool,
+    /// When the member last changed their password (milliseconds); `None` if never.
+    pub password_changed_at: Option<i64>,
+}
+
+impl CredentialRecord {
+    /// True when the password was changed at or after `instant` (milliseconds): a login
+    /// started then was started with the previous password.
+    pub fn password_changed_since(&self, instant: i64) -> bool {
+        self.password_changed_at.is_some_and(|at| at >= instant)
+    }
 }
 
 /// Credentials to create.
@@ -61,8 +75,8 @@ pub struct Store {
     db: Database,
 }
 
-const CREDENTIAL_COLUMNS: &str =
-    "member_id, login_id, email, password_hash, hash_scheme, email_verified, disabled";
+const CREDENTIAL_COLUMNS: &str = "member_id, login_id, email, password_hash, hash_scheme, \
+     email_verified, disabled, password_changed_at";
 
 impl Store {
     pub fn new(db: Database) -> Self {
@@ -146,6 +160,69 @@ impl Store {
         .execute(self.db.pool())
         .await?;
         Ok(())
+    }
+
+    /// The member's new password: stores its argon2id hash and revokes every live refresh
+    /// token of the member, atomically. Returns the sessions (refresh-token families) that
+    /// were live, each once; `None` (nothing changed) when the member has no credentials.
+    pub async fn change_password(
+        &self,
+        member_id: &str,
+        password_hash: &str,
+        now: i64,
+    ) -> Result<Option<Vec<String>>, sqlx::Error> {
+        let mut tx = self.db.pool().begin().await?;
+        let updated = sqlx::query(
+            "UPDATE credentials SET password_hash = $1, hash_scheme = $2, \
+             password_changed_at = $3, updated_at = $4 WHERE member_id = $5",
+        )
+        .bind(password_hash)
+        .bind(HashScheme::Argon2id.as_str())
+        .bind(now)
+        .bind(now)
+        .bind(member_id)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+        if updated != 1 {
+            tx.rollback().await?;
+            return Ok(None);
+        }
+        let families = revoke_live_sessions(&mut *tx, member_id, now).await?;
+        tx.commit().await?;
+        Ok(Some(families))
+    }
+
+    /// Revokes every live refresh token of the member created up to `now`; returns their
+    /// sessions, each once.
+    pub async fn revoke_member_sessions(
+        &self,
+        member_id: &str,
+        now: i64,
+    ) -> Result<Vec<String>, sqlx::Error> {
+        revoke_live_sessions(self.db.pool(), member_id, now).await
+    }
+
+    /// Sets where the member's one-time codes go and marks the address verified; `false` when
+    /// the member has no credentials. Setting the same address again changes nothing else.
+    pub async fn set_login_email(
+        &self,
+        member_id: &str,
+        email: &str,
+        now: i64,
+    ) -> Result<bool, sqlx::Error> {
+        let updated = sqlx::query(
+            "UPDATE credentials SET email = $1, email_verified = $2, updated_at = $3 \
+             WHERE member_id = $4",
+        )
+        .bind(email)
+        .bind(true)
+        .bind(now)
+        .bind(member_id)
+        .execute(self.db.pool())
+        .await?
+        .rows_affected();
+        Ok(updated == 1)
     }
 
     pub async fn insert_refresh(&self, new: &NewRefresh<'_>) -> Result<(), sqlx::Error> {
@@ -245,6 +322,33 @@ where
     Ok(())
 }
 
+async fn revoke_live_sessions<'e, E>(
+    executor: E,
+    member_id: &str,
+    now: i64,
+) -> Result<Vec<String>, sqlx::Error>
+where
+    E: sqlx::Executor<'e, Database = sqlx::Any>,
+{
+    // Expired tokens stay as they are: their sessions are over, and the purge deletes them.
+    let rows = sqlx::query(
+        "UPDATE refresh_tokens SET revoked_at = $1 \
+         WHERE member_id = $2 AND revoked_at IS NULL AND expires_at > $3 AND created_at <= $4 \
+         RETURNING family_id",
+    )
+    .bind(now)
+    .bind(member_id)
+    .bind(now)
+    .bind(now)
+    .fetch_all(executor)
+    .await?;
+    let families: BTreeSet<String> = rows
+        .iter()
+        .map(|row| row.try_get("family_id"))
+        .collect::<Result<_, _>>()?;
+    Ok(families.into_iter().collect())
+}
+
 fn credential(row: &AnyRow) -> Result<CredentialRecord, sqlx::Error> {
     let scheme: String = row.try_get("hash_scheme")?;
     Ok(CredentialRecord {
@@ -258,5 +362,6 @@ fn credential(row: &AnyRow) -> Result<CredentialRecord, sqlx::Error> {
         })?,
         email_verified: flag(row, "email_verified")?,
         disabled: flag(row, "disabled")?,
+        password_changed_at: row.try_get("password_changed_at")?,
     })
 }

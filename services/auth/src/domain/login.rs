@@ -59,6 +59,11 @@ struct Challenge {
     expires_at: i64,
     /// The password step used a legacy hash: this login is the member's migration.
     legacy: bool,
+    /// Milliseconds since the epoch, taken before the password was checked and kept across
+    /// resends: a password changed since then ends the login. Challenges written before this
+    /// field existed read as 0, the oldest possible.
+    #[serde(default)]
+    started_at: i64,
 }
 
 impl Challenge {
@@ -71,6 +76,13 @@ impl Challenge {
         serde_json::to_string(self)
             .map_err(|e| AuthError::Internal(anyhow::anyhow!("unencodable login challenge: {e}")))
     }
+}
+
+/// Whose login a code is for, as a challenge carries it from send to send.
+struct Pending<'a> {
+    member_id: &'a str,
+    legacy: bool,
+    started_at: i64,
 }
 
 /// The password step succeeded and a code is on its way.
@@ -107,6 +119,8 @@ impl Auth {
     ) -> AuthResult<LoginStarted> {
         let login = login_id.canonical();
         let policy = &self.policy;
+        // Before the password is read: a change committed after this instant ends the login.
+        let started_at = now_millis();
         if !client_ip.is_empty() {
             let attempts = self
                 .ephemeral
@@ -155,7 +169,12 @@ impl Auth {
 
         self.count_send(&record.member_id).await?;
         let challenge_id = ChallengeId::generate();
-        self.send_code(&challenge_id, &record.member_id, &record.email, legacy)
+        let pending = Pending {
+            member_id: &record.member_id,
+            legacy,
+            started_at,
+        };
+        self.send_code(&challenge_id, &pending, &record.email)
             .await?;
         if !policy.resend_cooldown().is_zero() {
             self.ephemeral
@@ -194,7 +213,9 @@ impl Auth {
             .store
             .credentials_by_member_id(&challenge.member_id)
             .await?
-            .filter(|record| !record.disabled)
+            .filter(|record| {
+                !record.disabled && !record.password_changed_since(challenge.started_at)
+            })
             .ok_or(AuthError::OtpExpired)?;
         // Take the old challenge before writing the new one: a concurrent right answer with
         // the old code either won already (and we stop here) or finds no challenge.
@@ -203,8 +224,12 @@ impl Auth {
             .await?
             .ok_or(AuthError::OtpExpired)?;
         self.ephemeral.delete(&tries_key(&id)).await?;
-        self.send_code(&id, &challenge.member_id, &record.email, challenge.legacy)
-            .await?;
+        let pending = Pending {
+            member_id: &challenge.member_id,
+            legacy: challenge.legacy,
+            started_at: challenge.started_at,
+        };
+        self.send_code(&id, &pending, &record.email).await?;
         tracing::info!(member_id = %challenge.member_id, "one-time code sent again");
         Ok(CodeSent {
             expires_in_secs: self.policy.otp_ttl_secs as i64,
@@ -268,6 +293,18 @@ impl Auth {
         self.ephemeral.delete(&tries_key(&id)).await?;
         self.ephemeral.delete(&cooldown_key(&id)).await?;
         let session = self.open_session(&taken.member_id).await?;
+        // Checked after the session exists: a password change that commits later revokes it
+        // with the member's other sessions (`change_password` makes sure of it), one that
+        // committed earlier is seen here.
+        let record = self
+            .store
+            .credentials_by_member_id(&taken.member_id)
+            .await?;
+        if record.is_none_or(|r| r.disabled || r.password_changed_since(taken.started_at)) {
+            self.revoke_session(&session.sid).await?;
+            tracing::info!(member_id = %taken.member_id, "login refused: credentials changed or disabled since the password step");
+            return Err(AuthError::OtpExpired);
+        }
         tracing::info!(member_id = %taken.member_id, sid = %session.sid, migrating = taken.legacy, "login completed");
         Ok(LoginCompleted {
             member_id: taken.member_id,
@@ -293,17 +330,17 @@ impl Auth {
     async fn send_code(
         &self,
         id: &ChallengeId,
-        member_id: &str,
+        pending: &Pending<'_>,
         email: &str,
-        legacy: bool,
     ) -> AuthResult<()> {
         let code = OtpCode::generate(self.policy.otp_length);
         let ttl = self.policy.otp_ttl();
         let challenge = Challenge {
-            member_id: member_id.to_owned(),
+            member_id: pending.member_id.to_owned(),
             code_digest: code.digest(id),
             expires_at: now_millis() + ttl.as_millis() as i64,
-            legacy,
+            legacy: pending.legacy,
+            started_at: pending.started_at,
         };
         self.ephemeral
             .set(&challenge_key(id), &challenge.encode()?, ttl)

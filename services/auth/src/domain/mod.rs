@@ -1,12 +1,17 @@
 //! The rules of signing in, free of gRPC: the password step with its rate limits, one-time
-//! codes, sessions with rotating refresh tokens, and logout.
+//! codes, sessions with rotating refresh tokens, logout, the password change, the
+//! client-credentials grant of internal callers, and the login email accounts keeps in step.
 //!
 //! [`Auth`] holds what the rules need (SQL store, ephemeral store, notifier, keys, hasher,
-//! policy). `grpc.rs` turns proto messages into the validated types of [`types`] and calls it;
-//! prost types never reach this module.
+//! policy, service clients). `grpc.rs` turns proto messages into the validated types of
+//! [`types`] and [`password_rules`] and calls it; prost types never reach this module.
 
+pub mod clients;
 pub mod hashing;
 pub mod login;
+pub mod login_email;
+pub mod password_change;
+pub mod password_rules;
 pub mod sessions;
 pub mod types;
 
@@ -16,11 +21,14 @@ use miclub_platform::ephemeral::SharedStore;
 use miclub_platform::notify::SharedNotifier;
 use miclub_platform::tokens::{TokenSettings, TokenVerifier};
 
+pub use self::clients::{ServiceClients, ServiceToken, secret_digest};
 pub use self::hashing::{HashScheme, PasswordHasher};
 pub use self::login::{CodeSent, LoginCompleted, LoginStarted};
+pub use self::password_change::PasswordChanged;
+pub use self::password_rules::{NewPassword, PasswordRule};
 pub use self::sessions::IssuedSession;
-pub use self::types::{ChallengeId, OtpCode, Password, RefreshToken};
-use crate::config::PolicySettings;
+pub use self::types::{ChallengeId, Email, MemberId, OtpCode, Password, RefreshToken};
+use crate::config::{PolicySettings, Settings};
 use crate::keys::KeyRing;
 use crate::store::Store;
 
@@ -33,32 +41,49 @@ pub struct Auth {
     keys: Arc<KeyRing>,
     /// Verifies our own access tokens (logout); no revocation check, so logout is idempotent.
     verifier: TokenVerifier,
+    /// Verifies the callers of member and internal calls, revocations included, as every
+    /// other service does.
+    callers: TokenVerifier,
     hasher: PasswordHasher,
     policy: PolicySettings,
     tokens: TokenSettings,
+    clients: ServiceClients,
 }
 
 impl Auth {
+    /// `settings` gives the policy, the token claims and the service clients.
     pub fn new(
         store: Store,
         ephemeral: SharedStore,
         notifier: SharedNotifier,
         keys: Arc<KeyRing>,
         hasher: PasswordHasher,
-        policy: PolicySettings,
-        tokens: TokenSettings,
+        settings: &Settings,
     ) -> Self {
+        let tokens = settings.tokens.clone();
         let verifier = TokenVerifier::new(&tokens, Arc::new(keys.key_source()), None);
+        let callers = TokenVerifier::new(
+            &tokens,
+            Arc::new(keys.key_source()),
+            Some(ephemeral.clone()),
+        );
         Self {
             store,
             ephemeral,
             notifier,
             keys,
             verifier,
+            callers,
             hasher,
-            policy,
+            policy: settings.policy.clone(),
             tokens,
+            clients: ServiceClients::from_settings(settings),
         }
+    }
+
+    /// The verifier of callers' tokens (`member` and `service` calls).
+    pub fn callers(&self) -> &TokenVerifier {
+        &self.callers
     }
 
     /// The JWK Set of every published verification key.

@@ -111,12 +111,16 @@ impl Auth {
 
     /// Revokes every refresh token of a family and marks its `sid` revoked for as long as an
     /// access token of it could live.
-    async fn revoke_session(&self, family_id: &str) -> AuthResult<()> {
+    pub(super) async fn revoke_session(&self, family_id: &str) -> AuthResult<()> {
         self.store.revoke_family(family_id, now_millis()).await?;
+        self.mark_revoked(family_id).await
+    }
+
+    /// Marks session `sid` revoked in the ephemeral store, which every verifier checks, for as
+    /// long as an access token of it could live.
+    pub(super) async fn mark_revoked(&self, sid: &str) -> AuthResult<()> {
         let ttl = self.policy.access_ttl() + REVOCATION_MARGIN;
-        self.ephemeral
-            .set(&revocation_key(family_id), "1", ttl)
-            .await?;
+        self.ephemeral.set(&revocation_key(sid), "1", ttl).await?;
         Ok(())
     }
 

@@ -1,6 +1,6 @@
-//! Validated values of the login flow: a password, a one-time code, a challenge id and a
-//! refresh token. Each can only be built through its checks, so the rest of the domain never
-//! meets an empty password or a code of the wrong shape.
+//! Validated values of the auth flows: a password, a one-time code, a challenge id, a refresh
+//! token, a member id and an email address. Each can only be built through its checks, so the
+//! rest of the domain never meets an empty password or a code of the wrong shape.
 
 use std::fmt;
 use std::ops::RangeInclusive;
@@ -169,6 +169,84 @@ impl fmt::Debug for RefreshToken {
     }
 }
 
+/// A member id as other services send it: 1 to 64 ASCII letters, digits, `-`, `_`, `:` or `.`
+/// (accounts' rule; demo and generated ids are UUIDs).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MemberId(String);
+
+impl MemberId {
+    const MAX_CHARS: usize = 64;
+
+    pub fn parse(input: &str) -> AuthResult<Self> {
+        let input = input.trim();
+        if input.is_empty() {
+            return Err(AuthError::InvalidInput {
+                field: Field::MemberId,
+                problem: Problem::Empty,
+            });
+        }
+        let valid = input.len() <= Self::MAX_CHARS
+            && input
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b':' | b'.'));
+        if !valid {
+            return Err(AuthError::InvalidInput {
+                field: Field::MemberId,
+                problem: Problem::Malformed,
+            });
+        }
+        Ok(Self(input.to_owned()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// An email address, with the rules accounts and the REST contract use: trimmed, lowercased,
+/// `local@domain.tld`, no spaces or control characters, a local part of at most 64 and a
+/// whole of at most 254 bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Email(String);
+
+impl Email {
+    const MAX_BYTES: usize = 254;
+    const MAX_LOCAL_BYTES: usize = 64;
+
+    pub fn parse(input: &str) -> AuthResult<Self> {
+        let email = input.trim().to_lowercase();
+        let problem = |problem| AuthError::InvalidInput {
+            field: Field::Email,
+            problem,
+        };
+        if email.is_empty() {
+            return Err(problem(Problem::Empty));
+        }
+        if email.len() > Self::MAX_BYTES {
+            return Err(problem(Problem::TooLong));
+        }
+        if email.chars().any(|c| c.is_whitespace() || c.is_control()) {
+            return Err(problem(Problem::Malformed));
+        }
+        let (local, domain) = email
+            .split_once('@')
+            .ok_or_else(|| problem(Problem::Malformed))?;
+        let domain_ok = domain.contains('.')
+            && !domain.contains('@')
+            && !domain.starts_with('.')
+            && !domain.ends_with('.')
+            && !domain.contains("..");
+        if local.is_empty() || local.len() > Self::MAX_LOCAL_BYTES || !domain_ok {
+            return Err(problem(Problem::Malformed));
+        }
+        Ok(Self(email))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
 /// `n` random bytes from the CSPRNG, base64url without padding.
 pub fn random_token(n: usize) -> String {
     let mut bytes = vec![0u8; n];
@@ -245,6 +323,36 @@ mod tests {
         assert_eq!(ChallengeId::parse(id.as_str()), Some(id));
         assert_eq!(ChallengeId::parse("short"), None);
         assert_eq!(ChallengeId::parse(&"+".repeat(43)), None);
+    }
+
+    #[test]
+    fn an_email_is_trimmed_lowercased_and_needs_a_dotted_domain() {
+        assert_eq!(
+            Email::parse("  Ana.Nueva@Correo.CL ").unwrap().as_str(),
+            "ana.nueva@correo.cl"
+        );
+        for bad in [
+            "",
+            "ana",
+            "ana@correo",
+            "@correo.cl",
+            "ana@@correo.cl",
+            "ana @correo.cl",
+            "ana@.correo.cl",
+            "ana@correo..cl",
+        ] {
+            assert!(Email::parse(bad).is_err(), "{bad:?}");
+        }
+        assert!(Email::parse(&format!("{}@correo.cl", "a".repeat(65))).is_err());
+    }
+
+    #[test]
+    fn a_member_id_is_a_short_plain_token() {
+        let id = MemberId::parse(" 7b0f6d2e-0000-4000-8000-000000000001 ").unwrap();
+        assert_eq!(id.as_str(), "7b0f6d2e-0000-4000-8000-000000000001");
+        for bad in ["", "a b", "x/y", &"a".repeat(65)] {
+            assert!(MemberId::parse(bad).is_err(), "{bad:?}");
+        }
     }
 
     #[test]

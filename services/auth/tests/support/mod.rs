@@ -10,7 +10,7 @@ use miclub_platform::config::Environment;
 use miclub_platform::demo::{DEMO_PASSWORD, DemoMember, MEMBERS};
 use miclub_platform::error::ErrorBody;
 use miclub_platform::grpc::ServerSettings;
-use miclub_platform::notify::DevMailbox;
+use miclub_platform::notify::{DevMailbox, SharedNotifier};
 use miclub_platform::shutdown::{self, ShutdownTrigger};
 use miclub_platform::testing::TestEnv;
 use miclub_platform::tokens::{StaticKeySource, TokenVerifier, with_bearer};
@@ -20,6 +20,11 @@ use tonic::transport::Channel;
 
 pub const CLIENT_IP: &str = "203.0.113.7";
 
+/// The internal caller every test app knows, and its secret (auth is configured with its
+/// digest only).
+pub const SERVICE_CLIENT: &str = "accounts";
+pub const SERVICE_SECRET: &str = "accounts-test-secret-5b1f0c2e9d";
+
 /// Ana: verified email, argon2id hash.
 pub fn ana() -> &'static DemoMember {
     member("11111111-1")
@@ -28,6 +33,11 @@ pub fn ana() -> &'static DemoMember {
 /// Carla: email not verified.
 pub fn carla() -> &'static DemoMember {
     member("33333333-3")
+}
+
+/// Bruno: verified email, no club account (irrelevant to auth).
+pub fn bruno() -> &'static DemoMember {
+    member("22222222-2")
 }
 
 /// Diego: migrated member with a legacy bcrypt hash.
@@ -54,7 +64,8 @@ impl Drop for TestApp {
     }
 }
 
-/// Settings of a test app: loopback port 0, no drain delay, the demo members seeded.
+/// Settings of a test app: loopback port 0, no drain delay, the demo members seeded, one
+/// service client ([`SERVICE_CLIENT`]).
 pub fn test_settings(env: &TestEnv) -> Settings {
     Settings {
         server: ServerSettings {
@@ -64,6 +75,11 @@ pub fn test_settings(env: &TestEnv) -> Settings {
         },
         database: env.database.clone(),
         seed_demo: true,
+        service_clients: [(
+            SERVICE_CLIENT.to_owned(),
+            miclub_auth::secret_digest(SERVICE_SECRET),
+        )]
+        .into(),
         ..Settings::default()
     }
 }
@@ -73,12 +89,22 @@ pub async fn spawn_app(env: TestEnv) -> TestApp {
 }
 
 pub async fn spawn_app_with(env: TestEnv, tweak: impl FnOnce(&mut Settings)) -> TestApp {
+    spawn_app_mailing(env, tweak, |mailbox| mailbox).await
+}
+
+/// A test app whose messages go through `notifier`, built around the dev mailbox the test
+/// reads (e.g. to make some messages fail).
+pub async fn spawn_app_mailing(
+    env: TestEnv,
+    tweak: impl FnOnce(&mut Settings),
+    notifier: impl FnOnce(Arc<DevMailbox>) -> SharedNotifier,
+) -> TestApp {
     let mut settings = test_settings(&env);
     tweak(&mut settings);
     let mailbox = Arc::new(DevMailbox::default());
     let deps = Dependencies {
         store: env.store.clone(),
-        notifier: mailbox.clone(),
+        notifier: notifier(mailbox.clone()),
         environment: Environment::Development,
     };
     let app = Application::build(settings.clone(), deps)
@@ -164,6 +190,70 @@ impl TestApp {
             access_token,
         );
         answer(self.client().logout(request).await)
+    }
+
+    pub async fn change_password(
+        &self,
+        access_token: &str,
+        current: &str,
+        new: &str,
+    ) -> Answer<pb::ChangePasswordResponse> {
+        let request = with_bearer(
+            pb::ChangePasswordRequest {
+                current_password: current.to_owned(),
+                new_password: new.to_owned(),
+            },
+            access_token,
+        );
+        answer(self.client().change_password(request).await)
+    }
+
+    pub async fn issue_service_token(
+        &self,
+        client_id: &str,
+        client_secret: &str,
+    ) -> Answer<pb::IssueServiceTokenResponse> {
+        let request = pb::IssueServiceTokenRequest {
+            client_id: client_id.to_owned(),
+            client_secret: client_secret.to_owned(),
+        };
+        answer(self.client().issue_service_token(request).await)
+    }
+
+    /// A service token of [`SERVICE_CLIENT`], from the real grant.
+    pub async fn service_token(&self) -> String {
+        self.issue_service_token(SERVICE_CLIENT, SERVICE_SECRET)
+            .await
+            .expect("service token")
+            .access_token
+    }
+
+    pub async fn set_login_email(
+        &self,
+        token: &str,
+        member_id: &str,
+        email: &str,
+    ) -> Answer<pb::SetLoginEmailResponse> {
+        let request = with_bearer(
+            pb::SetLoginEmailRequest {
+                member_id: member_id.to_owned(),
+                email: email.to_owned(),
+            },
+            token,
+        );
+        answer(self.client().set_login_email(request).await)
+    }
+
+    /// A whole login with any password; the code is read from the mailbox of `email`.
+    pub async fn login_with(
+        &self,
+        member: &DemoMember,
+        password: &str,
+        email: &str,
+    ) -> Answer<pb::VerifyOtpResponse> {
+        let started = self.start_login(member.rut, password).await?;
+        let code = self.last_code_for(email);
+        self.verify(&started.challenge_id, &code).await
     }
 
     /// The newest code mailed to `email`.

@@ -1,0 +1,37 @@
+//! Auth's copy of a member's email: where one-time codes go. Accounts owns the member's
+//! address and its confirmation; once a member confirms a new address there, accounts tells
+//! auth (`SetLoginEmail`, service token only), and the next code goes to the new address.
+
+use miclub_platform::storage::now_millis;
+
+use super::Auth;
+use super::types::{Email, MemberId, mask_email};
+use crate::error::{AuthError, AuthResult};
+
+impl Auth {
+    /// Sets the login email of `member_id` and marks it verified (accounts saw the member
+    /// confirm it). Idempotent. `NotFound` when auth has no credentials for the member.
+    /// `caller` is the internal client that asked, for the log.
+    pub async fn set_login_email(
+        &self,
+        caller: &str,
+        member_id: &MemberId,
+        email: &Email,
+    ) -> AuthResult<()> {
+        let found = self
+            .store
+            .set_login_email(member_id.as_str(), email.as_str(), now_millis())
+            .await?;
+        if !found {
+            tracing::info!(caller, member_id = %member_id.as_str(), "login email not set: no credentials for the member");
+            return Err(AuthError::NotFound);
+        }
+        tracing::info!(
+            caller,
+            member_id = %member_id.as_str(),
+            email = %mask_email(email.as_str()),
+            "login email set"
+        );
+        Ok(())
+    }
+}
