@@ -1,22 +1,39 @@
-//! The Mi Club content service. It will own promotions, partner benefits, banners, FAQs, terms text, accrual rules, the simulator and the runtime context flags; for now it starts, reports
-//! `grpc.health.v1` (SERVING for the whole server) and reflection, and serves nothing else.
+//! The Mi Club content service: the public content of the portal, served over gRPC
+//! (`miclub.content.v1.ContentService`) with health and reflection. Today that is the terms and
+//! conditions with their versions; promotions, partner benefits, banners, FAQs, the simulator
+//! and the runtime context flags come later.
 //!
-//! [`Application`] has the same shape as every service's: `build` binds the listener (port 0
-//! picks a free one), `run_until_stopped` serves until the shutdown fires, then drains.
+//! Requests flow one way: [`grpc`] turns proto messages into [`domain`] calls, the domain calls
+//! [`store`]. [`Application`] composes it all; the `miclub-content` binary and the standalone
+//! binary both run it. Start-up publishes the terms shipped in `data/terms/` when the database
+//! lacks them, which is how the initial version reaches every environment, production included.
 
 pub mod config;
+pub mod domain;
+pub mod error;
+pub mod grpc;
+pub mod store;
 
 use std::time::Duration;
 
 use miclub_platform::grpc::{Health, ServerSettings};
 use miclub_platform::shutdown::Shutdown;
+use miclub_platform::storage::now_millis;
+use miclub_proto::content::v1::content_service_server::ContentServiceServer;
 use tokio::net::TcpListener;
 use tonic::service::Routes;
 use tonic::transport::Server;
 
 pub use config::Settings;
 
-/// What content needs from the process that runs it (nothing yet).
+use crate::domain::Content;
+use crate::grpc::ContentGrpc;
+use crate::store::Store;
+
+/// Fully-qualified name of the gRPC service, as health and reflection report it.
+pub const SERVICE_NAME: &str = "miclub.content.v1.ContentService";
+
+/// What content needs from the process that runs it (nothing yet: its calls are anonymous).
 #[derive(Debug, Clone, Default)]
 pub struct Dependencies {}
 
@@ -27,6 +44,7 @@ pub struct Application {
     server: Server,
     routes: Routes,
     health: Health,
+    store: Store,
     server_settings: ServerSettings,
 }
 
@@ -39,9 +57,14 @@ impl std::fmt::Debug for Application {
 }
 
 impl Application {
-    /// Sets up health and reflection and binds the gRPC listener.
+    /// Connects to the database and migrates it, publishes the shipped terms when missing, and
+    /// binds the gRPC listener (port 0 picks a free one).
     pub async fn build(settings: Settings, _deps: Dependencies) -> anyhow::Result<Self> {
-        let (server, health, routes) = miclub_platform::grpc::server(&[]).await?;
+        let store = Store::connect(&settings.database_or_default()).await?;
+        let content = Content::new(store.clone());
+        content.publish_shipped_terms(now_millis()).await?;
+        let (server, health, routes) = miclub_platform::grpc::server(&[SERVICE_NAME]).await?;
+        let routes = routes.add_service(ContentServiceServer::new(ContentGrpc::new(content)));
         let listener = settings.server.bind().await?;
         let port = listener.local_addr()?.port();
         Ok(Self {
@@ -50,6 +73,7 @@ impl Application {
             server,
             routes,
             health,
+            store,
             server_settings: settings.server,
         })
     }
@@ -59,9 +83,9 @@ impl Application {
         self.port
     }
 
-    /// Serves until `shutdown` fires, then reports NOT_SERVING, waits the drain delay and stops.
+    /// Serves until `shutdown` fires, then drains (NOT_SERVING first) and closes the pool.
     pub async fn run_until_stopped(self, shutdown: Shutdown) -> anyhow::Result<()> {
-        miclub_platform::grpc::serve(
+        let served = miclub_platform::grpc::serve(
             self.server,
             self.routes,
             self.listener,
@@ -69,6 +93,8 @@ impl Application {
             Duration::from_millis(self.server_settings.drain_delay_ms),
             shutdown,
         )
-        .await
+        .await;
+        self.store.database().close().await;
+        served
     }
 }

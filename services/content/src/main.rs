@@ -16,6 +16,7 @@ async fn main() -> anyhow::Result<()> {
         &config.section::<TelemetrySettings>("telemetry")?,
     )?;
     let settings: Settings = config.section("content")?;
+    settings.validate(config.environment())?;
     let app = Application::build(settings, Dependencies::default()).await?;
     tracing::info!(port = app.port(), "content service ready");
     app.run_until_stopped(Shutdown::on_signals()).await

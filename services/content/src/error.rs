@@ -1,0 +1,109 @@
+//! The one error type of content and its mapping to the shared error codes.
+//!
+//! Every failure of `domain/` and `store.rs` is a [`ContentError`]; `grpc.rs` turns it into a
+//! `tonic::Status` carrying an [`ErrorBody`]. Storage failures are logged here with structured
+//! fields and reach the caller only as `ERR_INTERNAL` or `ERR_UNAVAILABLE`, without details.
+
+use miclub_platform::error::{ErrorBody, ErrorCode};
+use miclub_platform::storage::is_unavailable;
+use thiserror::Error;
+
+#[derive(Debug, Error)]
+pub enum ContentError {
+    /// An input did not pass a domain type's validation.
+    #[error("invalid {field}: {reason}")]
+    Invalid {
+        field: &'static str,
+        reason: &'static str,
+    },
+    /// No version of the terms is in force yet.
+    #[error("no terms published")]
+    TermsNotFound,
+    /// A stored row does not pass the domain's validation (a bug or a manual edit).
+    #[error("stored record is invalid: {0}")]
+    CorruptRecord(String),
+    #[error("database error: {0}")]
+    Database(#[from] sqlx::Error),
+}
+
+impl ContentError {
+    pub fn invalid(field: &'static str, reason: &'static str) -> Self {
+        ContentError::Invalid { field, reason }
+    }
+
+    pub fn error_code(&self) -> ErrorCode {
+        match self {
+            ContentError::Invalid { .. } => ErrorCode::InvalidArgument,
+            ContentError::TermsNotFound => ErrorCode::NotFound,
+            ContentError::CorruptRecord(_) => ErrorCode::Internal,
+            ContentError::Database(err) if is_unavailable(err) => ErrorCode::Unavailable,
+            ContentError::Database(_) => ErrorCode::Internal,
+        }
+    }
+
+    /// What the caller is told: the code's Spanish text, a more precise one where it helps,
+    /// never a database detail.
+    pub fn body(&self) -> ErrorBody {
+        let body = ErrorBody::new(self.error_code());
+        match self {
+            ContentError::Invalid { field, .. } => body.with_field(*field),
+            ContentError::TermsNotFound => {
+                body.with_message("Aún no hay términos y condiciones publicados.")
+            }
+            _ => body,
+        }
+    }
+
+    /// The gRPC answer of `rpc`, logging server-side failures with their cause.
+    pub fn into_status(self, rpc: &'static str) -> tonic::Status {
+        let code = self.error_code();
+        match code {
+            ErrorCode::Internal | ErrorCode::Unavailable => {
+                tracing::error!(rpc, error = %self, code = %code, "content call failed");
+            }
+            _ => tracing::info!(rpc, error = %self, code = %code, "content call refused"),
+        }
+        self.body().into_status()
+    }
+}
+
+pub type Result<T, E = ContentError> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn missing_terms_are_not_found_with_a_spanish_message() {
+        let status = ContentError::TermsNotFound.into_status("get_current_terms");
+        assert_eq!(status.code(), tonic::Code::NotFound);
+        let body = ErrorBody::from_status(&status);
+        assert_eq!(body.code, ErrorCode::NotFound);
+        assert_eq!(
+            body.message,
+            "Aún no hay términos y condiciones publicados."
+        );
+    }
+
+    #[test]
+    fn a_pool_timeout_is_unavailable_and_other_database_errors_are_internal() {
+        assert_eq!(
+            ContentError::Database(sqlx::Error::PoolTimedOut).error_code(),
+            ErrorCode::Unavailable
+        );
+        assert_eq!(
+            ContentError::Database(sqlx::Error::RowNotFound).error_code(),
+            ErrorCode::Internal
+        );
+    }
+
+    #[test]
+    fn a_database_error_never_reaches_the_caller() {
+        let status = ContentError::Database(sqlx::Error::Protocol("secret detail".into()))
+            .into_status("get_current_terms");
+        let body = ErrorBody::from_status(&status);
+        assert_eq!(body.code, ErrorCode::Internal);
+        assert!(!status.message().contains("secret"));
+        assert!(!body.message.contains("secret"));
+    }
+}
