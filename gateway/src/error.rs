@@ -28,6 +28,11 @@ impl ApiError {
         self
     }
 
+    pub fn with_field(mut self, field: impl Into<String>) -> Self {
+        self.body.field = Some(field.into());
+        self
+    }
+
     pub fn with_cause(mut self, cause: impl std::fmt::Display) -> Self {
         self.cause = Some(cause.to_string());
         self

@@ -4,7 +4,7 @@
 use serde::Serialize;
 use utoipa::{OpenApi, ToSchema};
 
-use crate::routes::{account, context, dev, meta, session};
+use crate::routes::{account, context, dev, meta, movements, profile, session, terms};
 
 /// The error body every failure answers with (`platform::error::ErrorBody`).
 #[derive(Debug, Serialize, ToSchema)]
@@ -41,6 +41,14 @@ pub struct ActionSchema {
         session::logout,
         account::profile,
         account::balance,
+        movements::list,
+        profile::genders,
+        profile::update,
+        profile::resend_confirmation,
+        profile::confirm_email,
+        profile::change_password,
+        terms::current,
+        terms::decide,
         context::context,
         dev::mailbox,
         meta::health,

@@ -24,6 +24,12 @@ pub struct User {
     pub birth_date: Option<String>,
     pub email: String,
     pub terms_agreement: TermsAgreement,
+    /// False after an email change until the member opens the confirmation link.
+    pub email_confirmed: bool,
+    /// "RUT" or "FOREIGN".
+    pub document_type: String,
+    /// Canonical, e.g. "11111111-1"; read-only.
+    pub document_number: String,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -33,18 +39,26 @@ pub struct TermsAgreement {
     pub event_date: Option<String>,
 }
 
-fn non_empty(value: String) -> Option<String> {
+pub(crate) fn non_empty(value: String) -> Option<String> {
     (!value.is_empty()).then_some(value)
 }
 
-impl From<Member> for User {
-    fn from(member: Member) -> Self {
-        let terms = member.terms_agreement.unwrap_or_default();
+impl From<miclub_proto::accounts::v1::TermsAgreement> for TermsAgreement {
+    fn from(terms: miclub_proto::accounts::v1::TermsAgreement) -> Self {
         let agreement = match TermsDecision::try_from(terms.decision) {
             Ok(TermsDecision::Accepted) => Some("accepted"),
             Ok(TermsDecision::Rejected) => Some("rejected"),
             _ => None,
         };
+        TermsAgreement {
+            agreement,
+            event_date: non_empty(terms.event_date),
+        }
+    }
+}
+
+impl From<Member> for User {
+    fn from(member: Member) -> Self {
         User {
             name: member.name,
             last_name: member.last_name,
@@ -53,10 +67,10 @@ impl From<Member> for User {
             gender_id: (member.gender_id != 0).then_some(member.gender_id),
             birth_date: non_empty(member.birth_date),
             email: member.email,
-            terms_agreement: TermsAgreement {
-                agreement,
-                event_date: non_empty(terms.event_date),
-            },
+            terms_agreement: member.terms_agreement.unwrap_or_default().into(),
+            email_confirmed: member.email_confirmed,
+            document_type: member.document_type,
+            document_number: member.document_number,
         }
     }
 }

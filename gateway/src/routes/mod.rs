@@ -4,7 +4,10 @@ pub mod account;
 pub mod context;
 pub mod dev;
 pub mod meta;
+pub mod movements;
+pub mod profile;
 pub mod session;
+pub mod terms;
 
 use axum::Router;
 use axum::routing::{any, get, post};
@@ -20,7 +23,19 @@ pub fn api_router(state: &AppState) -> Router<AppState> {
         .route("/api/validate-otp", post(session::validate_otp))
         .route("/api/refresh", post(session::refresh))
         .route("/api/logout", post(session::logout))
-        .route("/api/profile", get(account::profile))
+        .route("/api/profile", get(account::profile).put(profile::update))
+        .route("/api/profile/genders", get(profile::genders))
+        .route(
+            "/api/profile/email/resend",
+            post(profile::resend_confirmation),
+        )
+        .route("/api/profile/email/confirm", post(profile::confirm_email))
+        .route("/api/profile/password", post(profile::change_password))
+        .route(
+            "/api/terms-and-conditions",
+            get(terms::current).post(terms::decide),
+        )
+        .route("/api/movements", get(movements::list))
         .route("/api/balance", get(account::balance))
         .route("/api/context", get(context::context))
         .route("/api/health", get(meta::health))

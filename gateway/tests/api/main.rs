@@ -1,6 +1,11 @@
 //! The gateway's REST contract against stand-in auth and accounts gRPC servers that answer
 //! whatever a test asks for, so every route and every error mapping can be driven. The real
 //! services are exercised end to end by the standalone tests.
+//!
+//! This file holds the stand-ins and the harness, and the session routes' tests; the account
+//! area's routes (profile, password, terms, movements) are tested in [`account_routes`].
+
+mod account_routes;
 
 use std::sync::{Arc, Mutex};
 
@@ -15,6 +20,8 @@ use miclub_proto::accounts::v1 as accounts;
 use miclub_proto::accounts::v1::accounts_service_server::{AccountsService, AccountsServiceServer};
 use miclub_proto::auth::v1 as auth;
 use miclub_proto::auth::v1::auth_service_server::{AuthService, AuthServiceServer};
+use miclub_proto::content::v1 as content;
+use miclub_proto::content::v1::content_service_server::{ContentService, ContentServiceServer};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use tonic::{Request, Response, Status};
@@ -28,6 +35,12 @@ struct Script {
     accounts_error: Option<ErrorBody>,
     logouts: Vec<String>,
     last_login: Option<auth::StartLoginRequest>,
+    content_error: Option<ErrorBody>,
+    last_profile_update: Option<accounts::UpdateProfileRequest>,
+    last_terms_decision: Option<accounts::RecordTermsDecisionRequest>,
+    last_movements_query: Option<accounts::ListMovementsRequest>,
+    last_password_change: Option<auth::ChangePasswordRequest>,
+    email_resends: usize,
 }
 
 #[derive(Clone)]
@@ -41,6 +54,34 @@ impl Fakes {
         match self.script.lock().unwrap().auth_error.clone() {
             Some(body) => Err(body.into_status()),
             None => Ok(()),
+        }
+    }
+
+    fn accounts_fails(&self) -> Result<(), Status> {
+        match self.script.lock().unwrap().accounts_error.clone() {
+            Some(body) => Err(body.into_status()),
+            None => Ok(()),
+        }
+    }
+
+    fn member(&self) -> accounts::Member {
+        accounts::Member {
+            member_id: MEMBER.into(),
+            document_type: "RUT".into(),
+            document_number: "11111111-1".into(),
+            name: "Ana".into(),
+            last_name: "González".into(),
+            mother_surname: "Pérez".into(),
+            phone_number: "+56911111111".into(),
+            gender_id: 1,
+            birth_date: "1988-03-14".into(),
+            email: "ana@example.cl".into(),
+            email_confirmed: true,
+            terms_agreement: Some(accounts::TermsAgreement {
+                decision: accounts::TermsDecision::Accepted as i32,
+                event_date: "2026-01-10T12:00:00Z".into(),
+            }),
+            has_club_account: true,
         }
     }
 
@@ -125,6 +166,37 @@ impl AuthService for Fakes {
             "the gateway gets its keys from the test",
         ))
     }
+
+    async fn change_password(
+        &self,
+        request: Request<auth::ChangePasswordRequest>,
+    ) -> Result<Response<auth::ChangePasswordResponse>, Status> {
+        assert!(
+            miclub_platform::tokens::bearer(request.metadata()).is_some(),
+            "the member token is forwarded"
+        );
+        self.script.lock().unwrap().last_password_change = Some(request.into_inner());
+        self.auth_fails()?;
+        Ok(Response::new(auth::ChangePasswordResponse {
+            revoked_sessions: 2,
+        }))
+    }
+
+    async fn issue_service_token(
+        &self,
+        _: Request<auth::IssueServiceTokenRequest>,
+    ) -> Result<Response<auth::IssueServiceTokenResponse>, Status> {
+        Err(Status::unimplemented(
+            "the gateway never asks for service tokens",
+        ))
+    }
+
+    async fn set_login_email(
+        &self,
+        _: Request<auth::SetLoginEmailRequest>,
+    ) -> Result<Response<auth::SetLoginEmailResponse>, Status> {
+        Err(Status::unimplemented("the gateway never sets login emails"))
+    }
 }
 
 #[tonic::async_trait]
@@ -141,24 +213,7 @@ impl AccountsService for Fakes {
             return Err(body.into_status());
         }
         Ok(Response::new(accounts::GetMemberResponse {
-            member: Some(accounts::Member {
-                member_id: MEMBER.into(),
-                document_type: "RUT".into(),
-                document_number: "11111111-1".into(),
-                name: "Ana".into(),
-                last_name: "González".into(),
-                mother_surname: "Pérez".into(),
-                phone_number: "+56911111111".into(),
-                gender_id: 1,
-                birth_date: "1988-03-14".into(),
-                email: "ana@example.cl".into(),
-                email_confirmed: true,
-                terms_agreement: Some(accounts::TermsAgreement {
-                    decision: accounts::TermsDecision::Accepted as i32,
-                    event_date: "2026-01-10T12:00:00Z".into(),
-                }),
-                has_club_account: true,
-            }),
+            member: Some(self.member()),
         }))
     }
 
@@ -172,6 +227,166 @@ impl AccountsService for Fakes {
         Ok(Response::new(accounts::GetBalanceResponse {
             balance: 12_345,
             updated_at: "2026-11-01T10:00:00Z".into(),
+        }))
+    }
+
+    async fn list_genders(
+        &self,
+        _: Request<accounts::ListGendersRequest>,
+    ) -> Result<Response<accounts::ListGendersResponse>, Status> {
+        self.accounts_fails()?;
+        let genders = [(1, "Femenino"), (2, "Masculino"), (3, "Prefiero no decir")]
+            .into_iter()
+            .map(|(id, label)| accounts::Gender {
+                id,
+                label: label.into(),
+            })
+            .collect();
+        Ok(Response::new(accounts::ListGendersResponse { genders }))
+    }
+
+    async fn update_profile(
+        &self,
+        request: Request<accounts::UpdateProfileRequest>,
+    ) -> Result<Response<accounts::UpdateProfileResponse>, Status> {
+        assert!(miclub_platform::tokens::bearer(request.metadata()).is_some());
+        let update = request.into_inner();
+        self.script.lock().unwrap().last_profile_update = Some(update.clone());
+        self.accounts_fails()?;
+        let mut member = self.member();
+        let email_changed = update.email != member.email;
+        member.email = update.email;
+        member.email_confirmed = !email_changed;
+        member.name = update.name;
+        member.phone_number = update.phone_number;
+        Ok(Response::new(accounts::UpdateProfileResponse {
+            member: Some(member),
+            email_confirmation_sent: email_changed,
+        }))
+    }
+
+    async fn resend_email_confirmation(
+        &self,
+        request: Request<accounts::ResendEmailConfirmationRequest>,
+    ) -> Result<Response<accounts::ResendEmailConfirmationResponse>, Status> {
+        assert!(miclub_platform::tokens::bearer(request.metadata()).is_some());
+        self.accounts_fails()?;
+        self.script.lock().unwrap().email_resends += 1;
+        Ok(Response::new(accounts::ResendEmailConfirmationResponse {}))
+    }
+
+    async fn confirm_email(
+        &self,
+        request: Request<accounts::ConfirmEmailRequest>,
+    ) -> Result<Response<accounts::ConfirmEmailResponse>, Status> {
+        if request.into_inner().token != "good-token" {
+            return Err(ErrorBody::new(ErrorCode::ConfirmationInvalid).into_status());
+        }
+        Ok(Response::new(accounts::ConfirmEmailResponse {
+            masked_email: "n***@example.cl".into(),
+        }))
+    }
+
+    async fn record_terms_decision(
+        &self,
+        request: Request<accounts::RecordTermsDecisionRequest>,
+    ) -> Result<Response<accounts::RecordTermsDecisionResponse>, Status> {
+        assert!(miclub_platform::tokens::bearer(request.metadata()).is_some());
+        let decision = request.into_inner();
+        self.script.lock().unwrap().last_terms_decision = Some(decision.clone());
+        self.accounts_fails()?;
+        let decision = if decision.accepted {
+            accounts::TermsDecision::Accepted
+        } else {
+            accounts::TermsDecision::Rejected
+        };
+        Ok(Response::new(accounts::RecordTermsDecisionResponse {
+            terms_agreement: Some(accounts::TermsAgreement {
+                decision: decision as i32,
+                event_date: "2026-11-21T15:00:00Z".into(),
+            }),
+        }))
+    }
+
+    async fn list_movements(
+        &self,
+        request: Request<accounts::ListMovementsRequest>,
+    ) -> Result<Response<accounts::ListMovementsResponse>, Status> {
+        assert!(miclub_platform::tokens::bearer(request.metadata()).is_some());
+        let query = request.into_inner();
+        self.script.lock().unwrap().last_movements_query = Some(query);
+        self.accounts_fails()?;
+        let movement =
+            |id: &str, kind: accounts::MovementKind, status, amount| accounts::Movement {
+                movement_id: id.into(),
+                kind: kind as i32,
+                status: status as i32,
+                amount,
+                description: format!("movimiento {id}"),
+                occurred_at: "2026-10-15T15:00:00Z".into(),
+            };
+        Ok(Response::new(accounts::ListMovementsResponse {
+            movements: vec![
+                movement(
+                    "m-2",
+                    accounts::MovementKind::Redemption,
+                    accounts::MovementStatus::Confirmed,
+                    -2_000,
+                ),
+                movement(
+                    "m-1",
+                    accounts::MovementKind::Accrual,
+                    accounts::MovementStatus::Pending,
+                    1_250,
+                ),
+            ],
+            page: 2,
+            page_size: 10,
+            total_count: 12,
+            total_pages: 2,
+        }))
+    }
+
+    async fn post_purchase(
+        &self,
+        _: Request<accounts::PostPurchaseRequest>,
+    ) -> Result<Response<accounts::PostPurchaseResponse>, Status> {
+        Err(Status::unimplemented(
+            "store systems call accounts directly",
+        ))
+    }
+
+    async fn record_movement(
+        &self,
+        _: Request<accounts::RecordMovementRequest>,
+    ) -> Result<Response<accounts::RecordMovementResponse>, Status> {
+        Err(Status::unimplemented("back office calls accounts directly"))
+    }
+
+    async fn confirm_due_accruals(
+        &self,
+        _: Request<accounts::ConfirmDueAccrualsRequest>,
+    ) -> Result<Response<accounts::ConfirmDueAccrualsResponse>, Status> {
+        Err(Status::unimplemented("ops call accounts directly"))
+    }
+}
+
+#[tonic::async_trait]
+impl ContentService for Fakes {
+    async fn get_current_terms(
+        &self,
+        _: Request<content::GetCurrentTermsRequest>,
+    ) -> Result<Response<content::GetCurrentTermsResponse>, Status> {
+        if let Some(body) = self.script.lock().unwrap().content_error.clone() {
+            return Err(body.into_status());
+        }
+        Ok(Response::new(content::GetCurrentTermsResponse {
+            terms: Some(content::Terms {
+                version: "2026-11-01".into(),
+                title: "Términos y condiciones de Mi Club".into(),
+                body: "Primer párrafo.\n\nSegundo párrafo.".into(),
+                published_at: "2026-11-01T03:00:00Z".into(),
+            }),
         }))
     }
 }
@@ -190,7 +405,8 @@ async fn spawn_fakes(fakes: Fakes) -> String {
     tokio::spawn(
         tonic::transport::Server::builder()
             .add_service(AuthServiceServer::new(fakes.clone()))
-            .add_service(AccountsServiceServer::new(fakes))
+            .add_service(AccountsServiceServer::new(fakes.clone()))
+            .add_service(ContentServiceServer::new(fakes))
             .serve_with_incoming(tokio_stream::wrappers::TcpListenerStream::new(listener)),
     );
     format!("http://{address}")
@@ -207,7 +423,8 @@ async fn gateway_with(adjust: impl FnOnce(&mut Settings)) -> TestGateway {
         port: 0,
         web_dir: None,
         auth: ClientSettings::for_url(url.clone()),
-        accounts: ClientSettings::for_url(url),
+        accounts: ClientSettings::for_url(url.clone()),
+        content: ClientSettings::for_url(url),
         ..Settings::default()
     };
     adjust(&mut settings);
@@ -261,6 +478,20 @@ impl TestGateway {
 
     fn set_accounts_error(&self, body: Option<ErrorBody>) {
         self.fakes.script.lock().unwrap().accounts_error = body;
+    }
+
+    fn put(&self, path: &str) -> reqwest::RequestBuilder {
+        self.client
+            .put(format!("{}{path}", self.base))
+            .header("x-miclub-csrf", "1")
+    }
+
+    fn set_content_error(&self, body: Option<ErrorBody>) {
+        self.fakes.script.lock().unwrap().content_error = body;
+    }
+
+    fn script(&self) -> std::sync::MutexGuard<'_, Script> {
+        self.fakes.script.lock().unwrap()
     }
 
     fn bearer(&self) -> String {
@@ -378,7 +609,8 @@ async fn the_code_step_opens_the_session_and_returns_the_user_of_the_spec() {
             "name": "Ana", "last_name": "González", "mother_surname": "Pérez",
             "phone_number": "+56911111111", "gender_id": 1, "birth_date": "1988-03-14",
             "email": "ana@example.cl",
-            "terms_agreement": {"agreement": "accepted", "event_date": "2026-01-10T12:00:00Z"}
+            "terms_agreement": {"agreement": "accepted", "event_date": "2026-01-10T12:00:00Z"},
+            "email_confirmed": true, "document_type": "RUT", "document_number": "11111111-1"
         })
     );
 }
@@ -738,6 +970,12 @@ async fn the_openapi_document_covers_every_route() {
         "/api/health",
         "/api/openapi.json",
         "/api/dev/mailbox",
+        "/api/profile/genders",
+        "/api/profile/email/resend",
+        "/api/profile/email/confirm",
+        "/api/profile/password",
+        "/api/terms-and-conditions",
+        "/api/movements",
     ] {
         assert!(paths.contains_key(path), "{path} missing from openapi");
     }

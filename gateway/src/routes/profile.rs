@@ -1,0 +1,209 @@
+//! Mis Datos: the gender options, the profile update with its email confirmation, and the
+//! password change (behind the `changePasswordEnable` flag).
+
+use axum::Json;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum_extra::extract::CookieJar;
+use miclub_platform::error::ErrorCode;
+use miclub_platform::tokens::with_bearer;
+use miclub_proto::accounts::v1::{
+    ConfirmEmailRequest, ListGendersRequest, ResendEmailConfirmationRequest, UpdateProfileRequest,
+};
+use miclub_proto::auth::v1::ChangePasswordRequest;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use super::account::User;
+use crate::error::{ApiError, ApiResult};
+use crate::extract::{ApiJson, MemberToken};
+use crate::openapi::ErrorSchema;
+use crate::state::AppState;
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Gender {
+    pub id: i32,
+    pub label: String,
+}
+
+/// The editable fields of the profile; an empty string (or `gender_id` 0) clears an optional one.
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct ProfileUpdate {
+    pub email: String,
+    pub name: String,
+    pub last_name: String,
+    #[serde(default)]
+    pub mother_surname: String,
+    #[serde(default)]
+    pub phone_number: String,
+    #[serde(default)]
+    pub birth_date: String,
+    #[serde(default)]
+    pub gender_id: Option<i32>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ProfileUpdated {
+    pub user: User,
+    /// True when the email changed and a confirmation link went to the new address.
+    pub email_confirmation_sent: bool,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct EmailConfirmation {
+    /// The token of the link `/confirmar-correo?token=…`.
+    pub token: String,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct EmailConfirmed {
+    pub masked_email: String,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PasswordChange {
+    pub current_password: String,
+    pub new_password: String,
+}
+
+/// The gender options of the profile form (the web app falls back to the spec's list).
+#[utoipa::path(get, path = "/api/profile/genders", tag = "profile",
+    responses((status = 200, body = [Gender]), (status = 503, body = ErrorSchema)))]
+pub async fn genders(State(state): State<AppState>) -> ApiResult<Json<Vec<Gender>>> {
+    let answer = state
+        .accounts
+        .clone()
+        .list_genders(ListGendersRequest {})
+        .await?
+        .into_inner();
+    Ok(Json(
+        answer
+            .genders
+            .into_iter()
+            .map(|g| Gender {
+                id: g.id,
+                label: g.label,
+            })
+            .collect(),
+    ))
+}
+
+/// Replaces the editable fields of the profile; a new email must be confirmed by link.
+#[utoipa::path(put, path = "/api/profile", tag = "profile", request_body = ProfileUpdate,
+    responses(
+        (status = 200, body = ProfileUpdated),
+        (status = 400, description = "ERR_INVALID_ARGUMENT with the field and its Spanish message", body = ErrorSchema),
+        (status = 401, body = ErrorSchema),
+    ))]
+pub async fn update(
+    State(state): State<AppState>,
+    member: MemberToken,
+    ApiJson(body): ApiJson<ProfileUpdate>,
+) -> ApiResult<Json<ProfileUpdated>> {
+    let request = UpdateProfileRequest {
+        email: body.email,
+        name: body.name,
+        last_name: body.last_name,
+        mother_surname: body.mother_surname,
+        phone_number: body.phone_number,
+        birth_date: body.birth_date,
+        gender_id: body.gender_id.unwrap_or(0),
+    };
+    let answer = state
+        .accounts
+        .clone()
+        .update_profile(with_bearer(request, &member.token))
+        .await?
+        .into_inner();
+    if answer.email_confirmation_sent {
+        tracing::info!(member_id = %member.member_id, "email changed, confirmation sent");
+    }
+    Ok(Json(ProfileUpdated {
+        user: User::from(answer.member.unwrap_or_default()),
+        email_confirmation_sent: answer.email_confirmation_sent,
+    }))
+}
+
+/// Mails a new confirmation link for the member's unconfirmed email.
+#[utoipa::path(post, path = "/api/profile/email/resend", tag = "profile",
+    responses(
+        (status = 204, description = "Link sent"),
+        (status = 401, body = ErrorSchema),
+        (status = 409, description = "ERR_EMAIL_ALREADY_CONFIRMED", body = ErrorSchema),
+        (status = 429, description = "ERR_TOO_MANY_ATTEMPTS", body = ErrorSchema),
+    ))]
+pub async fn resend_confirmation(
+    State(state): State<AppState>,
+    member: MemberToken,
+) -> ApiResult<StatusCode> {
+    state
+        .accounts
+        .clone()
+        .resend_email_confirmation(with_bearer(
+            ResendEmailConfirmationRequest {},
+            &member.token,
+        ))
+        .await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// Confirms an email with the token of its link; no session needed.
+#[utoipa::path(post, path = "/api/profile/email/confirm", tag = "profile", request_body = EmailConfirmation,
+    responses(
+        (status = 200, body = EmailConfirmed),
+        (status = 404, description = "ERR_CONFIRMATION_INVALID", body = ErrorSchema),
+    ))]
+pub async fn confirm_email(
+    State(state): State<AppState>,
+    ApiJson(body): ApiJson<EmailConfirmation>,
+) -> ApiResult<Json<EmailConfirmed>> {
+    let answer = state
+        .accounts
+        .clone()
+        .confirm_email(ConfirmEmailRequest { token: body.token })
+        .await?
+        .into_inner();
+    Ok(Json(EmailConfirmed {
+        masked_email: answer.masked_email,
+    }))
+}
+
+/// Changes the password; every session of the member ends, this one included.
+#[utoipa::path(post, path = "/api/profile/password", tag = "profile", request_body = PasswordChange,
+    responses(
+        (status = 204, description = "Changed; every session revoked and the cookies cleared"),
+        (status = 401, body = ErrorSchema),
+        (status = 403, description = "ERR_FORBIDDEN: changePasswordEnable is off", body = ErrorSchema),
+        (status = 422, description = "ERR_WRONG_PASSWORD (currentPassword) or ERR_WEAK_PASSWORD (newPassword)", body = ErrorSchema),
+        (status = 429, description = "ERR_TOO_MANY_ATTEMPTS", body = ErrorSchema),
+    ))]
+pub async fn change_password(
+    State(state): State<AppState>,
+    jar: CookieJar,
+    member: MemberToken,
+    ApiJson(body): ApiJson<PasswordChange>,
+) -> ApiResult<(CookieJar, StatusCode)> {
+    if !state.settings.flags.change_password_enable {
+        return Err(ApiError::new(ErrorCode::Forbidden)
+            .with_message("El cambio de contraseña no está disponible en este momento."));
+    }
+    let request = ChangePasswordRequest {
+        current_password: body.current_password,
+        new_password: body.new_password,
+    };
+    let answer = state
+        .auth
+        .clone()
+        .change_password(with_bearer(request, &member.token))
+        .await?
+        .into_inner();
+    tracing::info!(
+        member_id = %member.member_id,
+        revoked_sessions = answer.revoked_sessions,
+        "password changed, sessions revoked"
+    );
+    Ok((state.cookies.clear_session(jar), StatusCode::NO_CONTENT))
+}

@@ -1,0 +1,394 @@
+//! The account area's routes: Mis Datos (genders, profile update, email confirmation, password
+//! change), terms and conditions, and Mis Movimientos.
+
+use super::*;
+
+fn profile_body() -> Value {
+    json!({
+        "email": "nueva@example.cl", "name": "Ana María", "last_name": "González",
+        "mother_surname": "Pérez", "phone_number": "+56 9 1111 1111",
+        "birth_date": "1988-03-14", "gender_id": 2
+    })
+}
+
+#[tokio::test]
+async fn the_gender_options_come_from_accounts_without_a_session() {
+    let gw = gateway().await;
+    let response = gw.get("/api/profile/genders").send().await.unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let genders: Value = response.json().await.unwrap();
+    assert_eq!(genders[0], json!({"id": 1, "label": "Femenino"}));
+    assert_eq!(genders.as_array().unwrap().len(), 3);
+
+    gw.set_accounts_error(Some(ErrorBody::new(ErrorCode::Unavailable)));
+    let (status, body) = error_of(gw.get("/api/profile/genders").send().await.unwrap()).await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(body["code"], "ERR_UNAVAILABLE");
+}
+
+#[tokio::test]
+async fn a_profile_update_reaches_accounts_and_answers_the_user_with_the_confirmation_flag() {
+    let gw = gateway().await;
+    let response = gw
+        .put("/api/profile")
+        .header("authorization", gw.bearer())
+        .json(&profile_body())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["emailConfirmationSent"], true);
+    assert_eq!(body["user"]["email"], "nueva@example.cl");
+    assert_eq!(body["user"]["email_confirmed"], false);
+    assert_eq!(body["user"]["document_number"], "11111111-1");
+    let sent = gw.script().last_profile_update.clone().unwrap();
+    assert_eq!(sent.name, "Ana María");
+    assert_eq!(sent.phone_number, "+56 9 1111 1111");
+    assert_eq!(sent.gender_id, 2);
+}
+
+#[tokio::test]
+async fn a_missing_gender_or_optional_field_is_sent_as_cleared() {
+    let gw = gateway().await;
+    let response = gw
+        .put("/api/profile")
+        .header("authorization", gw.bearer())
+        .json(&json!({"email": "ana@example.cl", "name": "Ana", "last_name": "González", "gender_id": null}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let sent = gw.script().last_profile_update.clone().unwrap();
+    assert_eq!(sent.gender_id, 0);
+    assert_eq!(sent.phone_number, "");
+    assert_eq!(sent.birth_date, "");
+}
+
+#[tokio::test]
+async fn a_field_error_from_accounts_keeps_its_field_and_spanish_message() {
+    let gw = gateway().await;
+    let message = "Ingresa un celular chileno válido, por ejemplo +56 9 1234 5678.";
+    gw.set_accounts_error(Some(
+        ErrorBody::new(ErrorCode::InvalidArgument)
+            .with_field("phone_number")
+            .with_message(message),
+    ));
+    let (status, body) = error_of(
+        gw.put("/api/profile")
+            .header("authorization", gw.bearer())
+            .json(&profile_body())
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(body["field"], "phone_number");
+    assert_eq!(body["message"], message);
+}
+
+#[tokio::test]
+async fn a_profile_update_needs_a_session_the_csrf_header_and_a_json_body() {
+    let gw = gateway().await;
+    let (status, _) = error_of(
+        gw.put("/api/profile")
+            .json(&profile_body())
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+
+    let (status, body) = error_of(
+        gw.client
+            .put(format!("{}/api/profile", gw.base))
+            .header("authorization", gw.bearer())
+            .json(&profile_body())
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    assert_eq!(body["code"], "ERR_CSRF");
+
+    let (status, body) = error_of(
+        gw.put("/api/profile")
+            .header("authorization", gw.bearer())
+            .json(&json!({"name": "Ana"}))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(
+        body["message"]
+            .as_str()
+            .unwrap()
+            .starts_with(char::is_uppercase)
+    );
+    assert!(gw.script().last_profile_update.is_none());
+}
+
+#[tokio::test]
+async fn the_confirmation_link_works_without_a_session_and_a_bad_token_is_404() {
+    let gw = gateway().await;
+    let response = gw
+        .post("/api/profile/email/confirm")
+        .json(&json!({"token": "good-token"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["maskedEmail"], "n***@example.cl");
+
+    let (status, body) = error_of(
+        gw.post("/api/profile/email/confirm")
+            .json(&json!({"token": "stale"}))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert_eq!(body["code"], "ERR_CONFIRMATION_INVALID");
+}
+
+#[tokio::test]
+async fn a_confirmation_resend_answers_204_and_an_already_confirmed_email_409() {
+    let gw = gateway().await;
+    let response = gw
+        .post("/api/profile/email/resend")
+        .header("authorization", gw.bearer())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::NO_CONTENT);
+    assert_eq!(gw.script().email_resends, 1);
+
+    gw.set_accounts_error(Some(ErrorBody::new(ErrorCode::EmailAlreadyConfirmed)));
+    let (status, body) = error_of(
+        gw.post("/api/profile/email/resend")
+            .header("authorization", gw.bearer())
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CONFLICT);
+    assert_eq!(body["code"], "ERR_EMAIL_ALREADY_CONFIRMED");
+}
+
+#[tokio::test]
+async fn the_password_change_is_refused_while_the_flag_is_off() {
+    let gw = gateway().await;
+    let (status, body) = error_of(
+        gw.post("/api/profile/password")
+            .header("authorization", gw.bearer())
+            .json(&json!({"currentPassword": "MiClub2026!", "newPassword": "otra clave larga"}))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    assert_eq!(body["code"], "ERR_FORBIDDEN");
+    assert!(gw.script().last_password_change.is_none());
+}
+
+#[tokio::test]
+async fn a_password_change_ends_the_session_and_clears_every_cookie() {
+    let gw = gateway_with(|s| s.flags.change_password_enable = true).await;
+    let response = gw
+        .post("/api/profile/password")
+        .header("authorization", gw.bearer())
+        .json(&json!({"currentPassword": "MiClub2026!", "newPassword": "otra clave larga"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::NO_CONTENT);
+    let cookies = set_cookies(&response);
+    for name in ["mc_session", "mc_refresh", "is-logged"] {
+        assert!(
+            cookie(&cookies, name).contains("Max-Age=0"),
+            "{name} is cleared"
+        );
+    }
+    let sent = gw.script().last_password_change.clone().unwrap();
+    assert_eq!(sent.current_password, "MiClub2026!");
+    assert_eq!(sent.new_password, "otra clave larga");
+}
+
+#[tokio::test]
+async fn a_wrong_current_password_is_a_422_that_keeps_the_session() {
+    let gw = gateway_with(|s| s.flags.change_password_enable = true).await;
+    gw.set_auth_error(Some(
+        ErrorBody::new(ErrorCode::WrongPassword).with_field("currentPassword"),
+    ));
+    let response = gw
+        .post("/api/profile/password")
+        .header("authorization", gw.bearer())
+        .json(&json!({"currentPassword": "mala", "newPassword": "otra clave larga"}))
+        .send()
+        .await
+        .unwrap();
+    // Not 401: the web app logs out on any 401, and a typo must not end the session.
+    assert_eq!(response.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(set_cookies(&response).is_empty());
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["code"], "ERR_WRONG_PASSWORD");
+    assert_eq!(body["field"], "currentPassword");
+    assert_eq!(body["message"], "La contraseña actual no es correcta.");
+}
+
+#[tokio::test]
+async fn the_terms_text_is_public() {
+    let gw = gateway().await;
+    let response = gw.get("/api/terms-and-conditions").send().await.unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["version"], "2026-11-01");
+    assert_eq!(body["title"], "Términos y condiciones de Mi Club");
+    assert!(body["body"].as_str().unwrap().contains("\n\n"));
+    assert_eq!(body["publishedAt"], "2026-11-01T03:00:00Z");
+}
+
+#[tokio::test]
+async fn a_terms_decision_is_recorded_for_the_version_in_force() {
+    let gw = gateway().await;
+    for (accept, agreement) in [(false, "rejected"), (true, "accepted")] {
+        let response = gw
+            .post("/api/terms-and-conditions")
+            .header("authorization", gw.bearer())
+            .json(&json!({"acceptTermsAndConditions": accept}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), StatusCode::OK);
+        let body: Value = response.json().await.unwrap();
+        assert_eq!(body["terms_agreement"]["agreement"], agreement);
+        assert_eq!(
+            body["terms_agreement"]["event_date"],
+            "2026-11-21T15:00:00Z"
+        );
+        assert_eq!(body["version"], "2026-11-01");
+        let sent = gw.script().last_terms_decision.clone().unwrap();
+        assert_eq!(sent.accepted, accept);
+        assert_eq!(sent.terms_version, "2026-11-01");
+    }
+}
+
+#[tokio::test]
+async fn no_decision_is_recorded_when_the_terms_in_force_cannot_be_read() {
+    let gw = gateway().await;
+    gw.set_content_error(Some(ErrorBody::new(ErrorCode::Unavailable)));
+    let (status, body) = error_of(
+        gw.post("/api/terms-and-conditions")
+            .header("authorization", gw.bearer())
+            .json(&json!({"acceptTermsAndConditions": true}))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(body["code"], "ERR_UNAVAILABLE");
+    assert!(gw.script().last_terms_decision.is_none());
+}
+
+#[tokio::test]
+async fn a_terms_decision_needs_a_boolean() {
+    let gw = gateway().await;
+    let (status, _) = error_of(
+        gw.post("/api/terms-and-conditions")
+            .header("authorization", gw.bearer())
+            .json(&json!({"acceptTermsAndConditions": "si"}))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(gw.script().last_terms_decision.is_none());
+}
+
+#[tokio::test]
+async fn a_page_of_movements_is_passed_through_with_readable_kinds_and_never_cached() {
+    let gw = gateway().await;
+    let response = gw
+        .get("/api/movements?year=2026&month=10&page=2")
+        .header("authorization", gw.bearer())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(response.headers()["cache-control"], "no-store");
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["year"], 2026);
+    assert_eq!(body["month"], 10);
+    assert_eq!(body["page"], 2);
+    assert_eq!(body["pageSize"], 10);
+    assert_eq!(body["totalCount"], 12);
+    assert_eq!(body["totalPages"], 2);
+    assert_eq!(
+        body["items"][0],
+        json!({"id": "m-2", "kind": "redemption", "status": "confirmed", "amount": -2000,
+               "description": "movimiento m-2", "occurredAt": "2026-10-15T15:00:00Z"})
+    );
+    assert_eq!(body["items"][1]["kind"], "accrual");
+    assert_eq!(body["items"][1]["status"], "pending");
+    let sent = gw.script().last_movements_query.unwrap();
+    assert_eq!((sent.year, sent.month, sent.page), (2026, 10, 2));
+}
+
+#[tokio::test]
+async fn a_malformed_or_missing_month_is_a_field_error_in_spanish() {
+    let gw = gateway().await;
+    for (query, field) in [
+        ("year=2026&month=octubre", "month"),
+        ("year=2026", "month"),
+        ("month=10", "year"),
+        ("year=2026&month=10&page=x", "page"),
+    ] {
+        let (status, body) = error_of(
+            gw.get(&format!("/api/movements?{query}"))
+                .header("authorization", gw.bearer())
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{query}");
+        assert_eq!(body["field"], field, "{query}");
+        assert!(body["message"].as_str().unwrap().starts_with("Elige"));
+    }
+    assert!(gw.script().last_movements_query.is_none());
+}
+
+#[tokio::test]
+async fn movements_of_a_member_without_a_club_account_are_a_406() {
+    let gw = gateway().await;
+    gw.set_accounts_error(Some(ErrorBody::new(ErrorCode::NoClubAccount)));
+    let (status, body) = error_of(
+        gw.get("/api/movements?year=2026&month=10")
+            .header("authorization", gw.bearer())
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::NOT_ACCEPTABLE);
+    assert_eq!(body["code"], "ERR_NO_CLUB_ACCOUNT");
+    let (status, _) = error_of(
+        gw.get("/api/movements?year=2026&month=10")
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+}
