@@ -13,7 +13,8 @@ use miclub_platform::grpc::ClientSettings;
 use miclub_platform::notify::{self, DevMailbox, NotifierSettings};
 use miclub_platform::shutdown::Shutdown;
 use miclub_platform::storage::DatabaseSettings;
-use miclub_platform::tokens::GrpcKeySource;
+use miclub_platform::tokens::{GrpcKeySource, ServiceCredentials, ServiceTokens};
+use secrecy::{ExposeSecret, SecretString};
 use serde::Deserialize;
 use tokio::task::JoinSet;
 
@@ -101,8 +102,19 @@ pub async fn start(config: &Layered, shutdown: Shutdown) -> anyhow::Result<Runni
     )?;
     let mut tasks = JoinSet::new();
 
+    // Accounts calls auth as an internal client (it hands over confirmed emails); its secret
+    // is made afresh on every start and never leaves the process.
+    let accounts_client = ServiceCredentials {
+        client_id: "accounts".into(),
+        client_secret: SecretString::from(random_secret()),
+    };
+
     let mut auth: miclub_auth::Settings = config.section("auth")?;
     loopback(&mut auth.server);
+    auth.service_clients.insert(
+        accounts_client.client_id.clone(),
+        miclub_auth::secret_digest(accounts_client.client_secret.expose_secret()),
+    );
     auth.database = sqlite_in(dir, "auth", auth.database);
     auth.seed_demo |= settings.seed_demo;
     if auth.signing.keys.is_empty() && auth.signing.dev_key_file.is_none() {
@@ -112,7 +124,7 @@ pub async fn start(config: &Layered, shutdown: Shutdown) -> anyhow::Result<Runni
         auth,
         miclub_auth::Dependencies {
             store: store.clone(),
-            notifier,
+            notifier: notifier.clone(),
             environment,
         },
     )
@@ -130,11 +142,26 @@ pub async fn start(config: &Layered, shutdown: Shutdown) -> anyhow::Result<Runni
     accounts.database = sqlite_in(dir, "accounts", accounts.database);
     accounts.seed_demo |= settings.seed_demo;
     accounts.auth = client(auth_port);
+    accounts.service_client = accounts_client;
+    if !config.contains("accounts.public_url") {
+        // Confirmation links point at this portal; with port 0 (tests) only the token matters.
+        let gateway: miclub_gateway::Settings = config.section("gateway")?;
+        accounts.public_url = format!("http://localhost:{}", gateway.port);
+    }
+    let service_tokens = Arc::new(ServiceTokens::new(
+        client(auth_port).channel()?,
+        accounts.service_client.clone(),
+    ));
     let accounts = miclub_accounts::Application::build(
         accounts,
         miclub_accounts::Dependencies {
             store: store.clone(),
             key_source: key_source()?,
+            notifier,
+            login_emails: Arc::new(miclub_accounts::GrpcLoginEmails::new(
+                client(auth_port).channel()?,
+                service_tokens,
+            )),
         },
     )
     .await
@@ -164,10 +191,12 @@ pub async fn start(config: &Layered, shutdown: Shutdown) -> anyhow::Result<Runni
 
     let mut content: miclub_content::Settings = config.section("content")?;
     loopback(&mut content.server);
+    content.database = sqlite_in(dir, "content", content.database);
     let content =
         miclub_content::Application::build(content, miclub_content::Dependencies::default())
             .await
             .context("starting content")?;
+    let content_port = content.port();
     let stop = shutdown.clone();
     tasks.spawn(async move { ("content".to_owned(), content.run_until_stopped(stop).await) });
 
@@ -193,6 +222,7 @@ pub async fn start(config: &Layered, shutdown: Shutdown) -> anyhow::Result<Runni
     }
     gateway.auth = client(auth_port);
     gateway.accounts = client(accounts_port);
+    gateway.content = client(content_port);
     if !config.contains("gateway.dev_mailbox") {
         gateway.dev_mailbox = !environment.is_production();
     }
@@ -221,4 +251,10 @@ pub async fn start(config: &Layered, shutdown: Shutdown) -> anyhow::Result<Runni
         mailbox,
         tasks,
     })
+}
+
+/// 32 random bytes as hex: a client secret for one run.
+fn random_secret() -> String {
+    let bytes: [u8; 32] = rand::random();
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }

@@ -1,5 +1,8 @@
 //! The whole member flow over HTTP against the real `miclub` binary: gateway, auth and
-//! accounts in one process on SQLite, codes read from the dev mailbox.
+//! accounts in one process on SQLite, codes read from the dev mailbox. The account area
+//! (profile, email confirmation, password change, terms, movements) is in [`account`].
+
+mod account;
 
 use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};
@@ -44,6 +47,7 @@ impl Portal {
             .env("APP_STANDALONE__DATA_DIR", &data.0)
             .env("APP_GATEWAY__WEB_DIR", data.0.join("no-web"))
             .env("APP_CONFIG_DIR", data.0.join("no-config"))
+            .env("APP_GATEWAY__FLAGS__CHANGE_PASSWORD_ENABLE", "true")
             .env("RUST_LOG", "warn")
             .stdout(Stdio::null())
             .spawn()
@@ -98,6 +102,16 @@ impl Browser {
         request.send().await.unwrap()
     }
 
+    async fn put(&self, path: &str, body: Value) -> reqwest::Response {
+        self.http
+            .put(format!("{}{path}", self.base))
+            .header("x-miclub-csrf", "1")
+            .json(&body)
+            .send()
+            .await
+            .unwrap()
+    }
+
     async fn get(&self, path: &str) -> reqwest::Response {
         self.http
             .get(format!("{}{path}", self.base))
@@ -117,10 +131,14 @@ impl Browser {
 
     /// Password then code; returns the validate-otp answer.
     async fn log_in(&self, user: &str, email: &str) -> Value {
+        self.log_in_with(user, "MiClub2026!", email).await
+    }
+
+    async fn log_in_with(&self, user: &str, password: &str, email: &str) -> Value {
         let password = self
             .post(
                 "/api/login",
-                Some(json!({"user": user, "password": "MiClub2026!"})),
+                Some(json!({"user": user, "password": password})),
             )
             .await;
         assert_eq!(

@@ -1,0 +1,198 @@
+//! The account area against the real services: a new email confirmed by link becomes where
+//! login codes go (accounts hands it to auth with a service token), a password change ends
+//! every session, terms come from content and the decision lands in accounts, and Ana's
+//! seeded movements page by month.
+
+use super::*;
+
+fn profile_of(user: &Value, email: &str) -> Value {
+    json!({
+        "email": email,
+        "name": user["name"], "last_name": user["last_name"],
+        "mother_surname": user["mother_surname"], "phone_number": "+56 9 8765 4321",
+        "birth_date": user["birth_date"], "gender_id": user["gender_id"]
+    })
+}
+
+fn token_in_link(body: &str) -> String {
+    let start = body.find("token=").expect("a link with a token") + "token=".len();
+    body[start..]
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_new_email_confirmed_by_link_is_where_the_next_login_code_goes() {
+    let portal = Portal::start().await;
+    let browser = portal.browser();
+    let answer = browser.log_in("11.111.111-1", "ana@example.cl").await;
+
+    let new_email = "ana.nueva@example.cl";
+    let updated = browser
+        .put("/api/profile", profile_of(&answer["user"], new_email))
+        .await;
+    assert_eq!(updated.status(), StatusCode::OK);
+    let updated: Value = updated.json().await.unwrap();
+    assert_eq!(updated["emailConfirmationSent"], true);
+    assert_eq!(updated["user"]["email_confirmed"], false);
+    assert_eq!(updated["user"]["phone_number"], "+56987654321");
+
+    let mails: Vec<Value> = browser.get("/api/dev/mailbox").await.json().await.unwrap();
+    let link = mails
+        .iter()
+        .find(|m| m["to"] == new_email)
+        .expect("a confirmation went to the new address");
+    let token = token_in_link(link["body"].as_str().unwrap());
+
+    // Until confirmed, codes still go to the old, proven address.
+    let confirm = portal
+        .browser()
+        .post("/api/profile/email/confirm", Some(json!({"token": token})))
+        .await;
+    assert_eq!(
+        confirm.status(),
+        StatusCode::OK,
+        "{}",
+        confirm.text().await.unwrap()
+    );
+    let profile: Value = browser.get("/api/profile").await.json().await.unwrap();
+    assert_eq!(profile["email"], new_email);
+    assert_eq!(profile["email_confirmed"], true);
+
+    let again = portal
+        .browser()
+        .post("/api/profile/email/confirm", Some(json!({"token": token})))
+        .await;
+    assert_eq!(again.status(), StatusCode::NOT_FOUND);
+
+    let later = portal.browser();
+    later.log_in("11.111.111-1", new_email).await;
+    assert_eq!(later.get("/api/balance").await.status(), StatusCode::OK);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_password_change_ends_every_session_and_only_the_new_password_logs_in() {
+    let portal = Portal::start().await;
+    let phone = portal.browser();
+    let laptop = portal.browser();
+    phone.log_in("44.444.444-4", "diego@example.cl").await;
+    laptop.log_in("44.444.444-4", "diego@example.cl").await;
+
+    let weak = laptop
+        .post(
+            "/api/profile/password",
+            Some(json!({"currentPassword": "MiClub2026!", "newPassword": "password"})),
+        )
+        .await;
+    assert_eq!(weak.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let weak: Value = weak.json().await.unwrap();
+    assert_eq!(weak["code"], "ERR_WEAK_PASSWORD");
+    assert_eq!(weak["field"], "newPassword");
+
+    let changed = laptop
+        .post(
+            "/api/profile/password",
+            Some(json!({"currentPassword": "MiClub2026!", "newPassword": "un paseo por el cerro"})),
+        )
+        .await;
+    assert_eq!(changed.status(), StatusCode::NO_CONTENT);
+    assert_eq!(
+        laptop.get("/api/balance").await.status(),
+        StatusCode::UNAUTHORIZED
+    );
+    assert_eq!(
+        phone.get("/api/balance").await.status(),
+        StatusCode::UNAUTHORIZED
+    );
+
+    let old = portal
+        .browser()
+        .post(
+            "/api/login",
+            Some(json!({"user": "44.444.444-4", "password": "MiClub2026!"})),
+        )
+        .await;
+    assert_eq!(old.status(), StatusCode::UNAUTHORIZED);
+    let fresh = portal.browser();
+    fresh
+        .log_in_with("44.444.444-4", "un paseo por el cerro", "diego@example.cl")
+        .await;
+    assert_eq!(fresh.get("/api/balance").await.status(), StatusCode::OK);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_terms_in_force_come_from_content_and_a_rejection_is_recorded_with_its_date() {
+    let portal = Portal::start().await;
+    let anonymous = portal.browser();
+    let terms: Value = anonymous
+        .get("/api/terms-and-conditions")
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(terms["version"], "2026-11-01");
+    assert!(terms["body"].as_str().unwrap().len() > 500);
+
+    let browser = portal.browser();
+    browser.log_in("11.111.111-1", "ana@example.cl").await;
+    let decided = browser
+        .post(
+            "/api/terms-and-conditions",
+            Some(json!({"acceptTermsAndConditions": false})),
+        )
+        .await;
+    assert_eq!(decided.status(), StatusCode::OK);
+    let decided: Value = decided.json().await.unwrap();
+    assert_eq!(decided["terms_agreement"]["agreement"], "rejected");
+    assert_eq!(decided["version"], "2026-11-01");
+    let profile: Value = browser.get("/api/profile").await.json().await.unwrap();
+    assert_eq!(profile["terms_agreement"]["agreement"], "rejected");
+    assert_eq!(
+        profile["terms_agreement"]["event_date"],
+        decided["terms_agreement"]["event_date"]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn anas_previous_month_pages_ten_then_three_and_the_current_month_is_not_empty() {
+    use chrono::{Datelike, Months};
+    let portal = Portal::start().await;
+    let browser = portal.browser();
+    browser.log_in("11.111.111-1", "ana@example.cl").await;
+    let today = chrono::Utc::now()
+        .with_timezone(&chrono_tz::America::Santiago)
+        .date_naive();
+    let previous = today.with_day(1).unwrap() - Months::new(1);
+    let page = |n: u32| {
+        format!(
+            "/api/movements?year={}&month={}&page={n}",
+            previous.year(),
+            previous.month()
+        )
+    };
+    let first: Value = browser.get(&page(1)).await.json().await.unwrap();
+    assert_eq!(first["totalCount"], 13);
+    assert_eq!(first["totalPages"], 2);
+    assert_eq!(first["items"].as_array().unwrap().len(), 10);
+    let second: Value = browser.get(&page(2)).await.json().await.unwrap();
+    assert_eq!(second["items"].as_array().unwrap().len(), 3);
+    let newest_of_second = second["items"][0]["occurredAt"].as_str().unwrap();
+    let oldest_of_first = first["items"][9]["occurredAt"].as_str().unwrap();
+    assert!(
+        newest_of_second <= oldest_of_first,
+        "newest first across pages"
+    );
+
+    let current: Value = browser
+        .get(&format!(
+            "/api/movements?year={}&month={}",
+            today.year(),
+            today.month()
+        ))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert!(current["totalCount"].as_i64().unwrap() >= 1);
+}
