@@ -7,7 +7,7 @@
 #   bench/movements.sh                      # PostgreSQL at $BENCH_POSTGRES_URL or 127.0.0.1:5432
 #   BENCH_ROWS=500000 bench/movements.sh    # a smaller table
 #
-# The database `miclub_bench_movements` is dropped and re-created on every run.
+# It creates its own database and drops it afterwards (BENCH_KEEP=1 keeps it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 server="${BENCH_POSTGRES_URL:-postgres://postgres@127.0.0.1:5432/postgres}"

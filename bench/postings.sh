@@ -3,7 +3,7 @@
 # and posts purchases concurrently with a service token, each with its own idempotency key.
 #
 #   bench/postings.sh                                   # PostgreSQL at $BENCH_POSTGRES_URL or 127.0.0.1:5432
-#   BENCH_POSTS=20000 BENCH_CONCURRENCY=64 bench/postings.sh
+#   BENCH_POSTINGS=20000 BENCH_CONCURRENCY=64 bench/postings.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export BENCH_POSTGRES_URL="${BENCH_POSTGRES_URL:-postgres://postgres@127.0.0.1:5432/postgres}"

@@ -8,7 +8,7 @@
 use miclub_platform::config::Environment;
 use miclub_platform::grpc::{ClientSettings, ServerSettings};
 use miclub_platform::storage::DatabaseSettings;
-use miclub_platform::tokens::TokenSettings;
+use miclub_platform::tokens::{ServiceCredentials, TokenSettings};
 use serde::Deserialize;
 
 /// Default gRPC port of accounts.
@@ -26,6 +26,61 @@ pub struct Settings {
     pub auth: ClientSettings,
     /// Seed the demo members (`platform::demo::MEMBERS`) at start-up; idempotent.
     pub seed_demo: bool,
+    /// Purchase posting and the confirmation of accruals, section `[accounts.accrual]`.
+    pub accrual: AccrualSettings,
+    /// Accounts' own client credentials at auth (`[accounts.service_client]`), to hand auth a
+    /// confirmed email; production requires them.
+    pub service_client: ServiceCredentials,
+    /// Origin of the web app, where email confirmation links point
+    /// (`{public_url}/confirmar-correo?token=…`).
+    pub public_url: String,
+    /// How long an email confirmation link works.
+    pub email_confirmation_ttl_hours: u32,
+}
+
+/// Section `[accounts.accrual]` (`APP_ACCOUNTS__ACCRUAL__…`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct AccrualSettings {
+    /// TOML file of accrual rules read at start-up (a ConfigMap in Kubernetes, so rules change
+    /// without a rebuild); empty means the rules built into `miclub-accrual`.
+    pub rules_file: String,
+    /// Days a purchase can be returned; its accrual stays pending until they have passed.
+    pub return_window_days: u32,
+    /// How often the background task confirms the accruals whose return window has closed.
+    pub confirm_interval_secs: u64,
+}
+
+impl AccrualSettings {
+    /// The accrual rules: the file's when one is configured (a start-up error when it cannot
+    /// be read or is invalid, so bad rules never serve), the built-in ones otherwise.
+    pub fn load_rules(&self) -> anyhow::Result<miclub_accrual::RuleSet> {
+        if self.rules_file.is_empty() {
+            return Ok(miclub_accrual::RuleSet::builtin());
+        }
+        let text = std::fs::read_to_string(&self.rules_file)
+            .map_err(|err| anyhow::anyhow!("reading accrual rules {}: {err}", self.rules_file))?;
+        miclub_accrual::RuleSet::from_toml(&text)
+            .map_err(|err| anyhow::anyhow!("accrual rules {}: {err}", self.rules_file))
+    }
+
+    pub fn return_window(&self) -> std::time::Duration {
+        std::time::Duration::from_secs(u64::from(self.return_window_days) * 24 * 60 * 60)
+    }
+
+    pub fn confirm_interval(&self) -> std::time::Duration {
+        std::time::Duration::from_secs(self.confirm_interval_secs)
+    }
+}
+
+impl Default for AccrualSettings {
+    fn default() -> Self {
+        Self {
+            rules_file: String::new(),
+            return_window_days: 14,
+            confirm_interval_secs: 300,
+        }
+    }
 }
 
 impl Default for Settings {
@@ -39,6 +94,10 @@ impl Default for Settings {
             tokens: TokenSettings::default(),
             auth: ClientSettings::for_url("http://127.0.0.1:50051"),
             seed_demo: false,
+            accrual: AccrualSettings::default(),
+            service_client: ServiceCredentials::default(),
+            public_url: "http://localhost:8080".into(),
+            email_confirmation_ttl_hours: 48,
         }
     }
 }
@@ -55,7 +114,22 @@ impl Settings {
         environment: Environment,
         shared_revocations: bool,
     ) -> anyhow::Result<()> {
+        if self.accrual.confirm_interval_secs == 0 {
+            anyhow::bail!("accounts.accrual.confirm_interval_secs must be at least 1");
+        }
+        if self.email_confirmation_ttl_hours == 0 {
+            anyhow::bail!("accounts.email_confirmation_ttl_hours must be at least 1");
+        }
+        if !(self.public_url.starts_with("http://") || self.public_url.starts_with("https://")) {
+            anyhow::bail!("accounts.public_url must be an http(s) url, e.g. https://miclub.cl");
+        }
         if environment.is_production() {
+            if !self.service_client.is_configured() {
+                anyhow::bail!(
+                    "production needs accounts' client credentials at auth \
+                     (accounts.service_client.client_id and client_secret)"
+                );
+            }
             if self.database.url.is_empty() {
                 anyhow::bail!("production needs a database (accounts.database.url)");
             }
@@ -127,12 +201,64 @@ mod tests {
     }
 
     #[test]
+    fn accrual_settings_default_to_the_builtin_rules_a_fourteen_day_window_and_five_minutes() {
+        let layered = Layered::from_toml(
+            Environment::Development,
+            "[accounts.accrual]\nrules_file = \"/etc/miclub/accrual.toml\"\n",
+        )
+        .unwrap();
+        let settings: Settings = layered.section("accounts").unwrap();
+        assert_eq!(settings.accrual.rules_file, "/etc/miclub/accrual.toml");
+        assert_eq!(settings.accrual.return_window_days, 14);
+        assert_eq!(settings.accrual.confirm_interval_secs, 300);
+        assert!(Settings::default().accrual.rules_file.is_empty());
+        let never = Settings {
+            accrual: AccrualSettings {
+                confirm_interval_secs: 0,
+                ..AccrualSettings::default()
+            },
+            ..Settings::default()
+        };
+        assert!(never.validate(Environment::Development, false).is_err());
+    }
+
+    #[test]
+    fn accrual_rules_come_from_the_configured_file_or_else_are_the_builtin_ones() {
+        let builtin = AccrualSettings::default().load_rules().unwrap();
+        assert_eq!(builtin, miclub_accrual::RuleSet::builtin());
+
+        let dir = std::env::temp_dir().join(format!("accrual-{}", uuid::Uuid::new_v4()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("rules.toml");
+        std::fs::write(
+            &file,
+            "version = \"ops-1\"\n[base]\nrate_bp = 100\ndescription = \"1% en todo\"\n",
+        )
+        .unwrap();
+        let from_file = AccrualSettings {
+            rules_file: file.display().to_string(),
+            ..AccrualSettings::default()
+        };
+        assert_eq!(from_file.load_rules().unwrap().version(), "ops-1");
+
+        std::fs::write(&file, "version = \"broken\"\n").unwrap();
+        assert!(from_file.load_rules().is_err());
+        let missing = AccrualSettings {
+            rules_file: dir.join("absent.toml").display().to_string(),
+            ..AccrualSettings::default()
+        };
+        assert!(missing.load_rules().is_err());
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
     fn production_refuses_sqlite_by_default_the_demo_seed_and_a_private_ephemeral_store() {
         let configured = Settings {
             database: DatabaseSettings {
                 url: "postgres://db/accounts".into(),
                 ..Default::default()
             },
+            service_client: accounts_at_auth(),
             ..Settings::default()
         };
         configured.validate(Environment::Production, true).unwrap();
@@ -147,5 +273,60 @@ mod tests {
         };
         assert!(seeded.validate(Environment::Production, true).is_err());
         assert!(configured.validate(Environment::Production, false).is_err());
+    }
+
+    fn accounts_at_auth() -> ServiceCredentials {
+        ServiceCredentials {
+            client_id: "accounts".into(),
+            client_secret: "s3cret-of-accounts".into(),
+        }
+    }
+
+    #[test]
+    fn confirmation_links_point_at_the_local_web_app_and_last_two_days_by_default() {
+        let layered = Layered::from_toml(
+            Environment::Development,
+            "[accounts]\npublic_url = \"https://miclub.cl\"\n",
+        )
+        .unwrap();
+        let settings: Settings = layered.section("accounts").unwrap();
+        assert_eq!(settings.public_url, "https://miclub.cl");
+        assert_eq!(settings.email_confirmation_ttl_hours, 48);
+        assert_eq!(Settings::default().public_url, "http://localhost:8080");
+        for broken in [
+            Settings {
+                email_confirmation_ttl_hours: 0,
+                ..Settings::default()
+            },
+            Settings {
+                public_url: "miclub.cl".into(),
+                ..Settings::default()
+            },
+        ] {
+            assert!(broken.validate(Environment::Development, false).is_err());
+        }
+    }
+
+    #[test]
+    fn production_refuses_to_start_without_the_client_credentials_of_accounts_at_auth() {
+        let layered = Layered::from_toml(
+            Environment::Production,
+            "[accounts.database]\nurl = \"postgres://db/accounts\"\n\
+             [accounts.service_client]\nclient_id = \"accounts\"\nclient_secret = \"s3cret\"\n",
+        )
+        .unwrap();
+        let settings: Settings = layered.section("accounts").unwrap();
+        assert!(settings.service_client.is_configured());
+        settings.validate(Environment::Production, true).unwrap();
+        let without = Settings {
+            service_client: ServiceCredentials::default(),
+            ..settings.clone()
+        };
+        let refused = without
+            .validate(Environment::Production, true)
+            .unwrap_err()
+            .to_string();
+        assert!(refused.contains("service_client"), "{refused}");
+        without.validate(Environment::Development, false).unwrap();
     }
 }

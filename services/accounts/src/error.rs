@@ -16,6 +16,12 @@ pub enum AccountsError {
         field: &'static str,
         reason: &'static str,
     },
+    /// An input refused with the Spanish text the member reads next to its field.
+    #[error("invalid {field}")]
+    InvalidField {
+        field: &'static str,
+        message: &'static str,
+    },
     #[error("member not found")]
     MemberNotFound,
     #[error("member has no club account")]
@@ -34,6 +40,23 @@ pub enum AccountsError {
     DuplicateMovement,
     #[error("movement not found or not pending")]
     MovementNotPending,
+    /// An idempotency key (or movement id) already used with another payload.
+    #[error("idempotency key reused with another payload")]
+    IdempotencyMismatch,
+    /// The member asked for a confirmation link, but their email is already confirmed.
+    #[error("email already confirmed")]
+    EmailAlreadyConfirmed,
+    /// An email confirmation token that is unknown, used, expired, superseded, or for an
+    /// address the member no longer has.
+    #[error("email confirmation token not valid")]
+    ConfirmationInvalid,
+    /// A per-member limit (e.g. confirmation links per hour) was reached.
+    #[error("too many attempts")]
+    TooManyAttempts,
+    /// A service accounts depends on (auth, the ephemeral store, the mail relay) failed; the
+    /// detail is for the log only.
+    #[error("{0} unavailable")]
+    Unavailable(String),
     /// A stored row does not pass the domain's validation (a bug or a manual edit).
     #[error("stored record is invalid: {0}")]
     CorruptRecord(String),
@@ -46,11 +69,18 @@ impl AccountsError {
         AccountsError::Invalid { field, reason }
     }
 
+    /// An input the member typed, refused with the Spanish `message` shown next to `field`.
+    pub fn invalid_field(field: &'static str, message: &'static str) -> Self {
+        AccountsError::InvalidField { field, message }
+    }
+
     pub fn error_code(&self) -> ErrorCode {
         match self {
-            AccountsError::Invalid { .. } | AccountsError::InsufficientBalance => {
+            AccountsError::Invalid { .. } | AccountsError::InvalidField { .. } => {
                 ErrorCode::InvalidArgument
             }
+            AccountsError::InsufficientBalance => ErrorCode::InsufficientBalance,
+            AccountsError::IdempotencyMismatch => ErrorCode::IdempotencyMismatch,
             AccountsError::MemberNotFound | AccountsError::MovementNotPending => {
                 ErrorCode::NotFound
             }
@@ -58,6 +88,10 @@ impl AccountsError {
             AccountsError::MemberExists
             | AccountsError::AccountExists
             | AccountsError::DuplicateMovement => ErrorCode::Conflict,
+            AccountsError::EmailAlreadyConfirmed => ErrorCode::EmailAlreadyConfirmed,
+            AccountsError::ConfirmationInvalid => ErrorCode::ConfirmationInvalid,
+            AccountsError::TooManyAttempts => ErrorCode::TooManyAttempts,
+            AccountsError::Unavailable(_) => ErrorCode::Unavailable,
             AccountsError::CorruptRecord(_) => ErrorCode::Internal,
             AccountsError::Database(err) if is_unavailable(err) => ErrorCode::Unavailable,
             AccountsError::Database(_) => ErrorCode::Internal,
@@ -70,8 +104,8 @@ impl AccountsError {
         let body = ErrorBody::new(self.error_code());
         match self {
             AccountsError::Invalid { field, .. } => body.with_field(*field),
-            AccountsError::InsufficientBalance => {
-                body.with_message("Tu saldo no alcanza para esta operación.")
+            AccountsError::InvalidField { field, message } => {
+                body.with_field(*field).with_message(*message)
             }
             _ => body,
         }
@@ -126,6 +160,70 @@ mod tests {
         assert_eq!(body.code, ErrorCode::Internal);
         assert!(!status.message().contains("secret"));
         assert!(!body.message.contains("secret"));
+    }
+
+    #[test]
+    fn an_overdraft_is_a_failed_precondition_with_its_own_code() {
+        let status = AccountsError::InsufficientBalance.into_status("record_movement");
+        assert_eq!(status.code(), tonic::Code::FailedPrecondition);
+        let body = ErrorBody::from_status(&status);
+        assert_eq!(body.code, ErrorCode::InsufficientBalance);
+        assert_eq!(body.message, "Tu saldo no alcanza para esta operación.");
+    }
+
+    #[test]
+    fn a_reused_idempotency_key_is_already_exists() {
+        let status = AccountsError::IdempotencyMismatch.into_status("post_purchase");
+        assert_eq!(status.code(), tonic::Code::AlreadyExists);
+        assert_eq!(
+            ErrorBody::from_status(&status).code,
+            ErrorCode::IdempotencyMismatch
+        );
+    }
+
+    #[test]
+    fn a_field_error_carries_its_spanish_text() {
+        let body = AccountsError::InvalidField {
+            field: "month",
+            message: "Elige un mes válido.",
+        }
+        .body();
+        assert_eq!(body.code, ErrorCode::InvalidArgument);
+        assert_eq!(body.field.as_deref(), Some("month"));
+        assert_eq!(body.message, "Elige un mes válido.");
+    }
+
+    #[test]
+    fn the_email_confirmation_refusals_carry_their_own_codes() {
+        for (err, grpc, code) in [
+            (
+                AccountsError::ConfirmationInvalid,
+                tonic::Code::NotFound,
+                ErrorCode::ConfirmationInvalid,
+            ),
+            (
+                AccountsError::EmailAlreadyConfirmed,
+                tonic::Code::FailedPrecondition,
+                ErrorCode::EmailAlreadyConfirmed,
+            ),
+            (
+                AccountsError::TooManyAttempts,
+                tonic::Code::ResourceExhausted,
+                ErrorCode::TooManyAttempts,
+            ),
+            (
+                AccountsError::Unavailable("auth set_login_email: connection refused".into()),
+                tonic::Code::Unavailable,
+                ErrorCode::Unavailable,
+            ),
+        ] {
+            let status = err.into_status("confirm_email");
+            assert_eq!(status.code(), grpc);
+            let body = ErrorBody::from_status(&status);
+            assert_eq!(body.code, code);
+            assert_eq!(body.message, code.message());
+            assert!(!body.message.contains("connection refused"));
+        }
     }
 
     #[test]

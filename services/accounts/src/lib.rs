@@ -1,6 +1,7 @@
 //! The Mi Club accounts service: members, their club account, the ledger of movements and the
 //! balance in pesos, served over gRPC (`miclub.accounts.v1.AccountsService`) with health and
-//! reflection.
+//! reflection. Store systems post purchases here (idempotently, with an outbox event for
+//! missions); a background task confirms accruals once their return window has closed.
 //!
 //! Requests flow one way: [`grpc`] checks the caller's token and turns proto messages into
 //! [`domain`] types, the domain calls [`store`]. [`Application`] composes it all; the
@@ -10,6 +11,7 @@ pub mod config;
 pub mod domain;
 pub mod error;
 pub mod grpc;
+pub mod login_emails;
 pub mod seed;
 pub mod store;
 
@@ -18,6 +20,7 @@ use std::time::Duration;
 
 use miclub_platform::ephemeral::SharedStore;
 use miclub_platform::grpc::{Health, ServerSettings};
+use miclub_platform::notify::Notifier;
 use miclub_platform::shutdown::Shutdown;
 use miclub_platform::tokens::{KeySource, TokenVerifier};
 use miclub_proto::accounts::v1::accounts_service_server::AccountsServiceServer;
@@ -26,8 +29,11 @@ use tonic::service::Routes;
 use tonic::transport::Server;
 
 pub use config::Settings;
+pub use domain::LoginEmails;
+pub use login_emails::GrpcLoginEmails;
 
-use crate::domain::Accounts;
+use crate::config::AccrualSettings;
+use crate::domain::{Accounts, ConfirmationSettings, Ledger, Profile};
 use crate::grpc::AccountsGrpc;
 use crate::store::Store;
 
@@ -37,10 +43,15 @@ pub const SERVICE_NAME: &str = "miclub.accounts.v1.AccountsService";
 /// What accounts needs from the process that runs it.
 #[derive(Debug, Clone)]
 pub struct Dependencies {
-    /// Ephemeral store holding session revocations (written by auth).
+    /// Ephemeral store holding session revocations (written by auth) and the counters of
+    /// accounts' own limits.
     pub store: SharedStore,
     /// Verification keys of access tokens (auth's JWKS).
     pub key_source: Arc<dyn KeySource>,
+    /// Mails to members (email confirmation links).
+    pub notifier: Arc<dyn Notifier>,
+    /// Where a confirmed email is handed to auth ([`GrpcLoginEmails`] outside tests).
+    pub login_emails: Arc<dyn LoginEmails>,
 }
 
 /// Accounts, built and listening, ready to serve.
@@ -52,6 +63,9 @@ pub struct Application {
     health: Health,
     store: Store,
     server_settings: ServerSettings,
+    /// Confirms the accruals whose return window has closed, while serving.
+    ledger: Ledger,
+    accrual: AccrualSettings,
 }
 
 impl std::fmt::Debug for Application {
@@ -67,15 +81,33 @@ impl Application {
     /// the gRPC listener (port 0 picks a free one).
     pub async fn build(settings: Settings, deps: Dependencies) -> anyhow::Result<Self> {
         let store = Store::connect(&settings.database_or_default()).await?;
-        if settings.seed_demo {
-            seed::seed_demo(&store).await?;
-        }
+        let profile = Profile::new(
+            store.clone(),
+            deps.store.clone(),
+            deps.notifier,
+            deps.login_emails,
+            ConfirmationSettings {
+                public_url: settings.public_url.clone(),
+                ttl_hours: settings.email_confirmation_ttl_hours,
+            },
+        );
         let verifier = Arc::new(TokenVerifier::new(
             &settings.tokens,
             deps.key_source,
             Some(deps.store),
         ));
-        let service = AccountsGrpc::new(Accounts::new(store.clone()), verifier);
+        let rules = settings.accrual.load_rules()?;
+        tracing::info!(rules_version = rules.version(), "accrual rules loaded");
+        let ledger = Ledger::new(store.clone(), Arc::new(rules));
+        if settings.seed_demo {
+            seed::seed_demo(&store, &ledger).await?;
+        }
+        let service = AccountsGrpc::new(
+            Accounts::new(store.clone()),
+            ledger.clone(),
+            profile,
+            verifier,
+        );
         let (server, health, routes) = miclub_platform::grpc::server(&[SERVICE_NAME]).await?;
         let routes = routes.add_service(AccountsServiceServer::new(service));
         let listener = settings.server.bind().await?;
@@ -88,6 +120,8 @@ impl Application {
             health,
             store,
             server_settings: settings.server,
+            ledger,
+            accrual: settings.accrual,
         })
     }
 
@@ -97,7 +131,14 @@ impl Application {
     }
 
     /// Serves until `shutdown` fires, then drains (NOT_SERVING first) and closes the pool.
+    /// Meanwhile a background task confirms due accruals every `confirm_interval_secs`; it
+    /// stops on the same shutdown and is awaited before the pool closes.
     pub async fn run_until_stopped(self, shutdown: Shutdown) -> anyhow::Result<()> {
+        let confirmations = tokio::spawn(self.ledger.confirm_periodically(
+            self.accrual.return_window(),
+            self.accrual.confirm_interval(),
+            shutdown.clone(),
+        ));
         let drain_delay = Duration::from_millis(self.server_settings.drain_delay_ms);
         let served = miclub_platform::grpc::serve(
             self.server,
@@ -108,6 +149,9 @@ impl Application {
             shutdown,
         )
         .await;
+        if let Err(err) = confirmations.await {
+            tracing::error!(error = %err, "accrual confirmation task failed");
+        }
         self.store.database().close().await;
         served
     }

@@ -1,6 +1,7 @@
 //! Demo data for standalone and development: the members of `platform::demo::MEMBERS`, their
-//! club accounts, and for Ana and Diego a ledger across several months whose confirmed sum is
-//! their demo balance.
+//! club accounts, and for Ana and Diego a ledger across several calendar months whose confirmed
+//! sum is their demo balance, with every kind of movement; and for Ana two purchases of today,
+//! posted the way a till posts them (so missions has purchase events to read).
 //!
 //! Idempotent and safe to interrupt: a member, club account or movement that exists is not
 //! written again (each seeded movement has a fixed id), so a run that stopped halfway finishes
@@ -10,9 +11,13 @@
 use miclub_platform::demo::{DemoMember, MEMBERS};
 use miclub_platform::storage::now_millis;
 
+use miclub_accrual::{Category, PaymentMethod, PurchaseLine};
+
 use crate::domain::{
-    BirthDate, Document, DocumentType, Email, GenderId, Member, MemberId, Movement, MovementId,
-    MovementKind, MovementStatus, PersonName, PhoneNumber, Reason, TermsAgreement, TermsDecision,
+    BirthDate, Document, DocumentType, Email, GenderId, IdempotencyKey, Ledger, Member,
+    MemberDocument, MemberId, Month, Movement, MovementId, MovementKind, MovementStatus,
+    PersonName, PhoneNumber, PurchaseOrder, Reason, StoreId, StoreName, TermsAgreement,
+    TermsDecision,
 };
 use crate::error::{AccountsError, Result};
 use crate::store::Store;
@@ -22,27 +27,74 @@ const DAY_MS: i64 = 24 * 60 * 60 * 1_000;
 /// Version of the terms the demo members decided on.
 pub const DEMO_TERMS_VERSION: &str = "2025-01";
 
-/// One seeded movement: days before the seeding, kind, status, pesos, reason.
+/// When a seeded movement happened, in Chile (America/Santiago). Calendar months rather than
+/// days ago, so which month holds what does not depend on the day the seed runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum When {
+    /// `day` (1-27, in every month) at `hour`:00 of the month `months_ago` (at least 1) before
+    /// the seeding's month.
+    MonthDay {
+        months_ago: u32,
+        day: u32,
+        hour: u32,
+    },
+    /// Minutes before the seeding, but never before the start of its month.
+    MinutesAgo(i64),
+}
+
+impl When {
+    /// The instant, Unix milliseconds, for a seeding at `now`.
+    pub fn instant(self, now: i64) -> i64 {
+        let this_month = Month::containing(now);
+        match self {
+            When::MonthDay {
+                months_ago,
+                day,
+                hour,
+            } => this_month.months_before(months_ago).at(day, hour),
+            When::MinutesAgo(minutes) => (now - minutes * 60_000).max(this_month.start()),
+        }
+    }
+}
+
+/// One seeded movement: when, kind, status, pesos, reason.
 #[derive(Debug, Clone, Copy)]
 pub struct PlannedMovement {
-    pub days_ago: i64,
+    pub when: When,
     pub kind: MovementKind,
     pub status: MovementStatus,
     pub amount: i64,
     pub reason: &'static str,
 }
 
-const fn planned(
-    days_ago: i64,
+const fn on(
+    months_ago: u32,
+    day: u32,
+    hour: u32,
     kind: MovementKind,
-    status: MovementStatus,
     amount: i64,
     reason: &'static str,
 ) -> PlannedMovement {
     PlannedMovement {
-        days_ago,
+        when: When::MonthDay {
+            months_ago,
+            day,
+            hour,
+        },
         kind,
-        status,
+        status: Confirmed,
+        amount,
+        reason,
+    }
+}
+
+/// A purchase's accrual still pending: recent, inside the return window, so the background
+/// confirmation leaves it alone.
+const fn pending(minutes_ago: i64, amount: i64, reason: &'static str) -> PlannedMovement {
+    PlannedMovement {
+        when: When::MinutesAgo(minutes_ago),
+        kind: Accrual,
+        status: Pending,
         amount,
         reason,
     }
@@ -51,39 +103,64 @@ const fn planned(
 use MovementKind::{Accrual, Adjustment, Expiration, Redemption};
 use MovementStatus::{Confirmed, Pending};
 
-/// Ana: confirmed sum 12.345, one accrual still pending.
+/// Ana: confirmed sum 12.345. The previous month holds exactly 13 movements (two pages of
+/// Mis Movimientos: 10 + 3), the month before it none (the empty state), the current month one
+/// pending accrual.
 const ANA: &[PlannedMovement] = &[
-    planned(
-        160,
+    on(6, 5, 10, Accrual, 4_120, "Compra en Lider Providencia"),
+    on(6, 19, 17, Accrual, 2_310, "Compra en Lider Ñuñoa"),
+    on(5, 3, 12, Redemption, -2_000, "Canje en caja"),
+    on(5, 22, 18, Accrual, 3_870, "Compra en Lider Ñuñoa"),
+    on(4, 10, 9, Expiration, -315, "Vencimiento de pesos"),
+    on(4, 14, 15, Adjustment, 500, "Ajuste por reclamo"),
+    on(
+        3,
+        8,
+        11,
         Accrual,
-        Confirmed,
-        4_120,
-        "Compra en Lider Providencia",
-    ),
-    planned(131, Accrual, Confirmed, 3_870, "Compra en Lider Ñuñoa"),
-    planned(118, Redemption, Confirmed, -2_000, "Canje en caja"),
-    planned(95, Expiration, Confirmed, -315, "Vencimiento de pesos"),
-    planned(64, Adjustment, Confirmed, 500, "Ajuste por reclamo"),
-    planned(
-        37,
-        Accrual,
-        Confirmed,
-        2_980,
+        1_980,
         "Compra en Express de Lider Las Condes",
     ),
-    planned(9, Accrual, Confirmed, 3_190, "Compra en Lider.cl"),
-    planned(2, Accrual, Pending, 1_250, "Compra en Lider Providencia"),
+    on(3, 27, 19, Redemption, -1_500, "Canje en caja"),
+    on(1, 2, 10, Accrual, 1_200, "Compra en Lider Providencia"),
+    on(
+        1,
+        3,
+        18,
+        Accrual,
+        850,
+        "Compra en Express de Lider Las Condes",
+    ),
+    on(1, 5, 12, Redemption, -1_500, "Canje en caja"),
+    on(1, 7, 9, Accrual, 640, "Compra en Lider.cl"),
+    on(1, 9, 20, Accrual, 1_120, "Compra en Lider Ñuñoa"),
+    on(1, 11, 11, Adjustment, 300, "Ajuste por reclamo"),
+    on(1, 13, 16, Accrual, 980, "Compra en Lider Providencia"),
+    on(1, 15, 10, Expiration, -210, "Vencimiento de pesos"),
+    on(1, 17, 19, Accrual, 760, "Compra en Lider.cl"),
+    on(1, 20, 13, Redemption, -2_000, "Canje en caja"),
+    on(
+        1,
+        22,
+        17,
+        Accrual,
+        340,
+        "Compra en Express de Lider Las Condes",
+    ),
+    on(1, 25, 12, Adjustment, -100, "Ajuste por cargo duplicado"),
+    on(1, 27, 18, Accrual, 1_000, "Compra en Lider Maipú"),
+    pending(1, 1_250, "Compra en Lider Providencia"),
 ];
 
 /// Diego: confirmed sum 4.560, one accrual still pending.
 const DIEGO: &[PlannedMovement] = &[
-    planned(185, Accrual, Confirmed, 2_400, "Compra en Lider Maipú"),
-    planned(150, Accrual, Confirmed, 1_980, "Compra en Lider La Florida"),
-    planned(121, Redemption, Confirmed, -1_500, "Canje en caja"),
-    planned(90, Expiration, Confirmed, -120, "Vencimiento de pesos"),
-    planned(58, Adjustment, Confirmed, 300, "Ajuste por reclamo"),
-    planned(26, Accrual, Confirmed, 1_500, "Compra en Lider Maipú"),
-    planned(3, Accrual, Pending, 890, "Compra en Lider La Florida"),
+    on(5, 4, 11, Accrual, 2_400, "Compra en Lider Maipú"),
+    on(4, 12, 19, Accrual, 1_980, "Compra en Lider La Florida"),
+    on(3, 6, 13, Redemption, -1_500, "Canje en caja"),
+    on(2, 20, 9, Expiration, -120, "Vencimiento de pesos"),
+    on(1, 9, 16, Adjustment, 300, "Ajuste por reclamo"),
+    on(1, 21, 12, Accrual, 1_500, "Compra en Lider Maipú"),
+    pending(180, 890, "Compra en Lider La Florida"),
 ];
 
 /// The ledger seeded for a demo member (empty for those without movements).
@@ -95,15 +172,62 @@ pub fn planned_movements(demo: &DemoMember) -> &'static [PlannedMovement] {
     }
 }
 
+/// A purchase seeded through the real posting path (purchase, pending accrual, outbox event
+/// for missions): a till's idempotency key, minutes before the seeding (never before the
+/// start of its month), the store, the payment method and the lines.
+#[derive(Debug, Clone, Copy)]
+pub struct PlannedPurchase {
+    pub key: &'static str,
+    pub minutes_ago: i64,
+    pub store_id: &'static str,
+    pub store_name: &'static str,
+    pub payment: PaymentMethod,
+    pub lines: &'static [(Category, i64)],
+}
+
+/// Ana's purchases of today, still inside their return window.
+const ANA_PURCHASES: &[PlannedPurchase] = &[
+    PlannedPurchase {
+        key: "seed:ana:purchase-01",
+        minutes_ago: 95,
+        store_id: "lider-providencia",
+        store_name: "Lider Providencia",
+        payment: PaymentMethod::PartnerCard,
+        lines: &[
+            (Category::Meat, 18_990),
+            (Category::FruitsAndVegetables, 6_450),
+            (Category::Drinks, 3_200),
+        ],
+    },
+    PlannedPurchase {
+        key: "seed:ana:purchase-02",
+        minutes_ago: 40,
+        store_id: "lider-cl",
+        store_name: "Lider.cl",
+        payment: PaymentMethod::Cash,
+        lines: &[(Category::Cleaning, 9_870), (Category::Other, 4_500)],
+    },
+];
+
+/// The purchases seeded for a demo member through the posting path.
+pub fn planned_purchases(demo: &DemoMember) -> &'static [PlannedPurchase] {
+    match demo.name {
+        "Ana" => ANA_PURCHASES,
+        _ => &[],
+    }
+}
+
 /// What a seeding run wrote.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SeedReport {
     pub members: usize,
     pub movements: usize,
+    pub purchases: usize,
 }
 
-/// Seeds every demo member that is not there yet, and whatever of their ledger is missing.
-pub async fn seed_demo(store: &Store) -> anyhow::Result<SeedReport> {
+/// Seeds every demo member that is not there yet, and whatever of their ledger is missing;
+/// the demo purchases go through `ledger`, so they accrue by the rules in force.
+pub async fn seed_demo(store: &Store, ledger: &Ledger) -> anyhow::Result<SeedReport> {
     let now = now_millis();
     let mut report = SeedReport::default();
     for demo in MEMBERS {
@@ -135,22 +259,47 @@ pub async fn seed_demo(store: &Store) -> anyhow::Result<SeedReport> {
                 plan.status,
                 plan.amount,
                 Reason::parse(plan.reason)?,
-                now - plan.days_ago * DAY_MS,
+                plan.when.instant(now),
             )?;
             // Replaying history: the balance changed when the movement happened.
             match store
                 .record_movement(&movement, movement.occurred_at())
                 .await
             {
-                Ok(()) => report.movements += 1,
+                Ok(_) => report.movements += 1,
                 Err(AccountsError::DuplicateMovement) => {}
                 Err(err) => return Err(err.into()),
+            }
+        }
+        for plan in planned_purchases(demo) {
+            let key = IdempotencyKey::parse(plan.key)?;
+            if store.find_purchase(&key).await?.is_some() {
+                continue;
+            }
+            let lines = plan
+                .lines
+                .iter()
+                .map(|&(category, amount)| PurchaseLine { category, amount })
+                .collect();
+            let order = PurchaseOrder::new(
+                key,
+                MemberDocument::parse(demo.rut)?,
+                StoreId::parse(plan.store_id)?,
+                StoreName::parse(plan.store_name)?,
+                When::MinutesAgo(plan.minutes_ago).instant(now),
+                plan.payment,
+                lines,
+                now,
+            )?;
+            if !ledger.post_purchase(&order, now).await?.replayed {
+                report.purchases += 1;
             }
         }
     }
     tracing::info!(
         members = report.members,
         movements = report.movements,
+        purchases = report.purchases,
         "demo data seeded"
     );
     Ok(report)
@@ -183,20 +332,39 @@ fn demo_member(demo: &DemoMember, now: i64) -> Result<Member> {
 mod tests {
     use super::*;
 
+    /// Seeding instants that stress the calendar: the first minute of a month, the last of a
+    /// year, Chile's changes of time (April and September), a leap day.
+    fn awkward_nows() -> Vec<i64> {
+        [
+            "2026-11-21T17:00:00Z",
+            "2026-12-01T03:00:30Z",
+            "2026-12-31T23:59:00-03:00",
+            "2026-04-05T03:30:00Z",
+            "2026-09-06T04:30:00Z",
+            "2028-02-29T12:00:00Z",
+            "2027-03-01T03:00:00Z",
+        ]
+        .iter()
+        .map(|raw| crate::domain::parse_instant("now", raw).unwrap())
+        .collect()
+    }
+
     #[test]
     fn every_demo_ledger_adds_up_to_the_demo_balance_and_never_dips_below_zero() {
-        for demo in MEMBERS {
-            let mut plan = planned_movements(demo).to_vec();
-            plan.sort_by_key(|p| std::cmp::Reverse(p.days_ago));
-            let mut running = 0;
-            for movement in &plan {
-                if movement.status == Confirmed {
-                    running += movement.amount;
-                    assert!(running >= 0, "{} goes negative", demo.name);
+        for now in awkward_nows() {
+            for demo in MEMBERS {
+                let mut plan = planned_movements(demo).to_vec();
+                plan.sort_by_key(|p| p.when.instant(now));
+                let mut running = 0;
+                for movement in &plan {
+                    if movement.status == Confirmed {
+                        running += movement.amount;
+                        assert!(running >= 0, "{} goes negative", demo.name);
+                    }
                 }
+                assert_eq!(running, demo.balance, "{}", demo.name);
+                assert!(plan.is_empty() || demo.has_club_account);
             }
-            assert_eq!(running, demo.balance, "{}", demo.name);
-            assert!(plan.is_empty() || demo.has_club_account);
         }
     }
 
@@ -209,6 +377,47 @@ mod tests {
                 assert!(plan.iter().any(|p| p.kind == kind), "{name} lacks {kind:?}");
             }
             assert_eq!(plan.iter().filter(|p| p.status == Pending).count(), 1);
+        }
+    }
+
+    #[test]
+    fn anas_months_hold_two_pages_last_month_none_the_month_before_and_some_this_month() {
+        let ana = MEMBERS.iter().find(|m| m.name == "Ana").unwrap();
+        for now in awkward_nows() {
+            let this_month = Month::containing(now);
+            let in_month = |month: Month| {
+                planned_movements(ana)
+                    .iter()
+                    .filter(|p| Month::containing(p.when.instant(now)) == month)
+                    .count()
+            };
+            assert_eq!(in_month(this_month.months_before(1)), 13, "at {now}");
+            assert_eq!(in_month(this_month.months_before(2)), 0, "at {now}");
+            assert!(in_month(this_month) >= 1, "at {now}");
+            for plan in planned_movements(ana) {
+                assert!(plan.when.instant(now) <= now, "{plan:?} at {now}");
+            }
+        }
+    }
+
+    #[test]
+    fn pending_accruals_are_inside_the_return_window_so_confirmation_leaves_them_pending() {
+        let window = crate::config::AccrualSettings::default().return_window();
+        for now in awkward_nows() {
+            for demo in MEMBERS {
+                for plan in planned_movements(demo)
+                    .iter()
+                    .filter(|p| p.status == Pending)
+                {
+                    let age = now - plan.when.instant(now);
+                    assert!((0..window.as_millis() as i64).contains(&age));
+                }
+                for plan in planned_purchases(demo) {
+                    let age = now - When::MinutesAgo(plan.minutes_ago).instant(now);
+                    assert!((0..window.as_millis() as i64).contains(&age));
+                    assert_eq!(Month::containing(now - age), Month::containing(now));
+                }
+            }
         }
     }
 

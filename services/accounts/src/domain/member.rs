@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use chrono::NaiveDate;
+use chrono::{Datelike, NaiveDate};
 use miclub_platform::identity::{ForeignDocument, IdentityError, Rut};
 
 use crate::error::{AccountsError, Result};
@@ -102,23 +102,47 @@ impl Document {
     }
 }
 
-/// A given name or surname: trimmed, 1 to 80 characters, no control characters.
+/// The Spanish texts of the profile form, one per rule (docs/api.md, "Validation of
+/// `PUT /api/profile`"); the web form shows the same ones.
+pub mod messages {
+    pub const EMAIL: &str = "Ingresa un correo electrónico válido.";
+    pub const NAME_EMPTY: &str = "Ingresa tu nombre.";
+    pub const LAST_NAME_EMPTY: &str = "Ingresa tu apellido paterno.";
+    pub const NAME_CHARACTERS: &str = "Usa solo letras, espacios, apóstrofes o guiones.";
+    pub const PHONE_NUMBER: &str =
+        "Ingresa un celular chileno válido, por ejemplo +56 9 1234 5678.";
+    pub const BIRTH_DATE: &str = "Ingresa una fecha de nacimiento válida.";
+    pub const UNDERAGE: &str = "Debes ser mayor de 18 años.";
+    pub const GENDER_ID: &str = "Selecciona una opción de la lista.";
+}
+
+/// A given name or surname: trimmed, 1 to 50 characters, only letters (accents and ñ
+/// included), spaces, apostrophes and hyphens, with at least one letter.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PersonName(String);
 
 impl PersonName {
-    pub const MAX_CHARS: usize = 80;
+    pub const MAX_CHARS: usize = 50;
 
+    /// `field` is the JSON name the error reports (`name`, `last_name`, `mother_surname`).
     pub fn parse(field: &'static str, raw: &str) -> Result<Self> {
         let trimmed = raw.trim();
         if trimmed.is_empty() {
-            return Err(AccountsError::invalid(field, "empty"));
+            return Err(match field {
+                "name" => AccountsError::invalid_field(field, messages::NAME_EMPTY),
+                "last_name" => AccountsError::invalid_field(field, messages::LAST_NAME_EMPTY),
+                _ => AccountsError::invalid(field, "empty"),
+            });
         }
-        if trimmed.chars().count() > Self::MAX_CHARS {
-            return Err(AccountsError::invalid(field, "too long"));
-        }
-        if trimmed.chars().any(char::is_control) {
-            return Err(AccountsError::invalid(field, "control characters"));
+        let allowed = |c: char| c.is_alphabetic() || matches!(c, ' ' | '\'' | '’' | '-');
+        let valid = trimmed.chars().count() <= Self::MAX_CHARS
+            && trimmed.chars().all(allowed)
+            && trimmed.chars().any(char::is_alphabetic);
+        if !valid {
+            return Err(AccountsError::invalid_field(
+                field,
+                messages::NAME_CHARACTERS,
+            ));
         }
         Ok(Self(trimmed.to_owned()))
     }
@@ -137,16 +161,17 @@ impl PersonName {
     }
 }
 
-/// An email address: trimmed, lowercased, `local@domain.tld` without spaces, at most 254 bytes.
+/// An email address: trimmed, lowercased, `local@domain.tld` with one `@`, no spaces, at most
+/// 254 characters.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Email(String);
 
 impl Email {
     pub fn parse(raw: &str) -> Result<Self> {
         let email = raw.trim().to_lowercase();
-        let invalid = || AccountsError::invalid("email", "not an email address");
+        let invalid = || AccountsError::invalid_field("email", messages::EMAIL);
         if email.is_empty()
-            || email.len() > 254
+            || email.chars().count() > 254
             || email.chars().any(|c| c.is_whitespace() || c.is_control())
         {
             return Err(invalid());
@@ -166,26 +191,40 @@ impl Email {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+
+    /// For display to someone who may not own it: `ana@example.cl` becomes `a***@example.cl`.
+    pub fn masked(&self) -> String {
+        match self.0.split_once('@') {
+            Some((local, domain)) => {
+                let first: String = local.chars().take(1).collect();
+                format!("{first}***@{domain}")
+            }
+            None => "***".to_owned(),
+        }
+    }
 }
 
-/// A phone number in international form: `+` and 8 to 15 digits (spaces, dashes and
-/// parentheses are dropped), e.g. `+56912345678`.
+impl fmt::Display for Email {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// A Chilean mobile number, kept as `+569XXXXXXXX`. Accepted as `+569XXXXXXXX`,
+/// `569XXXXXXXX` or `9XXXXXXXX`, spaces ignored.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PhoneNumber(String);
 
 impl PhoneNumber {
     pub fn parse(raw: &str) -> Result<Self> {
-        let cleaned: String = raw
-            .trim()
-            .chars()
-            .filter(|c| !matches!(c, ' ' | '-' | '(' | ')'))
-            .collect();
-        let digits = cleaned.strip_prefix('+').unwrap_or(&cleaned);
-        let valid = (8..=15).contains(&digits.len()) && digits.bytes().all(|b| b.is_ascii_digit());
-        if !valid {
-            return Err(AccountsError::invalid("phone_number", "not a phone number"));
-        }
-        Ok(Self(format!("+{digits}")))
+        let cleaned: String = raw.chars().filter(|c| !c.is_whitespace()).collect();
+        let subscriber = cleaned
+            .strip_prefix("+569")
+            .or_else(|| cleaned.strip_prefix("569"))
+            .or_else(|| cleaned.strip_prefix('9'))
+            .filter(|rest| rest.len() == 8 && rest.bytes().all(|b| b.is_ascii_digit()))
+            .ok_or_else(|| AccountsError::invalid_field("phone_number", messages::PHONE_NUMBER))?;
+        Ok(Self(format!("+569{subscriber}")))
     }
 
     pub fn parse_optional(raw: &str) -> Result<Option<Self>> {
@@ -201,16 +240,58 @@ impl PhoneNumber {
     }
 }
 
-/// An id of the genders list served by content (fallback list 1, 2, 3, 6, 7): 1 to 99.
+/// One option of the genders list a profile may name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Gender {
+    pub id: i32,
+    /// Spanish text the member reads.
+    pub label: &'static str,
+}
+
+/// The genders list of the spec, in display order (its ids, gaps included, are what profiles
+/// store).
+pub const GENDERS: &[Gender] = &[
+    Gender {
+        id: 1,
+        label: "Femenino",
+    },
+    Gender {
+        id: 2,
+        label: "Masculino",
+    },
+    Gender {
+        id: 3,
+        label: "Prefiero no decir",
+    },
+    Gender {
+        id: 6,
+        label: "No me identifico con las opciones disponibles",
+    },
+    Gender {
+        id: 7,
+        label: "Otros",
+    },
+];
+
+/// An id of [`GENDERS`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GenderId(i32);
 
 impl GenderId {
     pub fn new(id: i64) -> Result<Self> {
-        if (1..=99).contains(&id) {
-            Ok(Self(id as i32))
+        GENDERS
+            .iter()
+            .find(|gender| i64::from(gender.id) == id)
+            .map(|gender| Self(gender.id))
+            .ok_or_else(|| AccountsError::invalid_field("gender_id", messages::GENDER_ID))
+    }
+
+    /// `None` for 0, the wire's "not given".
+    pub fn new_optional(id: i64) -> Result<Option<Self>> {
+        if id == 0 {
+            Ok(None)
         } else {
-            Err(AccountsError::invalid("gender_id", "not a gender id"))
+            Self::new(id).map(Some)
         }
     }
 
@@ -219,28 +300,63 @@ impl GenderId {
     }
 }
 
-/// A birth date between 1900-01-01 and today.
+/// Today's date in Chile, the calendar ages are counted in.
+pub fn today_in_chile() -> NaiveDate {
+    chrono::Utc::now()
+        .with_timezone(&chrono_tz::America::Santiago)
+        .date_naive()
+}
+
+/// A birth date of someone aged 18 to 120 when they stated it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BirthDate(NaiveDate);
 
 impl BirthDate {
+    pub const MIN_AGE: i32 = 18;
+    pub const MAX_AGE: i32 = 120;
+
+    /// Checks the age rule on [`today_in_chile`].
     pub fn new(date: NaiveDate) -> Result<Self> {
-        let earliest = NaiveDate::from_ymd_opt(1900, 1, 1).unwrap_or(NaiveDate::MIN);
-        let today = chrono::Utc::now().date_naive();
-        if date < earliest || date > today {
-            return Err(AccountsError::invalid(
+        Self::new_on(date, today_in_chile())
+    }
+
+    /// Checks the age rule on `today`.
+    pub fn new_on(date: NaiveDate, today: NaiveDate) -> Result<Self> {
+        let invalid = || AccountsError::invalid_field("birth_date", messages::BIRTH_DATE);
+        if date > today {
+            return Err(invalid());
+        }
+        let age = age_on(date, today);
+        if age > Self::MAX_AGE {
+            return Err(invalid());
+        }
+        if age < Self::MIN_AGE {
+            return Err(AccountsError::invalid_field(
                 "birth_date",
-                "not a plausible birth date",
+                messages::UNDERAGE,
             ));
         }
         Ok(Self(date))
     }
 
-    /// Reads an ISO date, `YYYY-MM-DD`.
+    /// Reads an ISO date, `YYYY-MM-DD`, and checks the age rule today.
     pub fn parse(raw: &str) -> Result<Self> {
-        let date = NaiveDate::parse_from_str(raw.trim(), "%Y-%m-%d")
-            .map_err(|_| AccountsError::invalid("birth_date", "not an iso date"))?;
-        Self::new(date)
+        Self::new(parse_iso(raw)?)
+    }
+
+    /// `None` for an empty value.
+    pub fn parse_optional(raw: &str) -> Result<Option<Self>> {
+        if raw.trim().is_empty() {
+            Ok(None)
+        } else {
+            Self::parse(raw).map(Some)
+        }
+    }
+
+    /// Reads a stored date: the age rule held when the member stated it, and members only
+    /// grow older, so only the form is checked.
+    pub fn from_stored(raw: &str) -> Result<Self> {
+        parse_iso(raw).map(Self)
     }
 
     /// ISO form, `YYYY-MM-DD`.
@@ -251,6 +367,18 @@ impl BirthDate {
     pub fn date(&self) -> NaiveDate {
         self.0
     }
+}
+
+fn parse_iso(raw: &str) -> Result<NaiveDate> {
+    NaiveDate::parse_from_str(raw.trim(), "%Y-%m-%d")
+        .map_err(|_| AccountsError::invalid_field("birth_date", messages::BIRTH_DATE))
+}
+
+/// Whole years completed on `today`; someone born on 29 February turns a year older on
+/// 1 March in common years.
+fn age_on(birth: NaiveDate, today: NaiveDate) -> i32 {
+    let before_birthday = (today.month(), today.day()) < (birth.month(), birth.day());
+    today.year() - birth.year() - i32::from(before_birthday)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -333,15 +461,63 @@ mod tests {
         assert_eq!(document.canonical(), "AB123456");
     }
 
+    /// The Spanish message and field of a refused input.
+    fn refusal<T: fmt::Debug>(result: Result<T>) -> (&'static str, &'static str) {
+        match result {
+            Err(AccountsError::InvalidField { field, message }) => (field, message),
+            other => panic!("expected a field refusal, got {other:?}"),
+        }
+    }
+
     #[test]
     fn names_are_trimmed_and_must_not_be_empty() {
         assert_eq!(PersonName::parse("name", "  Ana ").unwrap().as_str(), "Ana");
-        assert!(PersonName::parse("name", "   ").is_err());
-        assert!(PersonName::parse("name", &"a".repeat(81)).is_err());
+        assert_eq!(
+            refusal(PersonName::parse("name", "   ")),
+            ("name", "Ingresa tu nombre.")
+        );
+        assert_eq!(
+            refusal(PersonName::parse("last_name", "")),
+            ("last_name", "Ingresa tu apellido paterno.")
+        );
         assert_eq!(
             PersonName::parse_optional("mother_surname", "").unwrap(),
             None
         );
+    }
+
+    #[test]
+    fn names_take_letters_with_accents_spaces_apostrophes_and_hyphens_up_to_fifty() {
+        for good in [
+            "María José",
+            "Muñoz",
+            "O'Higgins",
+            "D’Alessandro",
+            "Pérez-Cotapos",
+            "Ñuñoa",
+            "Ü",
+        ] {
+            assert_eq!(PersonName::parse("name", good).unwrap().as_str(), good);
+        }
+        assert!(PersonName::parse("name", &"ñ".repeat(50)).is_ok());
+        for bad in [
+            "Ana2",
+            "Ana.",
+            "Ana_",
+            "<script>",
+            "--",
+            "Ana\u{0}",
+            &"a".repeat(51),
+        ] {
+            assert_eq!(
+                refusal(PersonName::parse("mother_surname", bad)),
+                (
+                    "mother_surname",
+                    "Usa solo letras, espacios, apóstrofes o guiones."
+                ),
+                "{bad:?}"
+            );
+        }
     }
 
     #[test]
@@ -350,6 +526,8 @@ mod tests {
             Email::parse(" Ana@Example.CL ").unwrap().as_str(),
             "ana@example.cl"
         );
+        let long_local = format!("{}@example.cl", "a".repeat(65));
+        let too_long = format!("{}@{}.cl", "a".repeat(60), "b".repeat(200));
         for bad in [
             "",
             "ana",
@@ -358,34 +536,119 @@ mod tests {
             "ana@example",
             "a b@example.cl",
             "ana@x..cl",
+            "ana@b@example.cl",
+            long_local.as_str(),
+            too_long.as_str(),
         ] {
-            assert!(Email::parse(bad).is_err(), "{bad:?}");
+            assert_eq!(
+                refusal(Email::parse(bad)),
+                ("email", "Ingresa un correo electrónico válido."),
+                "{bad:?}"
+            );
         }
     }
 
     #[test]
-    fn phone_numbers_keep_only_the_plus_and_digits() {
+    fn an_email_is_masked_down_to_its_first_letter_and_domain() {
         assert_eq!(
-            PhoneNumber::parse("+56 9 1234-5678").unwrap().as_str(),
-            "+56912345678"
+            Email::parse("ana@example.cl").unwrap().masked(),
+            "a***@example.cl"
         );
-        assert!(PhoneNumber::parse("12ab5678").is_err());
+    }
+
+    #[test]
+    fn chilean_mobiles_in_any_of_the_three_forms_are_kept_with_the_country_code() {
+        for good in [
+            "+56912345678",
+            "56912345678",
+            "912345678",
+            " +56 9 1234 5678 ",
+        ] {
+            assert_eq!(PhoneNumber::parse(good).unwrap().as_str(), "+56912345678");
+        }
+        for bad in [
+            "12345678",
+            "+56212345678",
+            "+5691234567",
+            "+569123456789",
+            "+56 9 1234-5678",
+            "9123456a8",
+            "+1 912345678",
+        ] {
+            assert_eq!(
+                refusal(PhoneNumber::parse(bad)),
+                (
+                    "phone_number",
+                    "Ingresa un celular chileno válido, por ejemplo +56 9 1234 5678."
+                ),
+                "{bad:?}"
+            );
+        }
         assert_eq!(PhoneNumber::parse_optional(" ").unwrap(), None);
     }
 
-    #[test]
-    fn birth_dates_are_iso_and_plausible() {
-        assert_eq!(BirthDate::parse("1988-03-14").unwrap().iso(), "1988-03-14");
-        assert!(BirthDate::parse("14-03-1988").is_err());
-        assert!(BirthDate::parse("1850-01-01").is_err());
-        assert!(BirthDate::parse("2999-01-01").is_err());
+    fn day(iso: &str) -> NaiveDate {
+        NaiveDate::parse_from_str(iso, "%Y-%m-%d").unwrap()
     }
 
     #[test]
-    fn gender_ids_are_small_positive_numbers() {
-        assert_eq!(GenderId::new(6).unwrap().get(), 6);
-        assert!(GenderId::new(0).is_err());
-        assert!(GenderId::new(1_000).is_err());
+    fn a_birth_date_is_accepted_from_the_eighteenth_birthday_to_the_age_of_one_hundred_and_twenty()
+    {
+        let today = day("2026-11-21");
+        assert!(BirthDate::new_on(day("2008-11-21"), today).is_ok());
+        assert!(BirthDate::new_on(day("1905-11-22"), today).is_ok());
+        assert_eq!(
+            refusal(BirthDate::new_on(day("2008-11-22"), today)),
+            ("birth_date", "Debes ser mayor de 18 años.")
+        );
+        assert_eq!(
+            refusal(BirthDate::new_on(day("1905-11-21"), today)),
+            ("birth_date", "Ingresa una fecha de nacimiento válida.")
+        );
+        assert_eq!(
+            refusal(BirthDate::new_on(day("2026-11-22"), today)),
+            ("birth_date", "Ingresa una fecha de nacimiento válida.")
+        );
+    }
+
+    #[test]
+    fn someone_born_on_the_twenty_ninth_of_february_comes_of_age_on_the_first_of_march() {
+        let born = day("2008-02-29");
+        assert!(BirthDate::new_on(born, day("2026-02-28")).is_err());
+        assert!(BirthDate::new_on(born, day("2026-03-01")).is_ok());
+    }
+
+    #[test]
+    fn birth_dates_are_iso() {
+        assert_eq!(BirthDate::parse("1988-03-14").unwrap().iso(), "1988-03-14");
+        for bad in ["14-03-1988", "1988-02-30", "1988/03/14", "ayer"] {
+            assert_eq!(
+                refusal(BirthDate::parse(bad)),
+                ("birth_date", "Ingresa una fecha de nacimiento válida."),
+                "{bad:?}"
+            );
+        }
+        assert_eq!(BirthDate::parse_optional("").unwrap(), None);
+        assert_eq!(
+            BirthDate::from_stored("1899-01-01").unwrap().iso(),
+            "1899-01-01"
+        );
+    }
+
+    #[test]
+    fn gender_ids_are_those_of_the_spec_list() {
+        let ids: Vec<i32> = GENDERS.iter().map(|g| g.id).collect();
+        assert_eq!(ids, [1, 2, 3, 6, 7]);
+        for id in ids {
+            assert_eq!(GenderId::new(i64::from(id)).unwrap().get(), id);
+        }
+        for bad in [0, 4, 5, 8, -1, 1_000] {
+            assert_eq!(
+                refusal(GenderId::new(bad)),
+                ("gender_id", "Selecciona una opción de la lista.")
+            );
+        }
+        assert_eq!(GenderId::new_optional(0).unwrap(), None);
     }
 
     #[test]

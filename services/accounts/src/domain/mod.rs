@@ -6,12 +6,27 @@
 mod accounts;
 mod ledger;
 mod member;
+mod profile;
+mod purchase;
 
 pub use accounts::Accounts;
-pub use ledger::{Balance, Movement, MovementId, MovementKind, MovementStatus, Reason};
+pub use ledger::{
+    Balance, Ledger, ManualMovement, Month, Movement, MovementId, MovementKind, MovementStatus,
+    MovementsPage, NewPurchase, OutboxEvent, PageRequest, Reason, RecordedMovement, StoredPurchase,
+    parse_instant,
+};
 pub use member::{
-    BirthDate, Document, DocumentType, Email, GenderId, Member, MemberId, MemberRecord, PersonName,
-    PhoneNumber, TermsAgreement, TermsDecision,
+    BirthDate, Document, DocumentType, Email, GENDERS, Gender, GenderId, Member, MemberId,
+    MemberRecord, PersonName, PhoneNumber, TermsAgreement, TermsDecision, today_in_chile,
+};
+pub use profile::{
+    CONFIRMATION_SUBJECT, ConfirmationSettings, ConfirmationToken, LoginEmails, NewConfirmation,
+    Profile, ProfileChanges, RESEND_WINDOW, RESENDS_PER_WINDOW, StoredConfirmation, TermsVersion,
+    UpdatedProfile,
+};
+pub use purchase::{
+    IdempotencyKey, MemberDocument, PostedPurchase, PurchaseOrder, StoreId, StoreName,
+    payment_method_str,
 };
 
 use crate::error::AccountsError;

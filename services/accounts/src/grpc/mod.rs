@@ -3,6 +3,12 @@
 //! Each call first establishes who is calling (a member access token, checked by
 //! [`TokenVerifier::member`]), then calls the domain and turns its answer into proto messages.
 //! Errors become a `tonic::Status` with an `ErrorBody` through [`AccountsError::into_status`].
+//!
+//! The trait impl only dispatches: the profile calls live in [`profile`], the ledger and the
+//! internal calls of store systems in [`ledger`].
+
+mod ledger;
+mod profile;
 
 use std::sync::Arc;
 
@@ -12,19 +18,33 @@ use miclub_proto::accounts::v1 as pb;
 use miclub_proto::accounts::v1::accounts_service_server::AccountsService;
 use tonic::{Request, Response, Status};
 
-use crate::domain::{Accounts, Balance, MemberId, MemberRecord, TermsDecision};
+use crate::domain::{
+    Accounts, Balance, Ledger, MemberId, MemberRecord, Profile, TermsAgreement, TermsDecision,
+};
 use crate::error::AccountsError;
 
 /// Implements `miclub.accounts.v1.AccountsService`.
 #[derive(Debug, Clone)]
 pub struct AccountsGrpc {
     accounts: Accounts,
+    ledger: Ledger,
+    profile: Profile,
     verifier: Arc<TokenVerifier>,
 }
 
 impl AccountsGrpc {
-    pub fn new(accounts: Accounts, verifier: Arc<TokenVerifier>) -> Self {
-        Self { accounts, verifier }
+    pub fn new(
+        accounts: Accounts,
+        ledger: Ledger,
+        profile: Profile,
+        verifier: Arc<TokenVerifier>,
+    ) -> Self {
+        Self {
+            accounts,
+            ledger,
+            profile,
+            verifier,
+        }
     }
 
     /// The calling member's id, from their access token.
@@ -67,11 +87,74 @@ impl AccountsService for AccountsGrpc {
             .map_err(|err| err.into_status("get_balance"))?;
         Ok(Response::new(balance_to_proto(balance)))
     }
+
+    async fn list_genders(
+        &self,
+        request: Request<pb::ListGendersRequest>,
+    ) -> Result<Response<pb::ListGendersResponse>, Status> {
+        self.profile_list_genders(request).await
+    }
+
+    async fn update_profile(
+        &self,
+        request: Request<pb::UpdateProfileRequest>,
+    ) -> Result<Response<pb::UpdateProfileResponse>, Status> {
+        self.profile_update(request).await
+    }
+
+    async fn resend_email_confirmation(
+        &self,
+        request: Request<pb::ResendEmailConfirmationRequest>,
+    ) -> Result<Response<pb::ResendEmailConfirmationResponse>, Status> {
+        self.profile_resend_email_confirmation(request).await
+    }
+
+    async fn confirm_email(
+        &self,
+        request: Request<pb::ConfirmEmailRequest>,
+    ) -> Result<Response<pb::ConfirmEmailResponse>, Status> {
+        self.profile_confirm_email(request).await
+    }
+
+    async fn record_terms_decision(
+        &self,
+        request: Request<pb::RecordTermsDecisionRequest>,
+    ) -> Result<Response<pb::RecordTermsDecisionResponse>, Status> {
+        self.profile_record_terms_decision(request).await
+    }
+
+    async fn list_movements(
+        &self,
+        request: Request<pb::ListMovementsRequest>,
+    ) -> Result<Response<pb::ListMovementsResponse>, Status> {
+        self.ledger_list_movements(request).await
+    }
+
+    async fn post_purchase(
+        &self,
+        request: Request<pb::PostPurchaseRequest>,
+    ) -> Result<Response<pb::PostPurchaseResponse>, Status> {
+        self.ledger_post_purchase(request).await
+    }
+
+    async fn record_movement(
+        &self,
+        request: Request<pb::RecordMovementRequest>,
+    ) -> Result<Response<pb::RecordMovementResponse>, Status> {
+        self.ledger_record_movement(request).await
+    }
+
+    async fn confirm_due_accruals(
+        &self,
+        request: Request<pb::ConfirmDueAccrualsRequest>,
+    ) -> Result<Response<pb::ConfirmDueAccrualsResponse>, Status> {
+        self.ledger_confirm_due_accruals(request).await
+    }
 }
 
-fn member_to_proto(record: MemberRecord) -> pb::Member {
-    let member = record.member;
-    let terms_agreement = match member.terms {
+/// The member's terms decision; `None` (never decided) is UNSPECIFIED with no date.
+fn terms_to_proto(terms: Option<TermsAgreement>) -> pb::TermsAgreement {
+    match terms {
         Some(terms) => pb::TermsAgreement {
             decision: match terms.decision {
                 TermsDecision::Accepted => pb::TermsDecision::Accepted,
@@ -83,7 +166,12 @@ fn member_to_proto(record: MemberRecord) -> pb::Member {
             decision: pb::TermsDecision::Unspecified as i32,
             event_date: String::new(),
         },
-    };
+    }
+}
+
+fn member_to_proto(record: MemberRecord) -> pb::Member {
+    let member = record.member;
+    let terms_agreement = terms_to_proto(member.terms);
     pb::Member {
         member_id: member.id.as_str().to_owned(),
         document_type: member.document.document_type().as_str().to_owned(),

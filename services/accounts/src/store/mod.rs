@@ -1,10 +1,8 @@
 //! Storage of accounts (sqlx, portable SQL on PostgreSQL and SQLite; see `platform::storage`).
 //!
-//! The balance of a club account changes only in [`Store::record_movement`] and
-//! [`Store::confirm_movement`], in the same transaction as the ledger row, with a guarded
-//! `UPDATE … WHERE balance + $1 >= 0`: a movement that would take the balance below zero
-//! updates no row and the whole transaction is rolled back. The `CHECK (balance >= 0)` of the
-//! schema is the second line of defence.
+//! [`Store`] keeps its `impl` blocks spread over files: members and club accounts here, the
+//! ledger in [`ledger`], purchase posting in [`purchases`], profile updates, email
+//! confirmations and the terms decision in [`profile`].
 
 use miclub_platform::storage::{Database, DatabaseSettings, flag, is_unique_violation};
 use sqlx::Row;
@@ -13,10 +11,13 @@ use sqlx::migrate::Migrator;
 
 use crate::domain::{
     Balance, BirthDate, Document, DocumentType, Email, GenderId, Member, MemberId, MemberRecord,
-    Movement, MovementId, MovementKind, MovementStatus, PersonName, PhoneNumber, Reason,
-    TermsAgreement, TermsDecision,
+    PersonName, PhoneNumber, TermsAgreement, TermsDecision,
 };
 use crate::error::{AccountsError, Result};
+
+mod ledger;
+mod profile;
+mod purchases;
 
 /// Schema migrations, embedded in the binary.
 pub static POSTGRES_MIGRATIONS: Migrator = sqlx::sqlx_macros::migrate!("./migrations/postgres");
@@ -141,151 +142,6 @@ impl Store {
         })
         .transpose()
     }
-
-    /// Writes `movement` to the ledger and, when it is confirmed, adds it to the balance, in
-    /// one transaction; `at` is when this happens (the balance's new `updated_at`).
-    ///
-    /// Refuses with [`AccountsError::InsufficientBalance`] when the balance would go below
-    /// zero, [`AccountsError::NoClubAccount`] without a club account, and
-    /// [`AccountsError::DuplicateMovement`] when the id is already in the ledger; a refusal
-    /// changes nothing.
-    pub async fn record_movement(&self, movement: &Movement, at: i64) -> Result<()> {
-        let member_id = movement.member_id().as_str();
-        let mut tx = self.db.pool().begin().await?;
-        match movement.status() {
-            MovementStatus::Confirmed => {
-                // Writing first takes the row lock (PostgreSQL) or the write lock (SQLite)
-                // before anything is read, so concurrent movements serialise on the account.
-                let updated = sqlx::query(
-                    "UPDATE club_accounts SET balance = balance + $1, updated_at = $2 \
-                     WHERE member_id = $3 AND balance + $1 >= 0",
-                )
-                .bind(movement.amount())
-                .bind(at)
-                .bind(member_id)
-                .execute(&mut *tx)
-                .await?
-                .rows_affected();
-                if updated == 0 {
-                    let exists =
-                        sqlx::query("SELECT 1 AS one FROM club_accounts WHERE member_id = $1")
-                            .bind(member_id)
-                            .fetch_optional(&mut *tx)
-                            .await?
-                            .is_some();
-                    tx.rollback().await?;
-                    return Err(if exists {
-                        AccountsError::InsufficientBalance
-                    } else {
-                        AccountsError::NoClubAccount
-                    });
-                }
-            }
-            MovementStatus::Pending => {}
-        }
-        // INSERT … SELECT: no row without a club account.
-        let inserted = sqlx::query(
-            "INSERT INTO movements (id, member_id, kind, status, amount, reason, occurred_at, \
-             created_at, updated_at) \
-             SELECT $1, member_id, $2, $3, $4, $5, $6, $7, $7 FROM club_accounts \
-             WHERE member_id = $8",
-        )
-        .bind(movement.id().as_str())
-        .bind(movement.kind().as_str())
-        .bind(movement.status().as_str())
-        .bind(movement.amount())
-        .bind(movement.reason().as_str())
-        .bind(movement.occurred_at())
-        .bind(at)
-        .bind(member_id)
-        .execute(&mut *tx)
-        .await;
-        match inserted {
-            Ok(done) if done.rows_affected() == 0 => {
-                tx.rollback().await?;
-                Err(AccountsError::NoClubAccount)
-            }
-            Ok(_) => {
-                tx.commit().await?;
-                Ok(())
-            }
-            Err(err) => {
-                tx.rollback().await?;
-                if is_unique_violation(&err) {
-                    Err(AccountsError::DuplicateMovement)
-                } else {
-                    Err(err.into())
-                }
-            }
-        }
-    }
-
-    pub async fn movement_exists(&self, id: &MovementId) -> Result<bool> {
-        let row = sqlx::query("SELECT 1 AS one FROM movements WHERE id = $1")
-            .bind(id.as_str())
-            .fetch_optional(self.db.pool())
-            .await?;
-        Ok(row.is_some())
-    }
-
-    /// Confirms a pending accrual and adds it to the balance, in one transaction.
-    pub async fn confirm_movement(&self, id: &MovementId, at: i64) -> Result<()> {
-        let mut tx = self.db.pool().begin().await?;
-        let row = sqlx::query(
-            "UPDATE movements SET status = 'confirmed', updated_at = $1 \
-             WHERE id = $2 AND status = 'pending' RETURNING member_id, amount",
-        )
-        .bind(at)
-        .bind(id.as_str())
-        .fetch_optional(&mut *tx)
-        .await?;
-        let Some(row) = row else {
-            tx.rollback().await?;
-            return Err(AccountsError::MovementNotPending);
-        };
-        let member_id: String = row.try_get("member_id")?;
-        let amount: i64 = row.try_get("amount")?;
-        let updated = sqlx::query(
-            "UPDATE club_accounts SET balance = balance + $1, updated_at = $2 \
-             WHERE member_id = $3 AND balance + $1 >= 0",
-        )
-        .bind(amount)
-        .bind(at)
-        .bind(&member_id)
-        .execute(&mut *tx)
-        .await?
-        .rows_affected();
-        if updated == 0 {
-            tx.rollback().await?;
-            return Err(AccountsError::InsufficientBalance);
-        }
-        tx.commit().await?;
-        Ok(())
-    }
-
-    /// Every movement of the member, oldest first (pending included).
-    pub async fn movements(&self, member_id: &MemberId) -> Result<Vec<Movement>> {
-        let rows = sqlx::query(
-            "SELECT id, member_id, kind, status, amount, reason, occurred_at FROM movements \
-             WHERE member_id = $1 ORDER BY occurred_at, id",
-        )
-        .bind(member_id.as_str())
-        .fetch_all(self.db.pool())
-        .await?;
-        rows.iter().map(movement_from_row).collect()
-    }
-
-    /// Sum of the member's confirmed movements: what the balance must equal.
-    pub async fn confirmed_total(&self, member_id: &MemberId) -> Result<i64> {
-        let row = sqlx::query(
-            "SELECT CAST(COALESCE(SUM(amount), 0) AS BIGINT) AS total FROM movements \
-             WHERE member_id = $1 AND status = 'confirmed'",
-        )
-        .bind(member_id.as_str())
-        .fetch_one(self.db.pool())
-        .await?;
-        Ok(row.try_get("total")?)
-    }
 }
 
 fn corrupt(what: &str, err: AccountsError) -> AccountsError {
@@ -322,7 +178,10 @@ fn member_from_row(row: &AnyRow) -> Result<MemberRecord> {
             )?,
             phone_number: PhoneNumber::parse_optional(&row.try_get::<String, _>("phone_number")?)?,
             gender_id: gender_id.map(GenderId::new).transpose()?,
-            birth_date: birth_date.as_deref().map(BirthDate::parse).transpose()?,
+            birth_date: birth_date
+                .as_deref()
+                .map(BirthDate::from_stored)
+                .transpose()?,
             email: Email::parse(&row.try_get::<String, _>("email")?)?,
             email_confirmed: flag(row, "email_confirmed")?,
             terms,
@@ -335,24 +194,5 @@ fn member_from_row(row: &AnyRow) -> Result<MemberRecord> {
     read().map_err(|err| match err {
         AccountsError::Database(err) => AccountsError::Database(err),
         other => corrupt(&format!("member {member_id}"), other),
-    })
-}
-
-fn movement_from_row(row: &AnyRow) -> Result<Movement> {
-    let id: String = row.try_get("id")?;
-    let read = || -> Result<Movement> {
-        Movement::new(
-            MovementId::parse(&id)?,
-            MemberId::parse(&row.try_get::<String, _>("member_id")?)?,
-            MovementKind::parse(&row.try_get::<String, _>("kind")?)?,
-            MovementStatus::parse(&row.try_get::<String, _>("status")?)?,
-            row.try_get("amount")?,
-            Reason::parse(&row.try_get::<String, _>("reason")?)?,
-            row.try_get("occurred_at")?,
-        )
-    };
-    read().map_err(|err| match err {
-        AccountsError::Database(err) => AccountsError::Database(err),
-        other => corrupt(&format!("movement {id}"), other),
     })
 }

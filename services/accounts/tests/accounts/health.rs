@@ -51,6 +51,8 @@ async fn a_stopping_service_reports_not_serving_while_it_drains_then_stops(env: 
     let deps = Dependencies {
         store: env.store.clone(),
         key_source: keys.key_source(),
+        notifier: std::sync::Arc::new(miclub_platform::notify::DevMailbox::default()),
+        login_emails: std::sync::Arc::new(crate::support::FakeLoginEmails::default()),
     };
     let app = Application::build(settings, deps).await.unwrap();
     let port = app.port();

@@ -3,8 +3,13 @@
 
 mod access;
 mod balance;
+mod email;
 mod health;
 mod ledger;
 mod member;
+mod movements;
+mod posting;
+mod profile;
 mod seed;
 mod support;
+mod terms;

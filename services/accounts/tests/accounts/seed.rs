@@ -1,7 +1,10 @@
 //! The demo seed: every demo member once, with the ledger that makes their balance.
 
-use miclub_accounts::domain::{MemberId, MovementStatus};
-use miclub_accounts::seed::{SeedReport, planned_movements, seed_demo};
+use std::sync::Arc;
+
+use miclub_accounts::domain::{Ledger, MemberId, MovementStatus};
+use miclub_accounts::seed::{SeedReport, planned_movements, planned_purchases, seed_demo};
+use miclub_accrual::RuleSet;
 use miclub_platform::backend_tests;
 use miclub_platform::demo::MEMBERS;
 use miclub_platform::testing::TestEnv;
@@ -15,8 +18,10 @@ async fn seeding_twice_leaves_one_copy(env: TestEnv) {
     let members = count(&app.store, "members").await;
     let accounts = count(&app.store, "club_accounts").await;
     let movements = count(&app.store, "movements").await;
+    let purchases = count(&app.store, "purchases").await;
+    let ledger = Ledger::new(app.store.clone(), Arc::new(RuleSet::builtin()));
 
-    let second = seed_demo(&app.store).await.unwrap();
+    let second = seed_demo(&app.store, &ledger).await.unwrap();
 
     assert_eq!(second, SeedReport::default());
     assert_eq!(members, MEMBERS.len() as i64);
@@ -27,8 +32,13 @@ async fn seeding_twice_leaves_one_copy(env: TestEnv) {
     );
     assert_eq!(count(&app.store, "club_accounts").await, accounts);
     let planned: usize = MEMBERS.iter().map(|m| planned_movements(m).len()).sum();
-    assert_eq!(movements, planned as i64);
+    let posted: usize = MEMBERS.iter().map(|m| planned_purchases(m).len()).sum();
+    // Every demo purchase accrues something, so it adds one (pending) movement.
+    assert_eq!(movements, (planned + posted) as i64);
     assert_eq!(count(&app.store, "movements").await, movements);
+    assert_eq!(purchases, posted as i64);
+    assert_eq!(count(&app.store, "purchases").await, purchases);
+    assert_eq!(count(&app.store, "outbox").await, purchases);
     for demo in MEMBERS {
         let id = MemberId::parse(demo.member_id).unwrap();
         let balance = app.store.balance(&id).await.unwrap().map(|b| b.pesos());

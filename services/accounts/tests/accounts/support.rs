@@ -1,13 +1,21 @@
 //! Typed helpers: spawn accounts on port 0 against a test environment, mint tokens, add
-//! members and movements straight through the store.
+//! members and movements straight through the store, read the mails accounts sent and the
+//! emails it handed to auth.
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
 
 use miclub_accounts::domain::{
     BirthDate, Document, DocumentType, Email, GenderId, Member, MemberId, Movement, MovementId,
     MovementKind, MovementStatus, PersonName, PhoneNumber, Reason, TermsAgreement, TermsDecision,
 };
+use miclub_accounts::error::AccountsError;
 use miclub_accounts::store::Store;
-use miclub_accounts::{Application, Dependencies, Settings};
+use miclub_accounts::{Application, Dependencies, LoginEmails, Settings};
 use miclub_platform::grpc::ServerSettings;
+use miclub_platform::notify::{DevMailbox, Mail, Notifier, Outgoing};
 use miclub_platform::shutdown::{self, ShutdownTrigger};
 use miclub_platform::testing::{TestEnv, TestKeys};
 use miclub_platform::tokens::with_bearer;
@@ -17,6 +25,94 @@ use tonic::transport::Channel;
 /// 2026-01-10T12:00:00Z, when the test member accepted the terms.
 pub const TERMS_ACCEPTED_AT: i64 = 1_768_046_400_000;
 
+/// Where the test app's confirmation links point.
+pub const PUBLIC_URL: &str = "https://miclub.test";
+
+/// Auth's side of the email hand-over: records each address it is given, or fails on demand
+/// the way an unreachable auth does.
+#[derive(Debug, Default)]
+pub struct FakeLoginEmails {
+    handed_over: Mutex<Vec<(String, String)>>,
+    attempts: AtomicUsize,
+    failing: AtomicBool,
+}
+
+impl FakeLoginEmails {
+    /// From now on every hand-over fails (`true`) or succeeds (`false`).
+    pub fn fail(&self, failing: bool) {
+        self.failing.store(failing, Ordering::SeqCst);
+    }
+
+    /// `(member_id, email)` of every successful hand-over, in order.
+    pub fn handed_over(&self) -> Vec<(String, String)> {
+        self.handed_over.lock().unwrap().clone()
+    }
+
+    /// Calls made, failed ones included.
+    pub fn attempts(&self) -> usize {
+        self.attempts.load(Ordering::SeqCst)
+    }
+}
+
+#[async_trait]
+impl LoginEmails for FakeLoginEmails {
+    async fn set(&self, member_id: &MemberId, email: &Email) -> Result<(), AccountsError> {
+        self.attempts.fetch_add(1, Ordering::SeqCst);
+        if self.failing.load(Ordering::SeqCst) {
+            return Err(AccountsError::Unavailable(
+                "auth (test: told to fail)".into(),
+            ));
+        }
+        self.handed_over
+            .lock()
+            .unwrap()
+            .push((member_id.as_str().to_owned(), email.as_str().to_owned()));
+        Ok(())
+    }
+}
+
+/// The platform's dev mailbox behind a switch that makes sending fail like a relay that is down.
+#[derive(Debug, Default)]
+pub struct TestMail {
+    mailbox: DevMailbox,
+    failing: AtomicBool,
+}
+
+impl TestMail {
+    pub fn fail(&self, failing: bool) {
+        self.failing.store(failing, Ordering::SeqCst);
+    }
+
+    /// Every mail delivered, newest first.
+    pub fn sent(&self) -> Vec<Mail> {
+        self.mailbox.list()
+    }
+}
+
+#[async_trait]
+impl Notifier for TestMail {
+    async fn send(&self, message: Outgoing) -> anyhow::Result<()> {
+        if self.failing.load(Ordering::SeqCst) {
+            anyhow::bail!("smtp relay unreachable (test)");
+        }
+        self.mailbox.send(message).await
+    }
+}
+
+/// The token of the confirmation link in `mail`'s body.
+pub fn link_token(mail: &Mail) -> String {
+    let prefix = format!("{PUBLIC_URL}/confirmar-correo?token=");
+    let start = mail
+        .body
+        .find(&prefix)
+        .unwrap_or_else(|| panic!("no confirmation link in {:?}", mail.body))
+        + prefix.len();
+    mail.body[start..]
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_'))
+        .collect()
+}
+
 /// Accounts running for one test, with everything needed to call and arrange it.
 pub struct TestApp {
     pub port: u16,
@@ -24,6 +120,10 @@ pub struct TestApp {
     /// Direct access to the same database, to arrange data and check the ledger.
     pub store: Store,
     pub env: TestEnv,
+    /// The mails accounts sent.
+    pub mail: Arc<TestMail>,
+    /// The emails accounts handed to auth.
+    pub login_emails: Arc<FakeLoginEmails>,
     _shutdown: ShutdownTrigger,
 }
 
@@ -47,11 +147,16 @@ impl TestApp {
             database: env.database.clone(),
             tokens: keys.settings.clone(),
             seed_demo,
+            public_url: PUBLIC_URL.into(),
             ..Settings::default()
         };
+        let mail = Arc::new(TestMail::default());
+        let login_emails = Arc::new(FakeLoginEmails::default());
         let deps = Dependencies {
             store: env.store.clone(),
             key_source: keys.key_source(),
+            notifier: mail.clone(),
+            login_emails: login_emails.clone(),
         };
         let app = Application::build(settings, deps)
             .await
@@ -65,6 +170,8 @@ impl TestApp {
             keys,
             store,
             env,
+            mail,
+            login_emails,
             _shutdown: trigger,
         }
     }
@@ -79,6 +186,21 @@ impl TestApp {
     pub fn token(&self, member_id: &MemberId) -> String {
         self.keys
             .member_token(member_id.as_str(), &uuid::Uuid::new_v4().to_string(), 300)
+    }
+
+    /// A valid service access token: an internal caller, not a member.
+    pub fn service_token(&self) -> String {
+        self.keys.service_token("store-system", 300)
+    }
+
+    /// The member as stored right now.
+    pub async fn stored(&self, member_id: &MemberId) -> Member {
+        self.store
+            .find_member(member_id)
+            .await
+            .unwrap()
+            .expect("member stored")
+            .member
     }
 
     /// `message` with `authorization: Bearer <token>`.
@@ -170,6 +292,9 @@ pub async fn count(store: &Store, table: &'static str) -> i64 {
         "members" => "SELECT CAST(COUNT(*) AS BIGINT) AS n FROM members",
         "club_accounts" => "SELECT CAST(COUNT(*) AS BIGINT) AS n FROM club_accounts",
         "movements" => "SELECT CAST(COUNT(*) AS BIGINT) AS n FROM movements",
+        "email_confirmations" => "SELECT CAST(COUNT(*) AS BIGINT) AS n FROM email_confirmations",
+        "purchases" => "SELECT CAST(COUNT(*) AS BIGINT) AS n FROM purchases",
+        "outbox" => "SELECT CAST(COUNT(*) AS BIGINT) AS n FROM outbox",
         other => panic!("no table {other}"),
     };
     sqlx::query(sql)
@@ -177,4 +302,58 @@ pub async fn count(store: &Store, table: &'static str) -> i64 {
         .await
         .unwrap()
         .get("n")
+}
+
+// --- Ledger: purchases posted by store systems, back-office movements ---
+
+/// A purchase of `member` at Lider Providencia under `key`, paid with `payment`, at the
+/// RFC 3339 instant `purchased_at`.
+pub fn purchase(
+    member: &Member,
+    key: &str,
+    purchased_at: &str,
+    payment: miclub_proto::accounts::v1::PaymentMethod,
+    lines: &[(miclub_proto::accounts::v1::Category, i64)],
+) -> miclub_proto::accounts::v1::PostPurchaseRequest {
+    miclub_proto::accounts::v1::PostPurchaseRequest {
+        idempotency_key: key.to_owned(),
+        member_document: member.document.canonical(),
+        store_id: "lider-providencia".into(),
+        store_name: "Lider Providencia".into(),
+        purchased_at: purchased_at.to_owned(),
+        payment_method: payment as i32,
+        lines: lines
+            .iter()
+            .map(
+                |(category, amount)| miclub_proto::accounts::v1::PurchaseLine {
+                    category: *category as i32,
+                    amount: *amount,
+                },
+            )
+            .collect(),
+    }
+}
+
+/// RFC 3339 text of the instant `days` days before now.
+pub fn days_ago(days: i64) -> String {
+    miclub_platform::storage::millis_to_rfc3339(
+        miclub_platform::storage::now_millis() - days * 86_400_000,
+    )
+}
+
+impl TestApp {
+    /// `message` with a fresh service token (a store system, the back office).
+    pub fn as_service<T>(&self, message: T) -> tonic::Request<T> {
+        with_bearer(message, &self.service_token())
+    }
+
+    /// The member's balance in pesos, straight from the store.
+    pub async fn balance_of(&self, member_id: &MemberId) -> i64 {
+        self.store
+            .balance(member_id)
+            .await
+            .unwrap()
+            .expect("a club account")
+            .pesos()
+    }
 }

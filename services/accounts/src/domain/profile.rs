@@ -1,0 +1,465 @@
+//! The member's own profile: the genders list, the update of the editable fields with the
+//! confirmation of a new email, and the decision on the terms.
+//!
+//! A new email is confirmed in two steps. The update stores it unconfirmed and mails a link to
+//! it; auth meanwhile keeps sending one-time codes to its own copy, the last confirmed address,
+//! so a typo cannot lock the member out. Opening the link hands the address to auth first
+//! ([`LoginEmails`]) and only then marks it confirmed here, so a failure of auth leaves
+//! everything as it was and the same link works again.
+//!
+//! A link carries a [`ConfirmationToken`]: 32 random bytes in base64url, of which only the
+//! SHA-256 is stored. Each new link of a member supersedes the older ones.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use miclub_platform::ephemeral::SharedStore;
+use miclub_platform::notify::{Outgoing, SharedNotifier};
+use miclub_platform::storage::now_millis;
+use sha2::{Digest, Sha256};
+
+use super::{
+    BirthDate, Email, GENDERS, Gender, GenderId, Member, MemberId, MemberRecord, PersonName,
+    PhoneNumber, TermsAgreement, TermsDecision,
+};
+use crate::error::{AccountsError, Result};
+use crate::store::Store;
+
+/// Confirmation links a member may ask for per [`RESEND_WINDOW`].
+pub const RESENDS_PER_WINDOW: i64 = 5;
+pub const RESEND_WINDOW: Duration = Duration::from_secs(60 * 60);
+
+/// Subject of the confirmation mail.
+pub const CONFIRMATION_SUBJECT: &str = "Confirma tu correo electrónico de Mi Club";
+
+/// Hands a confirmed address to auth, where one-time codes are sent from. Implemented over
+/// gRPC by [`GrpcLoginEmails`](crate::GrpcLoginEmails); tests put a fake in its place.
+#[async_trait]
+pub trait LoginEmails: Send + Sync + fmt::Debug {
+    /// Makes `email` the address auth sends `member_id`'s codes to. Idempotent.
+    async fn set(&self, member_id: &MemberId, email: &Email) -> Result<(), AccountsError>;
+}
+
+/// The editable fields of a profile, each already valid; `None` clears an optional one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProfileChanges {
+    pub email: Email,
+    pub name: PersonName,
+    pub last_name: PersonName,
+    pub mother_surname: Option<PersonName>,
+    pub phone_number: Option<PhoneNumber>,
+    pub birth_date: Option<BirthDate>,
+    pub gender_id: Option<GenderId>,
+}
+
+/// The outcome of a profile update.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UpdatedProfile {
+    pub record: MemberRecord,
+    /// The email changed and the confirmation link was handed to the mail relay.
+    pub confirmation_sent: bool,
+}
+
+/// Version of the terms text a member decided on, as content publishes it: 1 to 40
+/// characters, no control characters.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TermsVersion(String);
+
+impl TermsVersion {
+    pub const MAX_CHARS: usize = 40;
+
+    pub fn parse(raw: &str) -> Result<Self> {
+        let trimmed = raw.trim();
+        if trimmed.is_empty() {
+            return Err(AccountsError::invalid("terms_version", "empty"));
+        }
+        if trimmed.chars().count() > Self::MAX_CHARS || trimmed.chars().any(char::is_control) {
+            return Err(AccountsError::invalid(
+                "terms_version",
+                "longer than 40 characters or with control characters",
+            ));
+        }
+        Ok(Self(trimmed.to_owned()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// The secret of a confirmation link. Never logged, never stored: the store keeps
+/// [`ConfirmationToken::digest`].
+#[derive(Clone, PartialEq, Eq)]
+pub struct ConfirmationToken(String);
+
+impl ConfirmationToken {
+    const BYTES: usize = 32;
+
+    pub fn generate() -> Self {
+        let bytes: [u8; Self::BYTES] = rand::random();
+        Self(URL_SAFE_NO_PAD.encode(bytes))
+    }
+
+    /// `None` for anything that cannot be a token of ours, which spares the database a lookup.
+    pub fn parse(raw: &str) -> Option<Self> {
+        let raw = raw.trim();
+        let decoded = URL_SAFE_NO_PAD.decode(raw).ok()?;
+        (decoded.len() == Self::BYTES).then(|| Self(raw.to_owned()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// Lowercase hex SHA-256: the token has 256 bits of entropy, so a plain hash is enough.
+    pub fn digest(&self) -> String {
+        format!("{:x}", Sha256::digest(self.0.as_bytes()))
+    }
+}
+
+impl fmt::Debug for ConfirmationToken {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ConfirmationToken(***)")
+    }
+}
+
+/// A confirmation link about to be stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewConfirmation {
+    pub digest: String,
+    /// Unix milliseconds.
+    pub expires_at: i64,
+}
+
+/// A stored confirmation link, with the member's current address to compare against.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredConfirmation {
+    pub member_id: MemberId,
+    /// The address the link was sent to.
+    pub email: Email,
+    pub expires_at: i64,
+    pub used_at: Option<i64>,
+    /// The member's address now; a link for an older one is void.
+    pub current_email: Email,
+}
+
+impl StoredConfirmation {
+    /// Unused, unexpired at `now`, and for the address the member has.
+    pub fn is_usable(&self, now: i64) -> bool {
+        self.used_at.is_none() && now < self.expires_at && self.email == self.current_email
+    }
+}
+
+/// Where confirmation links point and how long they last.
+#[derive(Debug, Clone)]
+pub struct ConfirmationSettings {
+    /// Origin of the web app, e.g. `https://miclub.cl`; the link is
+    /// `{public_url}/confirmar-correo?token=…`.
+    pub public_url: String,
+    pub ttl_hours: u32,
+}
+
+impl ConfirmationSettings {
+    fn link(&self, token: &ConfirmationToken) -> String {
+        format!(
+            "{}/confirmar-correo?token={}",
+            self.public_url.trim_end_matches('/'),
+            token.as_str()
+        )
+    }
+
+    fn ttl_millis(&self) -> i64 {
+        i64::from(self.ttl_hours) * 60 * 60 * 1_000
+    }
+}
+
+/// The profile use cases, what `grpc/profile.rs` calls once it knows who the caller is.
+#[derive(Debug, Clone)]
+pub struct Profile {
+    store: Store,
+    /// Counters of the resend limit.
+    limits: SharedStore,
+    notifier: SharedNotifier,
+    login_emails: Arc<dyn LoginEmails>,
+    settings: ConfirmationSettings,
+}
+
+impl Profile {
+    pub fn new(
+        store: Store,
+        limits: SharedStore,
+        notifier: SharedNotifier,
+        login_emails: Arc<dyn LoginEmails>,
+        settings: ConfirmationSettings,
+    ) -> Self {
+        Self {
+            store,
+            limits,
+            notifier,
+            login_emails,
+            settings,
+        }
+    }
+
+    /// The options a profile may name as its gender.
+    pub fn genders(&self) -> &'static [Gender] {
+        GENDERS
+    }
+
+    /// Replaces the editable fields. A different email is stored unconfirmed and gets a
+    /// confirmation link; when mailing it fails the change still stands (the member can ask for
+    /// another link) and `confirmation_sent` is false.
+    pub async fn update(
+        &self,
+        member_id: &MemberId,
+        changes: ProfileChanges,
+    ) -> Result<UpdatedProfile> {
+        // A new email mails a link to whatever address is typed, so changes of address count
+        // against the same hourly limit as resends: the form cannot be used to flood a mailbox.
+        let current = self.member(member_id).await?;
+        if current.email != changes.email {
+            let sent = self
+                .limits
+                .incr(&resend_key(member_id), RESEND_WINDOW)
+                .await
+                .map_err(|err| AccountsError::Unavailable(format!("ephemeral store: {err}")))?;
+            if sent > RESENDS_PER_WINDOW {
+                return Err(AccountsError::TooManyAttempts);
+            }
+        }
+        let now = now_millis();
+        let token = ConfirmationToken::generate();
+        let link = self.new_confirmation(&token, now);
+        let email_changed = self
+            .store
+            .update_profile(member_id, &changes, &link, now)
+            .await?;
+        tracing::info!(member_id = %member_id, email_changed, "profile updated");
+        let confirmation_sent = email_changed
+            && match self.send_link(&changes.name, &changes.email, &token).await {
+                Ok(()) => true,
+                Err(err) => {
+                    tracing::error!(
+                        member_id = %member_id,
+                        error = %format!("{err:#}"),
+                        "confirmation mail not sent; the member can ask for another"
+                    );
+                    false
+                }
+            };
+        let record = self
+            .store
+            .find_member(member_id)
+            .await?
+            .ok_or(AccountsError::MemberNotFound)?;
+        Ok(UpdatedProfile {
+            record,
+            confirmation_sent,
+        })
+    }
+
+    /// Mails a new link for the member's unconfirmed email, superseding the older ones; at
+    /// most [`RESENDS_PER_WINDOW`] per [`RESEND_WINDOW`].
+    pub async fn resend_confirmation(&self, member_id: &MemberId) -> Result<()> {
+        let mut member = self.member(member_id).await?;
+        if member.email_confirmed {
+            return Err(AccountsError::EmailAlreadyConfirmed);
+        }
+        // Fails closed: without the counter nothing would stop a mail flood.
+        let sent = self
+            .limits
+            .incr(&resend_key(member_id), RESEND_WINDOW)
+            .await
+            .map_err(|err| AccountsError::Unavailable(format!("ephemeral store: {err}")))?;
+        if sent > RESENDS_PER_WINDOW {
+            return Err(AccountsError::TooManyAttempts);
+        }
+        let now = now_millis();
+        let token = ConfirmationToken::generate();
+        let link = self.new_confirmation(&token, now);
+        // The link is only issued for the address and state just read; a concurrent update or
+        // confirmation makes it read again.
+        for _ in 0..3 {
+            if member.email_confirmed {
+                return Err(AccountsError::EmailAlreadyConfirmed);
+            }
+            if self
+                .store
+                .issue_email_confirmation(member_id, &member.email, &link, now)
+                .await?
+            {
+                self.send_link(&member.name, &member.email, &token)
+                    .await
+                    .map_err(|err| AccountsError::Unavailable(format!("mail relay: {err:#}")))?;
+                tracing::info!(member_id = %member_id, "confirmation link sent again");
+                return Ok(());
+            }
+            member = self.member(member_id).await?;
+        }
+        Err(AccountsError::Unavailable(
+            "member record kept changing".into(),
+        ))
+    }
+
+    /// Confirms the address of the link `raw_token` belongs to and answers it. Auth gets the
+    /// address first; when that fails nothing changes here and the link stays valid.
+    pub async fn confirm_email(&self, raw_token: &str) -> Result<Email> {
+        let token =
+            ConfirmationToken::parse(raw_token).ok_or(AccountsError::ConfirmationInvalid)?;
+        let digest = token.digest();
+        let now = now_millis();
+        let stored = self
+            .store
+            .email_confirmation(&digest)
+            .await?
+            .filter(|stored| stored.is_usable(now))
+            .ok_or(AccountsError::ConfirmationInvalid)?;
+        self.login_emails
+            .set(&stored.member_id, &stored.email)
+            .await?;
+        let confirmed = self
+            .store
+            .complete_email_confirmation(&digest, &stored.member_id, &stored.email, now)
+            .await?;
+        if !confirmed {
+            // Used, superseded or the address changed between the check and now.
+            return Err(AccountsError::ConfirmationInvalid);
+        }
+        tracing::info!(member_id = %stored.member_id, "email confirmed");
+        Ok(stored.email)
+    }
+
+    /// Records the member's decision on the terms of `version`, now.
+    pub async fn record_terms_decision(
+        &self,
+        member_id: &MemberId,
+        decision: TermsDecision,
+        version: TermsVersion,
+    ) -> Result<TermsAgreement> {
+        let agreement = TermsAgreement {
+            decision,
+            version: Some(version.0),
+            decided_at: now_millis(),
+        };
+        self.store
+            .record_terms_decision(member_id, &agreement)
+            .await?;
+        tracing::info!(
+            member_id = %member_id,
+            decision = decision.as_str(),
+            version = agreement.version.as_deref().unwrap_or_default(),
+            "terms decision recorded"
+        );
+        Ok(agreement)
+    }
+
+    async fn member(&self, member_id: &MemberId) -> Result<Member> {
+        self.store
+            .find_member(member_id)
+            .await?
+            .map(|record| record.member)
+            .ok_or(AccountsError::MemberNotFound)
+    }
+
+    fn new_confirmation(&self, token: &ConfirmationToken, now: i64) -> NewConfirmation {
+        NewConfirmation {
+            digest: token.digest(),
+            expires_at: now + self.settings.ttl_millis(),
+        }
+    }
+
+    async fn send_link(
+        &self,
+        name: &PersonName,
+        email: &Email,
+        token: &ConfirmationToken,
+    ) -> anyhow::Result<()> {
+        let hours = match self.settings.ttl_hours {
+            1 => "1 hora".to_owned(),
+            n => format!("{n} horas"),
+        };
+        let body = format!(
+            "Hola {name}:\n\n\
+             Para confirmar que este es tu correo electrónico de Mi Club, abre este enlace:\n\n\
+             {link}\n\n\
+             El enlace vence en {hours}. Mientras no lo confirmes, tus códigos de acceso \
+             seguirán llegando al último correo que confirmaste.\n\n\
+             Si no pediste este cambio, ignora este mensaje.\n",
+            name = name.as_str(),
+            link = self.settings.link(token),
+        );
+        self.notifier
+            .send(Outgoing {
+                to: email.as_str().to_owned(),
+                subject: CONFIRMATION_SUBJECT.to_owned(),
+                body,
+                code: None,
+            })
+            .await
+    }
+}
+
+fn resend_key(member_id: &MemberId) -> String {
+    format!("accounts:email-confirmation:resend:{member_id}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_token_is_43_base64url_characters_and_its_digest_is_hex_sha256() {
+        let token = ConfirmationToken::generate();
+        assert_eq!(token.as_str().len(), 43);
+        assert_eq!(
+            ConfirmationToken::parse(token.as_str()),
+            Some(token.clone())
+        );
+        assert_eq!(token.digest().len(), 64);
+        assert_ne!(token.digest(), ConfirmationToken::generate().digest());
+        assert!(!format!("{token:?}").contains(token.as_str()));
+    }
+
+    #[test]
+    fn what_cannot_be_a_token_is_refused_before_any_lookup() {
+        let short = URL_SAFE_NO_PAD.encode([7u8; 16]);
+        for bad in ["", "abc", "!!!!", short.as_str()] {
+            assert_eq!(ConfirmationToken::parse(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn a_terms_version_has_1_to_40_characters() {
+        assert_eq!(
+            TermsVersion::parse(" 2026-01 ").unwrap().as_str(),
+            "2026-01"
+        );
+        assert!(TermsVersion::parse(&"v".repeat(40)).is_ok());
+        for bad in ["", "   ", "a\nb"] {
+            assert!(TermsVersion::parse(bad).is_err(), "{bad:?}");
+        }
+        assert!(TermsVersion::parse(&"v".repeat(41)).is_err());
+    }
+
+    #[test]
+    fn the_link_points_at_the_web_app_whatever_the_trailing_slash() {
+        let token = ConfirmationToken::generate();
+        for public_url in ["https://miclub.cl", "https://miclub.cl/"] {
+            let settings = ConfirmationSettings {
+                public_url: public_url.into(),
+                ttl_hours: 48,
+            };
+            assert_eq!(
+                settings.link(&token),
+                format!(
+                    "https://miclub.cl/confirmar-correo?token={}",
+                    token.as_str()
+                )
+            );
+        }
+    }
+}

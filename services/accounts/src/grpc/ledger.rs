@@ -1,0 +1,213 @@
+//! Ledger calls: the member's movements by month, and the internal calls of store systems and
+//! back office (purchase posting, other movements, confirmation of due accruals), which need a
+//! service token ([`TokenVerifier::service`](miclub_platform::tokens::TokenVerifier::service)).
+
+use miclub_accrual::{Category, PaymentMethod, PurchaseLine};
+use miclub_platform::storage::{millis_to_rfc3339, now_millis};
+use miclub_proto::accounts::v1 as pb;
+use tonic::{Request, Response, Status};
+
+use super::AccountsGrpc;
+use crate::domain::{
+    IdempotencyKey, ManualMovement, MemberDocument, MemberId, Month, Movement, MovementId,
+    MovementKind, MovementStatus, PageRequest, PurchaseOrder, Reason, StoreId, StoreName,
+    parse_instant,
+};
+use crate::error::{AccountsError, Result};
+
+impl AccountsGrpc {
+    #[tracing::instrument(name = "accounts.list_movements", skip_all)]
+    pub(super) async fn ledger_list_movements(
+        &self,
+        request: Request<pb::ListMovementsRequest>,
+    ) -> Result<Response<pb::ListMovementsResponse>, Status> {
+        let member_id = self.caller(&request).await?;
+        let message = request.into_inner();
+        let listed = async {
+            let month = Month::parse(message.year, message.month, now_millis())?;
+            let page = PageRequest::parse(message.page, message.page_size)?;
+            self.ledger.movements(&member_id, month, page).await
+        };
+        let page = listed
+            .await
+            .map_err(|err| err.into_status("list_movements"))?;
+        Ok(Response::new(pb::ListMovementsResponse {
+            total_pages: saturating_i32(page.total_pages()),
+            page: saturating_i32(i64::from(page.request.page())),
+            page_size: saturating_i32(i64::from(page.request.size())),
+            total_count: page.total_count,
+            movements: page.movements.iter().map(movement_to_proto).collect(),
+        }))
+    }
+
+    #[tracing::instrument(name = "accounts.post_purchase", skip_all)]
+    pub(super) async fn ledger_post_purchase(
+        &self,
+        request: Request<pb::PostPurchaseRequest>,
+    ) -> Result<Response<pb::PostPurchaseResponse>, Status> {
+        let client = self.verifier.service(&request).await?;
+        let now = now_millis();
+        let posted = async {
+            let order = purchase_order(request.into_inner(), now)?;
+            self.ledger.post_purchase(&order, now).await
+        };
+        let posted = posted
+            .await
+            .map_err(|err| err.into_status("post_purchase"))?;
+        tracing::debug!(client = %client.sub, replayed = posted.replayed, "purchase post answered");
+        Ok(Response::new(pb::PostPurchaseResponse {
+            purchase_id: posted.purchase_id,
+            movement_id: posted
+                .movement_id
+                .map(|id| id.as_str().to_owned())
+                .unwrap_or_default(),
+            accrued: posted.accrued,
+            rules_version: posted.rules_version,
+            replayed: posted.replayed,
+        }))
+    }
+
+    #[tracing::instrument(name = "accounts.record_movement", skip_all)]
+    pub(super) async fn ledger_record_movement(
+        &self,
+        request: Request<pb::RecordMovementRequest>,
+    ) -> Result<Response<pb::RecordMovementResponse>, Status> {
+        let client = self.verifier.service(&request).await?;
+        let now = now_millis();
+        let recorded = async {
+            let movement = manual_movement(request.into_inner(), now)?;
+            self.ledger.record_movement(&movement, now).await
+        };
+        let recorded = recorded
+            .await
+            .map_err(|err| err.into_status("record_movement"))?;
+        tracing::info!(
+            client = %client.sub,
+            movement_id = %recorded.movement.id(),
+            replayed = recorded.replayed,
+            "movement recorded"
+        );
+        Ok(Response::new(pb::RecordMovementResponse {
+            movement: Some(movement_to_proto(&recorded.movement)),
+            balance: recorded.balance.pesos(),
+            replayed: recorded.replayed,
+        }))
+    }
+
+    #[tracing::instrument(name = "accounts.confirm_due_accruals", skip_all)]
+    pub(super) async fn ledger_confirm_due_accruals(
+        &self,
+        request: Request<pb::ConfirmDueAccrualsRequest>,
+    ) -> Result<Response<pb::ConfirmDueAccrualsResponse>, Status> {
+        let client = self.verifier.service(&request).await?;
+        let now = now_millis();
+        let confirmed = async {
+            let up_to = parse_instant("up_to", &request.into_inner().up_to)?;
+            self.ledger.confirm_due(up_to, now).await
+        };
+        let confirmed = confirmed
+            .await
+            .map_err(|err| err.into_status("confirm_due_accruals"))?;
+        tracing::info!(client = %client.sub, confirmed, "due accruals confirmed on request");
+        Ok(Response::new(pb::ConfirmDueAccrualsResponse {
+            confirmed: i64::try_from(confirmed).unwrap_or(i64::MAX),
+        }))
+    }
+}
+
+fn saturating_i32(value: i64) -> i32 {
+    i32::try_from(value).unwrap_or(i32::MAX)
+}
+
+/// The domain's purchase from the proto message; the first invalid field is refused.
+fn purchase_order(message: pb::PostPurchaseRequest, now: i64) -> Result<PurchaseOrder> {
+    let payment = match pb::PaymentMethod::try_from(message.payment_method) {
+        Ok(pb::PaymentMethod::PartnerCard) => PaymentMethod::PartnerCard,
+        Ok(pb::PaymentMethod::OtherCard) => PaymentMethod::OtherCard,
+        Ok(pb::PaymentMethod::Cash) => PaymentMethod::Cash,
+        Ok(pb::PaymentMethod::Unspecified) | Err(_) => {
+            return Err(AccountsError::invalid(
+                "payment_method",
+                "not a payment method",
+            ));
+        }
+    };
+    let lines = message
+        .lines
+        .iter()
+        .map(|line| {
+            let category = match pb::Category::try_from(line.category) {
+                Ok(pb::Category::Meat) => Category::Meat,
+                Ok(pb::Category::FruitsAndVegetables) => Category::FruitsAndVegetables,
+                Ok(pb::Category::Cleaning) => Category::Cleaning,
+                Ok(pb::Category::Drinks) => Category::Drinks,
+                Ok(pb::Category::Other) => Category::Other,
+                Ok(pb::Category::Unspecified) | Err(_) => {
+                    return Err(AccountsError::invalid("lines", "a line without category"));
+                }
+            };
+            Ok(PurchaseLine {
+                category,
+                amount: line.amount,
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    PurchaseOrder::new(
+        IdempotencyKey::parse(&message.idempotency_key)?,
+        MemberDocument::parse(&message.member_document)?,
+        StoreId::parse(&message.store_id)?,
+        StoreName::parse(&message.store_name)?,
+        parse_instant("purchased_at", &message.purchased_at)?,
+        payment,
+        lines,
+        now,
+    )
+}
+
+/// The domain's back-office movement from the proto message.
+fn manual_movement(message: pb::RecordMovementRequest, now: i64) -> Result<ManualMovement> {
+    let kind = match pb::MovementKind::try_from(message.kind) {
+        Ok(pb::MovementKind::Redemption) => MovementKind::Redemption,
+        Ok(pb::MovementKind::Expiration) => MovementKind::Expiration,
+        Ok(pb::MovementKind::Adjustment) => MovementKind::Adjustment,
+        Ok(pb::MovementKind::Accrual | pb::MovementKind::Unspecified) | Err(_) => {
+            return Err(AccountsError::invalid(
+                "kind",
+                "redemption, expiration or adjustment",
+            ));
+        }
+    };
+    let occurred_at = match message.occurred_at.trim() {
+        "" => None,
+        raw => Some(parse_instant("occurred_at", raw)?),
+    };
+    ManualMovement::new(
+        MovementId::parse(&message.movement_id)?,
+        MemberId::parse(&message.member_id)?,
+        kind,
+        message.amount,
+        Reason::parse(&message.description)
+            .map_err(|_| AccountsError::invalid("description", "1 to 200 characters of text"))?,
+        occurred_at,
+        now,
+    )
+}
+
+fn movement_to_proto(movement: &Movement) -> pb::Movement {
+    pb::Movement {
+        movement_id: movement.id().as_str().to_owned(),
+        kind: match movement.kind() {
+            MovementKind::Accrual => pb::MovementKind::Accrual,
+            MovementKind::Redemption => pb::MovementKind::Redemption,
+            MovementKind::Expiration => pb::MovementKind::Expiration,
+            MovementKind::Adjustment => pb::MovementKind::Adjustment,
+        } as i32,
+        status: match movement.status() {
+            MovementStatus::Pending => pb::MovementStatus::Pending,
+            MovementStatus::Confirmed => pb::MovementStatus::Confirmed,
+        } as i32,
+        amount: movement.amount(),
+        description: movement.reason().as_str().to_owned(),
+        occurred_at: millis_to_rfc3339(movement.occurred_at()),
+    }
+}

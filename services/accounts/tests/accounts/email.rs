@@ -1,0 +1,606 @@
+//! A new email and its confirmation: the link mailed to the new address, the hand-over to auth
+//! before the address counts as confirmed, the links that must not work, and the resend limit.
+
+use miclub_accounts::domain::{ConfirmationToken, Member};
+use miclub_platform::backend_tests;
+use miclub_platform::error::{ErrorBody, ErrorCode};
+use miclub_platform::testing::TestEnv;
+use miclub_proto::accounts::v1::{
+    ConfirmEmailRequest, GetMemberRequest, ResendEmailConfirmationRequest, UpdateProfileRequest,
+};
+use sqlx::Row;
+
+use crate::support::{PUBLIC_URL, TestApp, count, link_token};
+
+const NEW_EMAIL: &str = "ana.nueva@correo.cl";
+
+/// The member's current fields with `email` instead.
+fn form_with_email(member: &Member, email: &str) -> UpdateProfileRequest {
+    UpdateProfileRequest {
+        email: email.to_owned(),
+        name: member.name.as_str().to_owned(),
+        last_name: member.last_name.as_str().to_owned(),
+        mother_surname: member
+            .mother_surname
+            .as_ref()
+            .map(|n| n.as_str().to_owned())
+            .unwrap_or_default(),
+        phone_number: member
+            .phone_number
+            .as_ref()
+            .map(|p| p.as_str().to_owned())
+            .unwrap_or_default(),
+        birth_date: member.birth_date.map(|d| d.iso()).unwrap_or_default(),
+        gender_id: member.gender_id.map(|g| g.get()).unwrap_or(0),
+    }
+}
+
+/// Changes `member`'s email to `email` over gRPC and answers the token of the link mailed.
+async fn change_email(app: &TestApp, member: &Member, email: &str) -> String {
+    let answer = app
+        .client()
+        .await
+        .update_profile(app.authorized(form_with_email(member, email), &app.token(&member.id)))
+        .await
+        .expect("update profile")
+        .into_inner();
+    assert!(answer.email_confirmation_sent);
+    let mail = app.mail.sent().into_iter().next().expect("a mail");
+    assert_eq!(mail.to, email);
+    link_token(&mail)
+}
+
+async fn confirm(app: &TestApp, token: &str) -> Result<String, tonic::Status> {
+    app.client()
+        .await
+        .confirm_email(ConfirmEmailRequest {
+            token: token.to_owned(),
+        })
+        .await
+        .map(|answer| answer.into_inner().masked_email)
+}
+
+async fn resend(app: &TestApp, member: &Member) -> Result<(), tonic::Status> {
+    app.client()
+        .await
+        .resend_email_confirmation(
+            app.authorized(ResendEmailConfirmationRequest {}, &app.token(&member.id)),
+        )
+        .await
+        .map(|_| ())
+}
+
+fn assert_confirmation_invalid(result: Result<String, tonic::Status>) {
+    let status = result.expect_err("the link must not work");
+    assert_eq!(status.code(), tonic::Code::NotFound);
+    let body = ErrorBody::from_status(&status);
+    assert_eq!(body.code, ErrorCode::ConfirmationInvalid);
+    assert_eq!(
+        body.message,
+        "El enlace de confirmación no es válido o ya expiró. Pide uno nuevo desde Mis Datos."
+    );
+}
+
+async fn a_new_email_is_unconfirmed_and_gets_one_mail_with_a_link_to_the_web_app(env: TestEnv) {
+    let app = TestApp::spawn(env).await;
+    let member = app.add_member_with_account().await;
+
+    let answer = app
+        .client()
+        .await
+        .update_profile(app.authorized(
+            form_with_email(&member, " Ana.Nueva@Correo.CL "),
+            &app.token(&member.id),
+        ))
+        .await
+        .expect("update profile")
+        .into_inner();
+
+    assert!(answer.email_confirmation_sent);
+    let got = answer.member.expect("member");
+    assert_eq!(got.email, NEW_EMAIL);
+    assert!(!got.email_confirmed);
+    let stored = app.stored(&member.id).await;
+    assert_eq!(stored.email.as_str(), NEW_EMAIL);
+    assert!(!stored.email_confirmed);
+
+    let mails = app.mail.sent();
+    assert_eq!(mails.len(), 1);
+    assert_eq!(mails[0].to, NEW_EMAIL);
+    assert_eq!(
+        mails[0].subject,
+        "Confirma tu correo electrónico de Mi Club"
+    );
+    assert!(
+        mails[0]
+            .body
+            .contains(&format!("{PUBLIC_URL}/confirmar-correo?token=")),
+        "{}",
+        mails[0].body
+    );
+    assert!(mails[0].body.contains("48 horas"), "{}", mails[0].body);
+    let token = link_token(&mails[0]);
+    assert!(ConfirmationToken::parse(&token).is_some(), "{token}");
+    assert!(
+        app.login_emails.handed_over().is_empty(),
+        "auth keeps the old address until the member confirms"
+    );
+}
+
+async fn only_the_sha256_of_a_link_token_is_stored(env: TestEnv) {
+    let app = TestApp::spawn(env).await;
+    let member = app.add_member_with_account().await;
+    let token = change_email(&app, &member, NEW_EMAIL).await;
+
+    let rows = sqlx::query("SELECT token_hash, email FROM email_confirmations")
+        .fetch_all(app.store.database().pool())
+        .await
+        .unwrap();
+
+    assert_eq!(rows.len(), 1);
+    let hash: String = rows[0].get("token_hash");
+    assert_eq!(hash, ConfirmationToken::parse(&token).unwrap().digest());
+    assert_ne!(hash, token);
+    assert_eq!(rows[0].get::<String, _>("email"), NEW_EMAIL);
+}
+
+async fn opening_the_link_hands_the_address_to_auth_then_confirms_it(env: TestEnv) {
+    let app = TestApp::spawn(env).await;
+    let member = app.add_member_with_account().await;
+    let token = change_email(&app, &member, NEW_EMAIL).await;
+
+    let masked = confirm(&app, &token).await.expect("confirmed");
+
+    assert_eq!(masked, "a***@correo.cl");
+    assert_eq!(
+        app.login_emails.handed_over(),
+        [(member.id.as_str().to_owned(), NEW_EMAIL.to_owned())]
+    );
+    let stored = app.stored(&member.id).await;
+    assert_eq!(stored.email.as_str(), NEW_EMAIL);
+    assert!(stored.email_confirmed);
+}
+
+async fn when_auth_fails_nothing_changes_and_the_same_link_works_afterwards(env: TestEnv) {
+    let app = TestApp::spawn(env).await;
+    let member = app.add_member_with_account().await;
+    let token = change_email(&app, &member, NEW_EMAIL).await;
+    app.login_emails.fail(true);
+
+    let status = confirm(&app, &token).await.expect_err("auth is down");
+
+    assert_eq!(status.code(), tonic::Code::Unavailable);
+    assert_eq!(ErrorBody::from_status(&status).code, ErrorCode::Unavailable);
+    assert_eq!(app.login_emails.attempts(), 1);
+    assert!(!app.stored(&member.id).await.email_confirmed);
+
+    app.login_emails.fail(false);
+    confirm(&app, &token)
+        .await
+        .expect("the same link, now that auth answers");
+    assert!(app.stored(&member.id).await.email_confirmed);
+    assert_eq!(app.login_emails.handed_over().len(), 1);
+}
+
+async fn a_used_link_does_not_work_twice(env: TestEnv) {
+    let app = TestApp::spawn(env).await;
+    let member = app.add_member_with_account().await;
+    let token = change_email(&app, &member, NEW_EMAIL).await;
+    confirm(&app, &token).await.expect("first use");
+
+    assert_confirmation_invalid(confirm(&app, &token).await);
+    assert_eq!(app.login_emails.attempts(), 1, "auth is not asked again");
+}
+
+async fn an_expired_link_does_not_work(env: TestEnv) {
+    let app = TestApp::spawn(env).await;
+    let member = app.add_member_with_account().await;
+    let token = change_email(&app, &member, NEW_EMAIL).await;
+    let now = miclub_platform::storage::now_millis();
+    sqlx::query("UPDATE email_confirmations SET expires_at = $1")
+        .bind(now - 1)
+        .execute(app.store.database().pool())
+        .await
+        .unwrap();
+
+    assert_confirmation_invalid(confirm(&app, &token).await);
+    assert!(!app.stored(&member.id).await.email_confirmed);
+    assert_eq!(app.login_emails.attempts(), 0);
+}
+
+async fn a_link_superseded_by_a_newer_one_does_not_work_and_the_newer_one_does(env: TestEnv) {
+    let app = TestApp::spawn(env).await;
+    let member = app.add_member_with_account().await;
+    let first = change_email(&app, &member, NEW_EMAIL).await;
+    resend(&app, &member).await.expect("resend");
+    let second = link_token(&app.mail.sent()[0]);
+    assert_ne!(first, second);
+
+    assert_confirmation_invalid(confirm(&app, &first).await);
+    confirm(&app, &second).await.expect("the newest link");
+    assert_eq!(count(&app.store, "email_confirmations").await, 1);
+}
+
+async fn changing_the_email_again_voids_the_link_of_the_earlier_one(env: TestEnv) {
+    let app = TestApp::spawn(env).await;
+    let member = app.add_member_with_account().await;
+    let first = change_email(&app, &member, NEW_EMAIL).await;
+    let second = change_email(&app, &member, "ana.otra@correo.cl").await;
+
+    assert_confirmation_invalid(confirm(&app, &first).await);
+    assert_eq!(app.login_emails.attempts(), 0);
+    assert_eq!(
+        confirm(&app, &second).await.expect("the current address"),
+        "a***@correo.cl"
+    );
+    assert_eq!(
+        app.login_emails.handed_over(),
+        [(
+            member.id.as_str().to_owned(),
+            "ana.otra@correo.cl".to_owned()
+        )]
+    );
+}
+
+async fn a_link_for_an_address_the_member_no_longer_has_does_not_work(env: TestEnv) {
+    let app = TestApp::spawn(env).await;
+    let member = app.add_member_with_account().await;
+    let token = change_email(&app, &member, NEW_EMAIL).await;
+    // Changed by another path than the profile form, which would also have voided the link.
+    sqlx::query("UPDATE members SET email = $1 WHERE member_id = $2")
+        .bind("ana.otra@correo.cl")
+        .bind(member.id.as_str())
+        .execute(app.store.database().pool())
+        .await
+        .unwrap();
+
+    assert_confirmation_invalid(confirm(&app, &token).await);
+    assert_eq!(app.login_emails.attempts(), 0);
+    assert!(!app.stored(&member.id).await.email_confirmed);
+}
+
+async fn a_token_nobody_issued_does_not_work(env: TestEnv) {
+    let app = TestApp::spawn(env).await;
+    let member = app.add_member_with_account().await;
+    change_email(&app, &member, NEW_EMAIL).await;
+
+    for token in [
+        String::new(),
+        "not-a-token".into(),
+        ConfirmationToken::generate().as_str().to_owned(),
+    ] {
+        assert_confirmation_invalid(confirm(&app, &token).await);
+    }
+    assert!(!app.stored(&member.id).await.email_confirmed);
+}
+
+async fn keeping_the_same_email_keeps_it_confirmed_and_sends_nothing(env: TestEnv) {
+    let app = TestApp::spawn(env).await;
+    let member = app.add_member_with_account().await;
+
+    let answer = app
+        .client()
+        .await
+        .update_profile(app.authorized(
+            form_with_email(&member, &member.email.as_str().to_uppercase()),
+            &app.token(&member.id),
+        ))
+        .await
+        .expect("update")
+        .into_inner();
+
+    assert!(!answer.email_confirmation_sent);
+    assert!(answer.member.unwrap().email_confirmed);
+    assert!(app.mail.sent().is_empty());
+    assert_eq!(count(&app.store, "email_confirmations").await, 0);
+}
+
+async fn when_the_mail_cannot_be_sent_the_new_email_still_stands_and_a_resend_delivers(
+    env: TestEnv,
+) {
+    let app = TestApp::spawn(env).await;
+    let member = app.add_member_with_account().await;
+    app.mail.fail(true);
+
+    let answer = app
+        .client()
+        .await
+        .update_profile(app.authorized(form_with_email(&member, NEW_EMAIL), &app.token(&member.id)))
+        .await
+        .expect("the change is kept")
+        .into_inner();
+
+    assert!(!answer.email_confirmation_sent);
+    assert_eq!(app.stored(&member.id).await.email.as_str(), NEW_EMAIL);
+    assert!(app.mail.sent().is_empty());
+
+    app.mail.fail(false);
+    resend(&app, &member).await.expect("resend");
+    let token = link_token(&app.mail.sent()[0]);
+    confirm(&app, &token).await.expect("confirmed");
+    assert!(app.stored(&member.id).await.email_confirmed);
+}
+
+async fn a_resend_for_a_confirmed_email_is_refused(env: TestEnv) {
+    let app = TestApp::spawn(env).await;
+    let member = app.add_member_with_account().await;
+
+    let status = resend(&app, &member).await.unwrap_err();
+
+    assert_eq!(status.code(), tonic::Code::FailedPrecondition);
+    assert_eq!(
+        ErrorBody::from_status(&status).code,
+        ErrorCode::EmailAlreadyConfirmed
+    );
+    assert!(app.mail.sent().is_empty());
+}
+
+async fn a_member_gets_at_most_five_confirmation_links_per_hour_the_change_included(env: TestEnv) {
+    let app = TestApp::spawn(env).await;
+    let member = app.add_member_with_account().await;
+    change_email(&app, &member, NEW_EMAIL).await;
+
+    for _ in 0..4 {
+        resend(&app, &member).await.expect("within the limit");
+    }
+    let status = resend(&app, &member).await.unwrap_err();
+
+    assert_eq!(status.code(), tonic::Code::ResourceExhausted);
+    assert_eq!(
+        ErrorBody::from_status(&status).code,
+        ErrorCode::TooManyAttempts
+    );
+    assert_eq!(
+        app.mail.sent().len(),
+        5,
+        "the change's mail and four resends"
+    );
+    assert!(app.mail.sent().iter().all(|mail| mail.to == NEW_EMAIL));
+
+    let other = app.add_member_with_account().await;
+    change_email(&app, &other, "otra.persona@correo.cl").await;
+    resend(&app, &other).await.expect("the limit is per member");
+}
+
+async fn changing_the_email_over_and_over_cannot_flood_mailboxes(env: TestEnv) {
+    let app = TestApp::spawn(env).await;
+    let member = app.add_member_with_account().await;
+    for n in 0..5 {
+        change_email(&app, &member, &format!("intento{n}@correo.cl")).await;
+    }
+    let status = app
+        .client()
+        .await
+        .update_profile(app.authorized(
+            form_with_email(&member, "victima@correo.cl"),
+            &app.token(&member.id),
+        ))
+        .await
+        .unwrap_err();
+
+    assert_eq!(
+        ErrorBody::from_status(&status).code,
+        ErrorCode::TooManyAttempts
+    );
+    assert_eq!(app.mail.sent().len(), 5);
+    assert!(
+        app.mail
+            .sent()
+            .iter()
+            .all(|mail| mail.to != "victima@correo.cl")
+    );
+    let stored = app
+        .client()
+        .await
+        .get_member(app.authorized(GetMemberRequest {}, &app.token(&member.id)))
+        .await
+        .unwrap()
+        .into_inner()
+        .member
+        .unwrap();
+    assert_eq!(
+        stored.email, "intento4@correo.cl",
+        "the refused change changed nothing"
+    );
+}
+
+backend_tests!(
+    a_new_email_is_unconfirmed_and_gets_one_mail_with_a_link_to_the_web_app,
+    only_the_sha256_of_a_link_token_is_stored,
+    opening_the_link_hands_the_address_to_auth_then_confirms_it,
+    when_auth_fails_nothing_changes_and_the_same_link_works_afterwards,
+    a_used_link_does_not_work_twice,
+    an_expired_link_does_not_work,
+    a_link_superseded_by_a_newer_one_does_not_work_and_the_newer_one_does,
+    changing_the_email_again_voids_the_link_of_the_earlier_one,
+    a_link_for_an_address_the_member_no_longer_has_does_not_work,
+    a_token_nobody_issued_does_not_work,
+    keeping_the_same_email_keeps_it_confirmed_and_sends_nothing,
+    when_the_mail_cannot_be_sent_the_new_email_still_stands_and_a_resend_delivers,
+    a_resend_for_a_confirmed_email_is_refused,
+    a_member_gets_at_most_five_confirmation_links_per_hour_the_change_included,
+    changing_the_email_over_and_over_cannot_flood_mailboxes,
+);
+
+/// Auth's side of `SetLoginEmail` and `IssueServiceToken` as a stand-in gRPC server, to check
+/// what [`miclub_accounts::GrpcLoginEmails`] really sends.
+mod over_grpc {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{Arc, Mutex};
+    use std::time::Duration;
+
+    use miclub_accounts::domain::{Email, MemberId};
+    use miclub_accounts::{GrpcLoginEmails, LoginEmails};
+    use miclub_platform::error::ErrorCode;
+    use miclub_platform::grpc::ClientSettings;
+    use miclub_platform::shutdown::{self, ShutdownTrigger};
+    use miclub_platform::tokens::{ServiceCredentials, ServiceTokens, bearer};
+    use miclub_proto::auth::v1 as auth;
+    use miclub_proto::auth::v1::auth_service_server::{AuthService, AuthServiceServer};
+    use tonic::{Request, Response, Status};
+
+    const SERVICE_TOKEN: &str = "service-token-of-accounts";
+
+    #[derive(Debug, Default)]
+    struct Seen {
+        /// `(member_id, email, bearer token)` of each `SetLoginEmail`.
+        set: Mutex<Vec<(String, String, Option<String>)>>,
+        refuse: AtomicBool,
+    }
+
+    #[derive(Debug, Clone)]
+    struct StandInAuth(Arc<Seen>);
+
+    fn not_here<T>() -> Result<Response<T>, Status> {
+        Err(Status::unimplemented("not part of the stand-in"))
+    }
+
+    #[tonic::async_trait]
+    impl AuthService for StandInAuth {
+        async fn start_login(
+            &self,
+            _: Request<auth::StartLoginRequest>,
+        ) -> Result<Response<auth::StartLoginResponse>, Status> {
+            not_here()
+        }
+        async fn resend_otp(
+            &self,
+            _: Request<auth::ResendOtpRequest>,
+        ) -> Result<Response<auth::ResendOtpResponse>, Status> {
+            not_here()
+        }
+        async fn verify_otp(
+            &self,
+            _: Request<auth::VerifyOtpRequest>,
+        ) -> Result<Response<auth::VerifyOtpResponse>, Status> {
+            not_here()
+        }
+        async fn refresh_session(
+            &self,
+            _: Request<auth::RefreshSessionRequest>,
+        ) -> Result<Response<auth::RefreshSessionResponse>, Status> {
+            not_here()
+        }
+        async fn logout(
+            &self,
+            _: Request<auth::LogoutRequest>,
+        ) -> Result<Response<auth::LogoutResponse>, Status> {
+            not_here()
+        }
+        async fn get_jwks(
+            &self,
+            _: Request<auth::GetJwksRequest>,
+        ) -> Result<Response<auth::GetJwksResponse>, Status> {
+            not_here()
+        }
+        async fn change_password(
+            &self,
+            _: Request<auth::ChangePasswordRequest>,
+        ) -> Result<Response<auth::ChangePasswordResponse>, Status> {
+            not_here()
+        }
+        async fn issue_service_token(
+            &self,
+            request: Request<auth::IssueServiceTokenRequest>,
+        ) -> Result<Response<auth::IssueServiceTokenResponse>, Status> {
+            let request = request.into_inner();
+            if (request.client_id.as_str(), request.client_secret.as_str())
+                != ("accounts", "s3cret")
+            {
+                return Err(Status::unauthenticated("bad client credentials"));
+            }
+            Ok(Response::new(auth::IssueServiceTokenResponse {
+                access_token: SERVICE_TOKEN.into(),
+                expires_in_seconds: 300,
+            }))
+        }
+        async fn set_login_email(
+            &self,
+            request: Request<auth::SetLoginEmailRequest>,
+        ) -> Result<Response<auth::SetLoginEmailResponse>, Status> {
+            if self.0.refuse.load(Ordering::SeqCst) {
+                return Err(Status::unavailable("auth database down"));
+            }
+            let token = bearer(request.metadata()).map(str::to_owned);
+            let request = request.into_inner();
+            self.0
+                .set
+                .lock()
+                .unwrap()
+                .push((request.member_id, request.email, token));
+            Ok(Response::new(auth::SetLoginEmailResponse {}))
+        }
+    }
+
+    async fn spawn_auth(seen: Arc<Seen>) -> (ClientSettings, ShutdownTrigger) {
+        let (server, health, routes) = miclub_platform::grpc::server(&[]).await.unwrap();
+        let routes = routes.add_service(AuthServiceServer::new(StandInAuth(seen)));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let (trigger, stop) = shutdown::channel();
+        tokio::spawn(miclub_platform::grpc::serve(
+            server,
+            routes,
+            listener,
+            health,
+            Duration::ZERO,
+            stop,
+        ));
+        (
+            ClientSettings::for_url(format!("http://127.0.0.1:{port}")),
+            trigger,
+        )
+    }
+
+    fn login_emails(auth: &ClientSettings, secret: &str) -> GrpcLoginEmails {
+        let credentials = ServiceCredentials {
+            client_id: "accounts".into(),
+            client_secret: secret.into(),
+        };
+        let tokens = ServiceTokens::new(auth.channel().unwrap(), credentials);
+        GrpcLoginEmails::new(auth.channel().unwrap(), Arc::new(tokens))
+    }
+
+    #[tokio::test]
+    async fn the_hand_over_calls_set_login_email_with_a_service_token_of_accounts() {
+        let seen = Arc::new(Seen::default());
+        let (auth, _running) = spawn_auth(seen.clone()).await;
+        let member_id = MemberId::generate();
+
+        login_emails(&auth, "s3cret")
+            .set(&member_id, &Email::parse("ana.nueva@correo.cl").unwrap())
+            .await
+            .expect("handed over");
+
+        assert_eq!(
+            *seen.set.lock().unwrap(),
+            [(
+                member_id.as_str().to_owned(),
+                "ana.nueva@correo.cl".to_owned(),
+                Some(SERVICE_TOKEN.to_owned())
+            )]
+        );
+    }
+
+    #[tokio::test]
+    async fn any_refusal_of_auth_is_unavailable_to_the_member() {
+        let seen = Arc::new(Seen::default());
+        let (auth, _running) = spawn_auth(seen.clone()).await;
+        let email = Email::parse("ana.nueva@correo.cl").unwrap();
+
+        let wrong_secret = login_emails(&auth, "not-the-secret")
+            .set(&MemberId::generate(), &email)
+            .await
+            .unwrap_err();
+        seen.refuse.store(true, Ordering::SeqCst);
+        let auth_down = login_emails(&auth, "s3cret")
+            .set(&MemberId::generate(), &email)
+            .await
+            .unwrap_err();
+
+        for err in [wrong_secret, auth_down] {
+            assert_eq!(err.error_code(), ErrorCode::Unavailable, "{err}");
+        }
+        assert!(seen.set.lock().unwrap().is_empty());
+    }
+}
