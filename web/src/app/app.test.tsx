@@ -8,6 +8,7 @@ import { db, loginAs } from '@/testing/mocks/db';
 import { server } from '@/testing/mocks/server';
 import { currentLocation, dataLayerEvents, renderApp } from '@/testing/test-utils';
 
+import { focusMainHeading } from './route-focus';
 import { COMING_SOON_ROUTES } from './router';
 
 describe('the maintenance screen', () => {
@@ -210,5 +211,38 @@ describe('the session', () => {
     await api.get('/api/profile').catch(() => undefined);
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(db.requests.filter((r) => r.path === '/api/logout')).toHaveLength(0);
+  });
+});
+
+describe('focus after navigation', () => {
+  it('moves focus to the main heading after a client-side navigation, not on the first load', async () => {
+    const { user } = renderApp('/promociones');
+    const first = await screen.findByRole('heading', { level: 1, name: 'Promociones' });
+    expect(first).not.toHaveFocus();
+    await user.click(screen.getByRole('link', { name: 'Términos y condiciones' }));
+    const heading = await screen.findByRole('heading', { level: 1, name: 'Términos y condiciones' });
+    await waitFor(() => expect(heading).toHaveFocus());
+    expect(heading).toHaveAttribute('tabindex', '-1');
+  });
+
+  it('waits for a lazy route to show its heading', async () => {
+    loginAs('Ana');
+    window.localStorage.setItem('miclub:session', JSON.stringify({ name: 'Ana', hasMissions: true }));
+    const { user } = renderApp('/promociones');
+    await screen.findByRole('heading', { level: 1, name: 'Promociones' });
+    await user.click(within(screen.getByRole('banner')).getByRole('link', { name: /Hola, Ana/ }));
+    await waitFor(() => expect(screen.getByRole('heading', { level: 1, name: 'Hola, Ana' })).toHaveFocus());
+  });
+
+  it('leaves focus where a page put it on purpose', () => {
+    const input = document.body.appendChild(document.createElement('input'));
+    const heading = document.body.appendChild(document.createElement('h1'));
+    input.focus();
+    expect(focusMainHeading(null)).toBe('left');
+    expect(heading).not.toHaveFocus();
+    expect(focusMainHeading(input)).toBe('focused');
+    expect(heading).toHaveFocus();
+    input.remove();
+    heading.remove();
   });
 });

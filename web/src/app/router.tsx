@@ -8,6 +8,7 @@ import { useProfile } from '@/features/profile/api/get-profile';
 import { trackPageType, type PageType } from '@/lib/analytics';
 import { updateSessionName, useSession } from '@/lib/session';
 
+import { useHeadingFocusOnNavigation } from './route-focus';
 import { useSessionKeeper } from './session-keeper';
 
 // Route-level code splitting: /login loads only its own chunk, not the site frame or /mi-club.
@@ -16,12 +17,16 @@ const loadSiteFrame = () => import('./routes/site-frame');
 const loadMiClub = () => import('./routes/mi-club');
 const loadComingSoon = () => import('./routes/coming-soon');
 const loadNotFound = () => import('./routes/not-found');
+const loadTerms = () => import('./routes/terms');
+const loadConfirmEmail = () => import('./routes/confirm-email');
 
 const LoginRoute = lazy(loadLogin);
 const SiteFrame = lazy(loadSiteFrame);
 const MiClubRoute = lazy(loadMiClub);
 const ComingSoonRoute = lazy(loadComingSoon);
 const NotFoundRoute = lazy(loadNotFound);
+const TermsRoute = lazy(loadTerms);
+const ConfirmEmailRoute = lazy(loadConfirmEmail);
 
 /** Routes of spec section 2 with the title their placeholder shows until their issue lands. */
 export const COMING_SOON_ROUTES: { path: string; title: string; pageType: PageType }[] = [
@@ -30,12 +35,13 @@ export const COMING_SOON_ROUTES: { path: string; title: string; pageType: PageTy
   { path: '/alianzas', title: 'Alianzas', pageType: 'alianzas' },
   { path: '/recuperar-contrasena', title: 'Recupera tu contraseña', pageType: 'recuperar_contrasena' },
   { path: '/preguntas-login', title: 'Preguntas frecuentes para iniciar sesión', pageType: 'preguntas_login' },
-  { path: '/terminos-y-condiciones', title: 'Términos y condiciones', pageType: 'terminos_y_condiciones' },
 ];
 
 const PAGE_TYPES: Record<string, PageType> = {
   '/login': 'login',
   '/mi-club': 'mi_club',
+  '/terminos-y-condiciones': 'terminos_y_condiciones',
+  '/confirmar-correo': 'confirmar_correo',
   ...Object.fromEntries(COMING_SOON_ROUTES.map((route) => [route.path, route.pageType])),
 };
 
@@ -56,6 +62,8 @@ export function preloadRoute(pathname: string): void {
   }
   void loadSiteFrame();
   if (pageType === 'mi_club' || pathname === '/') void loadMiClub();
+  else if (pageType === 'terminos_y_condiciones') void loadTerms();
+  else if (pageType === 'confirmar_correo') void loadConfirmEmail();
   else if (pageType === 'no_encontrada') void loadNotFound();
   else void loadComingSoon();
 }
@@ -93,6 +101,7 @@ function Gate({ children }: { children: ReactNode }) {
   const isMaintenance = !isResolving && !context.portalEnabled;
   usePageTypeTracking(isMaintenance);
   useSessionConfirmation();
+  useHeadingFocusOnNavigation();
   // Nothing of the portal is shown before the context says whether it is open.
   if (isResolving) return <FullPageSpinner />;
   if (isMaintenance) return <MaintenanceScreen />;
@@ -107,6 +116,8 @@ export function AppRoutes() {
         <Route element={<SiteFrame />}>
           <Route path="/" element={<Navigate to="/mi-club" replace />} />
           <Route path="/mi-club" element={<MiClubRoute />} />
+          <Route path="/terminos-y-condiciones" element={<TermsRoute />} />
+          <Route path="/confirmar-correo" element={<ConfirmEmailRoute />} />
           {COMING_SOON_ROUTES.map((route) => (
             <Route key={route.path} path={route.path} element={<ComingSoonRoute title={route.title} />} />
           ))}

@@ -12,6 +12,7 @@ export type PageType =
   | 'recuperar_contrasena'
   | 'preguntas_login'
   | 'terminos_y_condiciones'
+  | 'confirmar_correo'
   | 'mantencion'
   | 'no_encontrada';
 
@@ -21,6 +22,12 @@ export interface AnalyticsEvents {
   clic_boton: { nombre_boton: string; seccion: string };
   login_exitoso: { metodo: 'pagina' | 'modal'; usuario_migrando: boolean };
   login_fallido: { metodo: 'pagina' | 'modal'; paso: 'contrasena' | 'codigo'; codigo_error: string };
+  /** The member accepted the terms in force (`version`). */
+  terminos_y_condiciones_aceptado: { version: string };
+  /** The member rejected the terms in force (`version`). */
+  terminos_y_condiciones_rechazado: { version: string };
+  /** Mis Movimientos: the member chose another month (1-12) or year (spec section 7). */
+  historial_cambio_fecha: { mes: number; anio: number };
 }
 
 export type AnalyticsEventName = keyof AnalyticsEvents;

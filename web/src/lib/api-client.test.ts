@@ -20,6 +20,14 @@ describe('the API client', () => {
     expect(db.requests.at(-1)?.body).toEqual({ otp: '000000' });
   });
 
+  it('sends the CSRF header and JSON on PUT', async () => {
+    await api.put('/api/profile', { name: 'Ana' }).catch(() => undefined);
+    const request = db.requests.find((r) => r.method === 'PUT');
+    expect(request?.headers['x-miclub-csrf']).toBe('1');
+    expect(request?.headers['content-type']).toBe('application/json');
+    expect(request?.body).toEqual({ name: 'Ana' });
+  });
+
   it('sends requests with same-origin credentials', async () => {
     const fetchSpy = vi.spyOn(globalThis, 'fetch');
     await api.get('/api/context');

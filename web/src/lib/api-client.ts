@@ -128,4 +128,6 @@ export const api = {
   get: <T>(url: string, options?: Omit<RequestOptions, 'body'>) => request<T>('GET', url, options),
   post: <T>(url: string, body?: unknown, options?: Omit<RequestOptions, 'body'>) =>
     request<T>('POST', url, { ...options, body }),
+  put: <T>(url: string, body?: unknown, options?: Omit<RequestOptions, 'body'>) =>
+    request<T>('PUT', url, { ...options, body }),
 };

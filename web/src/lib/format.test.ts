@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { formatDateTime, formatPesos } from './format';
+import { formatDate, formatDateTime, formatPesos, formatShortDate } from './format';
 
 describe('formatPesos', () => {
   it('writes pesos with a dollar sign, dots for thousands and no decimals', () => {
@@ -32,5 +32,18 @@ describe('formatDateTime', () => {
 
   it('answers null for what is not a date', () => {
     expect(formatDateTime('mañana')).toBeNull();
+  });
+});
+
+describe('formatDate and formatShortDate', () => {
+  it('write the calendar day in Chile', () => {
+    expect(formatDate('2026-01-10T12:00:00Z')).toBe('10 de enero de 2026');
+    // Late evening in Santiago is already the next day in UTC.
+    expect(formatShortDate('2026-11-21T01:30:00Z')).toBe('20-11-2026');
+  });
+
+  it('answer null for what is not a date', () => {
+    expect(formatDate('nunca')).toBeNull();
+    expect(formatShortDate('')).toBeNull();
   });
 });

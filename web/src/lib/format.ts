@@ -7,17 +7,31 @@ export function formatPesos(amount: number): string {
   return `${rounded < 0 ? '-' : ''}$${digits}`;
 }
 
-/** "21 de noviembre de 2026 a las 14:05" in Chile's time zone (24-hour clock). */
-export function formatDateTime(iso: string): string | null {
+/** `iso` formatted in Chile's time zone with `options`; null when it is not a date. */
+function formatInChile(iso: string, options: Intl.DateTimeFormatOptions): string | null {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return null;
-  return new Intl.DateTimeFormat('es-CL', {
+  return new Intl.DateTimeFormat('es-CL', { ...options, timeZone: 'America/Santiago' }).format(date);
+}
+
+/** "21 de noviembre de 2026 a las 14:05" in Chile's time zone (24-hour clock). */
+export function formatDateTime(iso: string): string | null {
+  return formatInChile(iso, {
     day: 'numeric',
     month: 'long',
     year: 'numeric',
     hour: '2-digit',
     minute: '2-digit',
     hourCycle: 'h23',
-    timeZone: 'America/Santiago',
-  }).format(date);
+  });
+}
+
+/** "10 de enero de 2026", the calendar day in Chile. */
+export function formatDate(iso: string): string | null {
+  return formatInChile(iso, { day: 'numeric', month: 'long', year: 'numeric' });
+}
+
+/** "21-11-2026", the short es-CL date in Chile, for lists. */
+export function formatShortDate(iso: string): string | null {
+  return formatInChile(iso, { day: '2-digit', month: '2-digit', year: 'numeric' });
 }

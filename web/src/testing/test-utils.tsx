@@ -1,14 +1,16 @@
 /** Rendering the real routes and providers around a memory router and a quiet query client. */
 import { QueryClient } from '@tanstack/react-query';
-import { render } from '@testing-library/react';
+import { render, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { useEffect } from 'react';
+import { useLayoutEffect } from 'react';
 import { MemoryRouter, useLocation } from 'react-router-dom';
 
 import { AppProvider } from '@/app/provider';
 import { AppRoutes } from '@/app/router';
 import { resetAccountMenu } from '@/features/account/stores/account-menu';
 import { restoreSession } from '@/lib/session';
+
+import { loginAs } from './mocks/db';
 
 export function createTestQueryClient(): QueryClient {
   return new QueryClient({
@@ -20,7 +22,8 @@ let currentPath = '/';
 
 function LocationProbe() {
   const { pathname } = useLocation();
-  useEffect(() => {
+  // A layout effect runs in the commit that shows the new route, before a test's findBy* resolves.
+  useLayoutEffect(() => {
     currentPath = pathname;
   }, [pathname]);
   return null;
@@ -55,4 +58,18 @@ export function renderApp(path: string, options: { queryClient?: QueryClient } =
 /** The `window.dataLayer` entries with this event name. */
 export function dataLayerEvents(event: string): Record<string, unknown>[] {
   return (window.dataLayer ?? []).filter((entry) => entry.event === event);
+}
+
+/**
+ * A member back on /mi-club after a reload (session cookie set, name kept), with the menu entry
+ * `section` open and its heading shown.
+ */
+export async function renderAccountSection(memberName: string, section: string, options: { queryClient?: QueryClient } = {}) {
+  const member = loginAs(memberName);
+  window.localStorage.setItem('miclub:session', JSON.stringify({ name: member.name, hasMissions: member.hasMissions }));
+  const view = renderApp('/mi-club', options);
+  await screen.findByRole('heading', { level: 1, name: `Hola, ${member.name}` });
+  await view.user.click(screen.getByRole('button', { name: section }));
+  await screen.findByRole('heading', { level: 2, name: section });
+  return view;
 }

@@ -1,13 +1,64 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { lazy, Suspense, type ReactNode } from 'react';
 import { Navigate } from 'react-router-dom';
 
+import { Spinner } from '@/components/ui/spinner';
 import { AccountHome } from '@/features/account/components/account-home';
+import { DEFAULT_MENU_INDEX, selectAccountMenuWithNotice } from '@/features/account/stores/account-menu';
+import { usePortalContext } from '@/features/context/api/get-context';
+import { setProfileTermsAgreement, useProfile } from '@/features/profile/api/get-profile';
 import { useSession } from '@/lib/session';
 
 import { useLogout } from '../logout';
+import { stopSessionRenewal } from '../session-keeper';
+
+// Each section of the menu is its own chunk, loaded when the member opens it.
+const ProfileSection = lazy(() =>
+  import('@/features/profile/components/profile-section').then((module) => ({ default: module.ProfileSection })),
+);
+const MovementsSection = lazy(() =>
+  import('@/features/movements/components/movements-section').then((module) => ({
+    default: module.MovementsSection,
+  })),
+);
+const TermsSection = lazy(() =>
+  import('@/features/terms/components/terms-section').then((module) => ({ default: module.TermsSection })),
+);
+
+export const TERMS_ACCEPTED_NOTICE = 'Aceptaste los términos y condiciones.';
+export const TERMS_REJECTED_NOTICE =
+  'Rechazaste los términos y condiciones. Puedes aceptarlos cuando quieras desde Términos y Condiciones.';
+
+function SectionChunk({ children }: { children: ReactNode }) {
+  return <Suspense fallback={<Spinner />}>{children}</Suspense>;
+}
+
+/** Terms [3]: the decision lives in the profile; after an update the menu goes to Mi Cuenta. */
+function TermsPanel() {
+  const { isConfirmed } = useSession();
+  const profile = useProfile({ enabled: isConfirmed });
+  const queryClient = useQueryClient();
+  return (
+    <SectionChunk>
+      <TermsSection
+        agreement={profile.data?.terms_agreement ?? null}
+        isAgreementLoading={!profile.data && !profile.isError}
+        onDecided={(decided) => {
+          setProfileTermsAgreement(queryClient, decided.terms_agreement);
+          selectAccountMenuWithNotice(
+            DEFAULT_MENU_INDEX,
+            decided.terms_agreement.agreement === 'accepted' ? TERMS_ACCEPTED_NOTICE : TERMS_REJECTED_NOTICE,
+          );
+        }}
+      />
+    </SectionChunk>
+  );
+}
 
 /** /mi-club: members only; visitors without a session go to /login. */
 export default function MiClubRoute() {
   const session = useSession();
+  const { context } = usePortalContext();
   const { logout, isLoggingOut } = useLogout();
   if (!session.isLoggedIn) return <Navigate to="/login" replace />;
   return (
@@ -16,6 +67,24 @@ export default function MiClubRoute() {
       hasMissions={session.hasMissions}
       onLogout={() => void logout()}
       isLoggingOut={isLoggingOut}
+      sections={{
+        1: (
+          <SectionChunk>
+            <ProfileSection
+              changePasswordEnable={context.changePasswordEnable}
+              // The gateway already ended the session: no renewal may run into its 401 meanwhile.
+              onPasswordChanged={stopSessionRenewal}
+              onLogoutAfterPasswordChange={() => void logout()}
+            />
+          </SectionChunk>
+        ),
+        2: (
+          <SectionChunk>
+            <MovementsSection />
+          </SectionChunk>
+        ),
+        3: <TermsPanel />,
+      }}
     />
   );
 }

@@ -1,8 +1,11 @@
 /**
  * In-memory state behind the MSW handlers: the standalone gateway's demo members
- * (docs/api.md, "Demo members") and the login, code and session it keeps per browser.
+ * (docs/api.md, "Demo members"), their profiles, terms decisions and movements, and the login,
+ * code and session it keeps per browser. `resetDb` restores all of it before each test.
  */
 import { cleanRut } from '@/lib/rut';
+
+export type MockTermsAgreement = { agreement: 'accepted' | 'rejected' | null; event_date: string | null };
 
 export type MockMember = {
   user: string;
@@ -10,78 +13,176 @@ export type MockMember = {
   name: string;
   last_name: string;
   mother_surname: string;
+  phone_number: string;
+  gender_id: number | null;
+  birth_date: string | null;
   email: string;
-  /** null: no club account, GET /api/balance answers 406. */
+  /** Profile: false after an email change until its link is opened. */
+  emailConfirmed: boolean;
+  document_type: 'RUT' | 'FOREIGN';
+  document_number: string;
+  terms: MockTermsAgreement;
+  /** null: no club account, GET /api/balance and /api/movements answer 406. */
   balance: number | null;
   hasMissions: boolean;
+  /** Login: ERR_EMAIL_NOT_VERIFIED while false. */
   emailVerified: boolean;
   migrating: boolean;
+};
+
+export type MockMovement = {
+  id: string;
+  kind: 'accrual' | 'redemption' | 'expiration' | 'adjustment';
+  status: 'pending' | 'confirmed';
+  amount: number;
+  description: string;
+  occurredAt: string;
 };
 
 export const DEMO_PASSWORD = 'MiClub2026!';
 /** The code every mocked challenge accepts. */
 export const MOCK_OTP = '123456';
+/**
+ * "Now" for tests of dated screens (Mis Movimientos, birth dates): a Saturday afternoon in
+ * Santiago. Tests fake only `Date` to it; the seeded movements are placed around it.
+ */
+export const MOCK_NOW = new Date('2026-11-21T15:00:00Z');
 
-export const demoMembers: MockMember[] = [
-  {
-    user: '11.111.111-1',
+const ACCEPTED_IN_JANUARY: MockTermsAgreement = { agreement: 'accepted', event_date: '2026-01-10T12:00:00Z' };
+
+function demoMembers(): MockMember[] {
+  const base = {
     password: DEMO_PASSWORD,
-    name: 'Ana',
-    last_name: 'González',
-    mother_surname: 'Pérez',
-    email: 'ana@example.cl',
-    balance: 12345,
-    hasMissions: true,
-    emailVerified: true,
-    migrating: false,
-  },
-  {
-    user: '22.222.222-2',
-    password: DEMO_PASSWORD,
-    name: 'Bruno',
-    last_name: 'Soto',
-    mother_surname: 'Rojas',
-    email: 'bruno@example.cl',
-    balance: null,
+    phone_number: '+56912345678',
+    gender_id: 1,
+    birth_date: '1990-05-17',
+    emailConfirmed: true,
+    document_type: 'RUT' as const,
+    terms: ACCEPTED_IN_JANUARY,
     hasMissions: false,
     emailVerified: true,
     migrating: false,
-  },
-  {
-    user: '33.333.333-3',
-    password: DEMO_PASSWORD,
-    name: 'Carla',
-    last_name: 'Muñoz',
-    mother_surname: 'Díaz',
-    email: 'carla@example.cl',
-    balance: 5000,
-    hasMissions: false,
-    emailVerified: false,
-    migrating: false,
-  },
-  {
-    user: '44.444.444-4',
-    password: DEMO_PASSWORD,
-    name: 'Diego',
-    last_name: 'Fuentes',
-    mother_surname: 'Vera',
-    email: 'diego@example.cl',
-    balance: 980,
-    hasMissions: false,
-    emailVerified: true,
-    migrating: true,
-  },
+  };
+  return [
+    {
+      ...base,
+      user: '11.111.111-1',
+      document_number: '11111111-1',
+      name: 'Ana',
+      last_name: 'González',
+      mother_surname: 'Pérez',
+      email: 'ana@example.cl',
+      balance: 12345,
+      hasMissions: true,
+    },
+    {
+      ...base,
+      user: '22.222.222-2',
+      document_number: '22222222-2',
+      name: 'Bruno',
+      last_name: 'Soto',
+      mother_surname: 'Rojas',
+      email: 'bruno@example.cl',
+      gender_id: 2,
+      balance: null,
+    },
+    {
+      ...base,
+      user: '33.333.333-3',
+      document_number: '33333333-3',
+      name: 'Carla',
+      last_name: 'Muñoz',
+      mother_surname: 'Díaz',
+      email: 'carla@example.cl',
+      terms: { agreement: null, event_date: null },
+      balance: 5000,
+      emailVerified: false,
+      emailConfirmed: false,
+    },
+    {
+      ...base,
+      user: '44.444.444-4',
+      document_number: '44444444-4',
+      name: 'Diego',
+      last_name: 'Fuentes',
+      mother_surname: 'Vera',
+      email: 'diego@example.cl',
+      birth_date: null,
+      gender_id: null,
+      balance: 980,
+      migrating: true,
+    },
+  ];
+}
+
+export const MOCK_GENDERS = [
+  { id: 1, label: 'Femenino' },
+  { id: 2, label: 'Masculino' },
+  { id: 3, label: 'Prefiero no decir' },
+  { id: 6, label: 'No me identifico con las opciones disponibles' },
+  { id: 7, label: 'Otros' },
 ];
 
+export const MOCK_TERMS = {
+  version: '2026-02',
+  title: 'Términos y condiciones del programa Mi Club',
+  body:
+    'Mi Club es el programa de beneficios de Lider para sus clientes.\n\n' +
+    'Cada compra acumula saldo en pesos según las reglas vigentes.\n\n' +
+    'El saldo acumulado se puede usar como medio de pago en las tiendas adheridas.',
+  publishedAt: '2026-02-01T12:00:00Z',
+};
+
+function movement(
+  id: string,
+  occurredAt: string,
+  kind: MockMovement['kind'],
+  amount: number,
+  description: string,
+  status: MockMovement['status'] = 'confirmed',
+): MockMovement {
+  return { id, kind, status, amount, description, occurredAt };
+}
+
+/**
+ * Ana's ledger around MOCK_NOW: November 2026 (the current month) has 3, October 13 (two
+ * pages), September none, August 2.
+ */
+function anaMovements(): MockMovement[] {
+  const october = Array.from({ length: 13 }, (_, i) => {
+    const day = String(i + 1).padStart(2, '0');
+    if (i === 4) return movement(`oct-${i}`, `2026-10-${day}T15:00:00Z`, 'redemption', -2000, 'Canje en caja');
+    if (i === 8) return movement(`oct-${i}`, `2026-10-${day}T15:00:00Z`, 'expiration', -315, 'Vencimiento de pesos');
+    return movement(`oct-${i}`, `2026-10-${day}T15:00:00Z`, 'accrual', 100 * (i + 1), `Compra ${i + 1} en Lider`);
+  });
+  return [
+    movement('nov-1', '2026-11-02T13:00:00Z', 'accrual', 3190, 'Compra en Lider.cl'),
+    movement('nov-2', '2026-11-10T18:30:00Z', 'adjustment', 500, 'Ajuste por reclamo'),
+    movement('nov-3', '2026-11-20T22:00:00Z', 'accrual', 1250, 'Compra en Lider Providencia', 'pending'),
+    ...october,
+    movement('aug-1', '2026-08-03T14:00:00Z', 'accrual', 12345, 'Compra en Lider Ñuñoa'),
+    movement('aug-2', '2026-08-25T14:00:00Z', 'redemption', -1000, 'Canje en caja'),
+  ];
+}
+
 type MockState = {
+  members: MockMember[];
   challenge: { member: MockMember; otp: string } | null;
   session: MockMember | null;
   context: Record<string, unknown>;
+  genders: { id: number; label: string }[];
+  terms: typeof MOCK_TERMS;
+  /** Movements by member user. */
+  movements: Record<string, MockMovement[]>;
+  /** Confirmation links mailed: token → member and the address it confirms. */
+  emailConfirmations: { token: string; member: MockMember; email: string }[];
   requests: { method: string; path: string; headers: Record<string, string>; body: unknown }[];
 };
 
 function initialState(): MockState {
+  const members = demoMembers();
   return {
+    members,
     challenge: null,
     session: null,
     context: {
@@ -91,6 +192,10 @@ function initialState(): MockState {
       recaptchaSiteKey: null,
       links: {},
     },
+    genders: MOCK_GENDERS.map((gender) => ({ ...gender })),
+    terms: { ...MOCK_TERMS },
+    movements: { '11.111.111-1': anaMovements() },
+    emailConfirmations: [],
     requests: [],
   };
 }
@@ -103,26 +208,42 @@ export function resetDb(): void {
 
 export function findMember(user: string): MockMember | undefined {
   const clean = cleanRut(user);
-  return demoMembers.find((member) => cleanRut(member.user) === clean);
+  return db.members.find((member) => cleanRut(member.user) === clean);
 }
 
+export function memberNamed(name: string): MockMember {
+  const member = db.members.find((candidate) => candidate.name === name);
+  if (!member) throw new Error(`no demo member ${name}`);
+  return member;
+}
+
+/** "User returned by login" (docs/api.md). */
 export function userOf(member: MockMember) {
   return {
     name: member.name,
     last_name: member.last_name,
     mother_surname: member.mother_surname,
-    phone_number: '+56912345678',
-    gender_id: 1,
-    birth_date: '1990-05-17',
+    phone_number: member.phone_number,
+    gender_id: member.gender_id,
+    birth_date: member.birth_date,
     email: member.email,
-    terms_agreement: { agreement: 'accepted', event_date: '2026-01-10T12:00:00Z' },
+    terms_agreement: { ...member.terms },
+  };
+}
+
+/** What GET and PUT /api/profile answer: the user plus email status and document. */
+export function profileOf(member: MockMember) {
+  return {
+    ...userOf(member),
+    email_confirmed: member.emailConfirmed,
+    document_type: member.document_type,
+    document_number: member.document_number,
   };
 }
 
 /** Starts a session the way the gateway would after a reload: cookie set, server knows the member. */
 export function loginAs(memberName: string): MockMember {
-  const member = demoMembers.find((candidate) => candidate.name === memberName);
-  if (!member) throw new Error(`no demo member ${memberName}`);
+  const member = memberNamed(memberName);
   db.session = member;
   document.cookie = 'is-logged=true; Path=/';
   return member;

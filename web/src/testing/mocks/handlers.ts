@@ -1,11 +1,12 @@
 /**
  * MSW handlers mirroring the gateway contract of docs/api.md: error bodies
- * `{code, message, action?, field?}`, the CSRF header on POST, the recaptcha header on login,
- * the `is-logged` cookie set on the code step and cleared on logout.
+ * `{code, message, action?, field?}`, the CSRF header on POST and PUT, the recaptcha header on
+ * login, the `is-logged` cookie set on the code step and cleared on logout and on a password
+ * change, the validation table of PUT /api/profile and the password rules with their messages.
  */
 import { http, HttpResponse, type DefaultBodyType, type StrictRequest } from 'msw';
 
-import { db, findMember, MOCK_OTP, userOf } from './db';
+import { db, findMember, MOCK_OTP, profileOf, userOf, type MockMember } from './db';
 
 export const API_ERRORS = {
   ERR_INVALID_ARGUMENT: { status: 400, message: 'Revisa los datos ingresados.' },
@@ -18,9 +19,17 @@ export const API_ERRORS = {
     message: 'Debes verificar tu correo electrónico antes de iniciar sesión.',
   },
   ERR_CSRF: { status: 403, message: 'No pudimos verificar la solicitud. Recarga la página e intenta de nuevo.' },
+  ERR_FORBIDDEN: { status: 403, message: 'No tienes permiso para realizar esta acción.' },
+  ERR_CONFIRMATION_INVALID: {
+    status: 404,
+    message: 'El enlace de confirmación no es válido o ya expiró. Pide uno nuevo desde Mis Datos.',
+  },
   ERR_NO_CLUB_ACCOUNT: { status: 406, message: 'Aún no tienes una cuenta Mi Club.' },
   ERR_OTP_INVALID: { status: 422, message: 'El código ingresado no es correcto.' },
   ERR_OTP_EXPIRED: { status: 422, message: 'El código expiró. Inicia sesión nuevamente para recibir uno nuevo.' },
+  ERR_WRONG_PASSWORD: { status: 422, message: 'La contraseña actual no es correcta.' },
+  ERR_WEAK_PASSWORD: { status: 422, message: 'La nueva contraseña no cumple los requisitos.' },
+  ERR_EMAIL_ALREADY_CONFIRMED: { status: 409, message: 'Tu correo electrónico ya está confirmado.' },
   ERR_OTP_TOO_MANY_ATTEMPTS: { status: 429, message: 'Superaste el número de intentos. Inicia sesión nuevamente.' },
   ERR_OTP_RESEND_COOLDOWN: { status: 429, message: 'Espera un momento antes de pedir un nuevo código.' },
   ERR_OTP_DAILY_LIMIT: {
@@ -71,7 +80,240 @@ function csrfRejected(request: StrictRequest<DefaultBodyType>) {
   return request.headers.get('x-miclub-csrf') !== '1';
 }
 
-export const handlers = [
+
+/** The field-specific texts of docs/api.md ("Validation of PUT /api/profile"). */
+export const PROFILE_MESSAGES = {
+  email: 'Ingresa un correo electrónico válido.',
+  name: 'Ingresa tu nombre.',
+  last_name: 'Ingresa tu apellido paterno.',
+  characters: 'Usa solo letras, espacios, apóstrofes o guiones.',
+  phone_number: 'Ingresa un celular chileno válido, por ejemplo +56 9 1234 5678.',
+  birth_date: 'Ingresa una fecha de nacimiento válida.',
+  underage: 'Debes ser mayor de 18 años.',
+  gender_id: 'Selecciona una opción de la lista.',
+} as const;
+
+export const PASSWORD_MESSAGES = {
+  short: 'La contraseña debe tener al menos 8 caracteres.',
+  long: 'La contraseña puede tener hasta 64 caracteres.',
+  common: 'Esa contraseña es muy común. Elige otra más difícil de adivinar.',
+  same: 'La nueva contraseña debe ser distinta de la actual.',
+} as const;
+
+/** A few entries of the common-password list the gateway ships. */
+export const COMMON_PASSWORDS = ['12345678', 'password', 'contraseña', 'qwertyui', 'miclub123'];
+
+function fieldError(field: string, message: string) {
+  return apiError('ERR_INVALID_ARGUMENT', { field, message });
+}
+
+type ProfileBody = Partial<Record<'email' | 'name' | 'last_name' | 'mother_surname' | 'phone_number' | 'birth_date', string>> & {
+  gender_id?: number | null;
+};
+
+const NAME = /^[\p{L}\p{M}' ’-]{1,50}$/u;
+
+/** The server's side of the validation table, written apart from the form's on purpose. */
+function profileProblem(body: ProfileBody, today: Date) {
+  const email = (body.email ?? '').trim();
+  const [local, domain, ...rest] = email.split('@');
+  if (!local || !domain || rest.length > 0 || !/^[^.\s]+(\.[^.\s]+)+$/.test(domain) || email.length > 254) {
+    return fieldError('email', PROFILE_MESSAGES.email);
+  }
+  for (const field of ['name', 'last_name', 'mother_surname'] as const) {
+    const value = (body[field] ?? '').trim();
+    if (!value) {
+      if (field === 'mother_surname') continue;
+      return fieldError(field, PROFILE_MESSAGES[field]);
+    }
+    if (!NAME.test(value)) return fieldError(field, PROFILE_MESSAGES.characters);
+  }
+  const phone = (body.phone_number ?? '').replace(/\s/g, '');
+  if (phone && !/^(\+?56)?9\d{8}$/.test(phone)) return fieldError('phone_number', PROFILE_MESSAGES.phone_number);
+  const birth = (body.birth_date ?? '').trim();
+  if (birth) {
+    const date = new Date(`${birth}T12:00:00Z`);
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(birth) || Number.isNaN(date.getTime())) {
+      return fieldError('birth_date', PROFILE_MESSAGES.birth_date);
+    }
+    const years = (today.getTime() - date.getTime()) / (365.2425 * 24 * 3600 * 1000);
+    if (years < 0 || years > 120) return fieldError('birth_date', PROFILE_MESSAGES.birth_date);
+    if (years < 18) return fieldError('birth_date', PROFILE_MESSAGES.underage);
+  }
+  const gender = body.gender_id ?? 0;
+  if (gender !== 0 && !db.genders.some((g) => g.id === gender)) return fieldError('gender_id', PROFILE_MESSAGES.gender_id);
+  return null;
+}
+
+function normalizedPhone(raw: string): string {
+  const digits = raw.replace(/\D/g, '');
+  return digits ? `+56${digits.slice(-9)}` : '';
+}
+
+function maskEmail(email: string): string {
+  const [local = '', domain = ''] = email.split('@');
+  return `${local.charAt(0)}***@${domain}`;
+}
+
+/** "Mailing" a confirmation link: the token the link would carry. */
+function mailConfirmation(member: MockMember): string {
+  const token = `token-${db.emailConfirmations.length + 1}-${member.name.toLowerCase()}`;
+  db.emailConfirmations.push({ token, member, email: member.email });
+  return token;
+}
+
+/** Calendar month of an instant in America/Santiago. */
+function chileMonth(iso: string): { year: number; month: number } {
+  const parts = new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Santiago', year: 'numeric', month: 'numeric' }).formatToParts(
+    new Date(iso),
+  );
+  return {
+    year: Number(parts.find((p) => p.type === 'year')?.value),
+    month: Number(parts.find((p) => p.type === 'month')?.value),
+  };
+}
+
+export const MOVEMENTS_PAGE_SIZE = 10;
+
+const accountAreaHandlers = [
+  http.get('/api/profile/genders', async ({ request }) => {
+    await record(request);
+    return HttpResponse.json(db.genders);
+  }),
+
+  http.put('/api/profile', async ({ request }) => {
+    await record(request);
+    if (csrfRejected(request)) return apiError('ERR_CSRF');
+    if (!db.session) return apiError('ERR_UNAUTHENTICATED');
+    const body = (await request.json()) as ProfileBody;
+    const problem = profileProblem(body, new Date());
+    if (problem) return problem;
+    const member = db.session;
+    const email = (body.email ?? '').trim().toLowerCase();
+    const emailChanged = email !== member.email;
+    Object.assign(member, {
+      email,
+      name: (body.name ?? '').trim(),
+      last_name: (body.last_name ?? '').trim(),
+      mother_surname: (body.mother_surname ?? '').trim(),
+      phone_number: normalizedPhone(body.phone_number ?? ''),
+      birth_date: (body.birth_date ?? '').trim() || null,
+      gender_id: body.gender_id ? body.gender_id : null,
+    });
+    if (emailChanged) {
+      member.emailConfirmed = false;
+      mailConfirmation(member);
+    }
+    return HttpResponse.json({ user: profileOf(member), emailConfirmationSent: emailChanged });
+  }),
+
+  http.post('/api/profile/email/resend', async ({ request }) => {
+    await record(request);
+    if (csrfRejected(request)) return apiError('ERR_CSRF');
+    if (!db.session) return apiError('ERR_UNAUTHENTICATED');
+    if (db.session.emailConfirmed) return apiError('ERR_EMAIL_ALREADY_CONFIRMED');
+    mailConfirmation(db.session);
+    return new HttpResponse(null, { status: 204 });
+  }),
+
+  http.post('/api/profile/email/confirm', async ({ request }) => {
+    await record(request);
+    if (csrfRejected(request)) return apiError('ERR_CSRF');
+    const { token } = (await request.json()) as { token?: string };
+    const index = db.emailConfirmations.findIndex((entry) => entry.token === token);
+    const entry = db.emailConfirmations[index];
+    if (!entry || entry.member.email !== entry.email) return apiError('ERR_CONFIRMATION_INVALID');
+    db.emailConfirmations.splice(index, 1);
+    entry.member.emailConfirmed = true;
+    return HttpResponse.json({ maskedEmail: maskEmail(entry.email) });
+  }),
+
+  http.post('/api/profile/password', async ({ request }) => {
+    await record(request);
+    if (csrfRejected(request)) return apiError('ERR_CSRF');
+    if (!db.session) return apiError('ERR_UNAUTHENTICATED');
+    if (db.context.changePasswordEnable !== true) {
+      return apiError('ERR_FORBIDDEN', { message: 'El cambio de contraseña no está disponible en este momento.' });
+    }
+    const { currentPassword = '', newPassword = '' } = (await request.json()) as {
+      currentPassword?: string;
+      newPassword?: string;
+    };
+    const member = db.session;
+    if (currentPassword !== member.password) return apiError('ERR_WRONG_PASSWORD', { field: 'currentPassword' });
+    const weak = (message: string) => apiError('ERR_WEAK_PASSWORD', { field: 'newPassword', message });
+    const length = Array.from(newPassword).length;
+    if (length < 8) return weak(PASSWORD_MESSAGES.short);
+    if (length > 64) return weak(PASSWORD_MESSAGES.long);
+    if (COMMON_PASSWORDS.includes(newPassword.toLowerCase())) return weak(PASSWORD_MESSAGES.common);
+    if (newPassword === currentPassword) return weak(PASSWORD_MESSAGES.same);
+    member.password = newPassword;
+    // Every session of the member is revoked and the cookies cleared.
+    db.session = null;
+    document.cookie = 'is-logged=; Path=/; Max-Age=0';
+    return new HttpResponse(null, { status: 204 });
+  }),
+
+  http.get('/api/terms-and-conditions', async ({ request }) => {
+    await record(request);
+    return HttpResponse.json(db.terms, { headers: { 'Cache-Control': 'no-cache' } });
+  }),
+
+  http.post('/api/terms-and-conditions', async ({ request }) => {
+    await record(request);
+    if (csrfRejected(request)) return apiError('ERR_CSRF');
+    if (!db.session) return apiError('ERR_UNAUTHENTICATED');
+    const body = (await request.json().catch(() => null)) as { acceptTermsAndConditions?: unknown } | null;
+    if (typeof body?.acceptTermsAndConditions !== 'boolean') return apiError('ERR_INVALID_ARGUMENT');
+    db.session.terms = {
+      agreement: body.acceptTermsAndConditions ? 'accepted' : 'rejected',
+      event_date: new Date().toISOString(),
+    };
+    return HttpResponse.json({ terms_agreement: { ...db.session.terms }, version: db.terms.version });
+  }),
+
+  http.get('/api/movements', async ({ request }) => {
+    await record(request);
+    if (!db.session) return apiError('ERR_UNAUTHENTICATED');
+    const params = new URL(request.url).searchParams;
+    const number = (name: string) => {
+      const raw = params.get(name)?.trim();
+      return raw && /^-?\d+$/.test(raw) ? Number(raw) : raw ? NaN : null;
+    };
+    const year = number('year');
+    const month = number('month');
+    const page = number('page') ?? 1;
+    if (year === null || Number.isNaN(year) || year < 2000 || year > 9999) {
+      return fieldError('year', 'Elige un año válido.');
+    }
+    if (month === null || Number.isNaN(month) || month < 1 || month > 12) {
+      return fieldError('month', 'Elige un mes válido.');
+    }
+    if (Number.isNaN(page) || page < 1) return fieldError('page', 'Elige una página válida.');
+    if (db.session.balance === null) return apiError('ERR_NO_CLUB_ACCOUNT');
+    const inMonth = (db.movements[db.session.user] ?? [])
+      .filter((m) => {
+        const when = chileMonth(m.occurredAt);
+        return when.year === year && when.month === month;
+      })
+      .sort((a, b) => b.occurredAt.localeCompare(a.occurredAt));
+    const totalPages = Math.ceil(inMonth.length / MOVEMENTS_PAGE_SIZE);
+    return HttpResponse.json(
+      {
+        year,
+        month,
+        page,
+        pageSize: MOVEMENTS_PAGE_SIZE,
+        totalCount: inMonth.length,
+        totalPages,
+        items: inMonth.slice((page - 1) * MOVEMENTS_PAGE_SIZE, page * MOVEMENTS_PAGE_SIZE),
+      },
+      { headers: { 'Cache-Control': 'no-store' } },
+    );
+  }),
+];
+
+const sessionHandlers = [
   http.get('/api/context', () => HttpResponse.json(db.context)),
 
   http.post('/api/login', async ({ request }) => {
@@ -135,7 +377,7 @@ export const handlers = [
   http.get('/api/profile', async ({ request }) => {
     await record(request);
     if (!db.session) return apiError('ERR_UNAUTHENTICATED');
-    return HttpResponse.json(userOf(db.session));
+    return HttpResponse.json(profileOf(db.session));
   }),
 
   http.get('/api/balance', async ({ request }) => {
@@ -148,3 +390,5 @@ export const handlers = [
     );
   }),
 ];
+
+export const handlers = [...sessionHandlers, ...accountAreaHandlers];

@@ -1,4 +1,4 @@
-import { screen, waitFor, within } from '@testing-library/react';
+import { act, screen, waitFor, within } from '@testing-library/react';
 import { delay, http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
 
@@ -56,7 +56,7 @@ describe('the account menu', () => {
     expect(screen.queryByRole('button', { name: 'Misiones' })).not.toBeInTheDocument();
   });
 
-  it('shows a coming-soon panel for the entries that have not landed', async () => {
+  it('shows each section under its entry and a coming-soon panel for Misiones', async () => {
     loginAs('Ana');
     window.localStorage.setItem('miclub:session', JSON.stringify({ name: 'Ana', hasMissions: true }));
     const { user } = renderApp('/mi-club');
@@ -64,9 +64,20 @@ describe('the account menu', () => {
     for (const label of ['Mis Datos', 'Mis Movimientos', 'Términos y Condiciones', 'Misiones']) {
       await user.click(screen.getByRole('button', { name: label }));
       expect(screen.getByRole('button', { name: label })).toHaveAttribute('aria-current', 'page');
-      expect(screen.getByRole('heading', { level: 2, name: label })).toBeInTheDocument();
-      expect(screen.getByText('Próximamente')).toBeInTheDocument();
+      expect(await screen.findByRole('heading', { level: 2, name: label })).toBeInTheDocument();
     }
+    expect(screen.getByText('Próximamente')).toBeInTheDocument();
+  });
+
+  it('clears a notice once the member uses the menu again', async () => {
+    loginAs('Ana');
+    const { user } = renderApp('/mi-club');
+    await screen.findByRole('heading', { name: 'Hola, Ana' });
+    const { selectAccountMenuWithNotice } = await import('../stores/account-menu');
+    act(() => selectAccountMenuWithNotice(0, 'Aceptaste los términos y condiciones.'));
+    expect(await screen.findByText('Aceptaste los términos y condiciones.')).toBeInTheDocument();
+    await user.click(screen.getByRole('button', { name: 'Mis Datos' }));
+    expect(screen.queryByText('Aceptaste los términos y condiciones.')).not.toBeInTheDocument();
   });
 });
 

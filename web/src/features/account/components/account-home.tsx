@@ -1,8 +1,9 @@
-import { useId } from 'react';
+import { useEffect, useId, useRef, type ReactNode } from 'react';
 
+import { Alert } from '@/components/ui/alert';
 import { ComingSoon } from '@/components/ui/coming-soon';
 
-import { ACCOUNT_MENU, useSelectedMenuIndex } from '../stores/account-menu';
+import { ACCOUNT_MENU, useAccountNotice, useSelectedMenuIndex } from '../stores/account-menu';
 
 import { AccountMenu } from './account-menu';
 import { BalanceCard } from './balance-card';
@@ -12,13 +13,30 @@ type AccountHomeProps = {
   hasMissions: boolean;
   onLogout: () => void;
   isLoggingOut?: boolean;
+  /**
+   * The sections of other areas by menu index, composed by the app (Mis Datos, Mis Movimientos,
+   * Términos y Condiciones); an index without one shows a coming-soon panel.
+   */
+  sections?: Partial<Record<number, ReactNode>>;
 };
 
 /** /mi-club: greeting, account menu and the selected section. */
-export function AccountHome({ name, hasMissions, onLogout, isLoggingOut }: AccountHomeProps) {
+export function AccountHome({ name, hasMissions, onLogout, isLoggingOut, sections = {} }: AccountHomeProps) {
   const selectedIndex = useSelectedMenuIndex(hasMissions);
+  const notice = useAccountNotice();
+  const noticeRef = useRef<HTMLDivElement>(null);
   const panelId = useId();
   const selected = ACCOUNT_MENU.find((item) => item.index === selectedIndex) ?? ACCOUNT_MENU[0];
+
+  useEffect(() => {
+    // The section the member was in is gone: the notice is where they continue.
+    if (notice) noticeRef.current?.focus();
+  }, [notice]);
+
+  let section: ReactNode;
+  if (selectedIndex === 0) section = <BalanceCard />;
+  else section = sections[selectedIndex] ?? <ComingSoon title={selected?.label ?? ''} headingLevel={2} />;
+
   return (
     <div className="container account-home">
       <h1 className="account-home__greeting">{name ? `Hola, ${name}` : 'Hola'}</h1>
@@ -31,7 +49,12 @@ export function AccountHome({ name, hasMissions, onLogout, isLoggingOut }: Accou
           panelId={panelId}
         />
         <div className="account-home__panel" id={panelId}>
-          {selectedIndex === 0 ? <BalanceCard /> : <ComingSoon title={selected?.label ?? ''} headingLevel={2} />}
+          {notice ? (
+            <div className="account-home__notice" ref={noticeRef} tabIndex={-1}>
+              <Alert tone="success">{notice}</Alert>
+            </div>
+          ) : null}
+          {section}
         </div>
       </div>
     </div>

@@ -24,13 +24,28 @@ export function visibleMenuItems(hasMissions: boolean): AccountMenuItem[] {
 
 export const accountMenuStore = createStore<number>(DEFAULT_MENU_INDEX);
 
+/** A message for the member shown above the selected section until the menu is used again. */
+export const accountNoticeStore = createStore<string | null>(null);
+
 export function selectAccountMenu(index: number): void {
+  accountNoticeStore.set(null);
   accountMenuStore.set(index);
+}
+
+/** Goes to `index` and tells the member why (e.g. after the terms were updated). */
+export function selectAccountMenuWithNotice(index: number, notice: string): void {
+  accountMenuStore.set(index);
+  accountNoticeStore.set(notice);
 }
 
 /** Back to "Mi Cuenta"; part of logout (spec section 4). */
 export function resetAccountMenu(): void {
+  accountNoticeStore.set(null);
   accountMenuStore.set(DEFAULT_MENU_INDEX);
+}
+
+export function useAccountNotice(): string | null {
+  return useStore(accountNoticeStore);
 }
 
 /** The selected index, falling back to Mi Cuenta when the selection is not visible. */

@@ -2,7 +2,7 @@ import { screen, waitFor, within } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
 
-import { db, DEMO_PASSWORD, demoMembers, MOCK_OTP } from '@/testing/mocks/db';
+import { db, DEMO_PASSWORD, MOCK_OTP } from '@/testing/mocks/db';
 import { API_ERRORS, apiError, VERIFY_EMAIL_ACTION, type ApiErrorCode } from '@/testing/mocks/handlers';
 import { server } from '@/testing/mocks/server';
 import { currentLocation, dataLayerEvents, renderApp } from '@/testing/test-utils';
@@ -212,7 +212,7 @@ describe('the login page', () => {
     await submitCredentials(view, '111111111', DEMO_PASSWORD);
     await screen.findByLabelText('Código de verificación');
     // The overridden login above opens no challenge in the db; open one as the gateway would.
-    db.challenge = { member: demoMembers[0]!, otp: MOCK_OTP };
+    db.challenge = { member: db.members[0]!, otp: MOCK_OTP };
     await view.user.click(screen.getByRole('button', { name: 'Reenviar código' }));
     const notice = await screen.findByText('Te enviamos un nuevo código a a***@example.cl.');
     expect(notice.closest('[role="status"]')).not.toBeNull();
@@ -264,7 +264,7 @@ describe('the login page', () => {
 
   it('sends a member who is already logged in to /mi-club', async () => {
     document.cookie = 'is-logged=true; Path=/';
-    db.session = demoMembers[0]!;
+    db.session = db.members[0]!;
     renderApp('/login');
     await waitFor(() => expect(currentLocation()).toBe('/mi-club'));
   });

@@ -1,5 +1,5 @@
 /** GET /api/profile: the logged-in member's data; also confirms a session restored on reload. */
-import { queryOptions, useQuery } from '@tanstack/react-query';
+import { queryOptions, useQuery, type QueryClient } from '@tanstack/react-query';
 
 import { api } from '@/lib/api-client';
 
@@ -8,7 +8,10 @@ export type TermsAgreement = {
   event_date: string | null;
 };
 
-/** "User returned by login" (spec section 3, docs/api.md). */
+/**
+ * "User returned by login" (spec section 3, docs/api.md), with the three fields only the profile
+ * routes add: whether the email is confirmed and the member's document (read-only).
+ */
 export type MemberProfile = {
   name: string;
   last_name: string;
@@ -18,6 +21,9 @@ export type MemberProfile = {
   birth_date: string | null;
   email: string;
   terms_agreement: TermsAgreement | null;
+  email_confirmed?: boolean;
+  document_type?: 'RUT' | 'FOREIGN' | string;
+  document_number?: string;
 };
 
 export function getProfile(signal?: AbortSignal): Promise<MemberProfile> {
@@ -36,4 +42,11 @@ export function getProfileQueryOptions() {
 
 export function useProfile(options: { enabled?: boolean } = {}) {
   return useQuery({ ...getProfileQueryOptions(), enabled: options.enabled ?? true });
+}
+
+/** The member's terms decision as another route answered it (terms and conditions). */
+export function setProfileTermsAgreement(queryClient: QueryClient, agreement: TermsAgreement): void {
+  queryClient.setQueryData<MemberProfile>(profileQueryKey, (profile) =>
+    profile ? { ...profile, terms_agreement: agreement } : profile,
+  );
 }

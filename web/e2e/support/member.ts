@@ -1,0 +1,47 @@
+/**
+ * Logging a member in through the real /login page (the code read from the dev mailbox), and
+ * screenshots at the widths the layout is checked at.
+ */
+import { join } from 'node:path';
+
+import type { Page } from 'playwright-core';
+
+import { readMailbox, waitForNewCode } from './miclub';
+import { RESULTS_DIR } from './paths';
+
+export const ANA = { user: '11.111.111-1', typed: '111111111', password: 'MiClub2026!', name: 'Ana' };
+export const WIDTHS = [375, 958, 1280] as const;
+
+type Credentials = { typed: string; password: string; email: string };
+
+/**
+ * Logs in from /login and waits for /mi-club. `navigate: false` when the page already shows
+ * /login (after a logout, say).
+ */
+export async function logIn(page: Page, baseUrl: string, credentials: Credentials, options: { navigate?: boolean } = {}) {
+  if (options.navigate ?? true) await page.goto(`${baseUrl}/login`);
+  await page.getByLabel('RUT', { exact: true }).pressSequentially(credentials.typed);
+  await page.getByLabel('Contraseña', { exact: true }).fill(credentials.password);
+  const before = await readMailbox(baseUrl);
+  await page.getByRole('button', { name: 'Ingresar' }).click();
+  const codeField = page.getByLabel('Código de verificación');
+  await codeField.waitFor();
+  await codeField.fill(await waitForNewCode(baseUrl, credentials.email, before));
+  await page.getByRole('button', { name: 'Validar código' }).click();
+  await page.waitForURL('**/mi-club');
+}
+
+/** The viewport at each width, as a person sees it (fixed bars included). */
+export async function screenshots(page: Page, name: string) {
+  for (const width of WIDTHS) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.waitForTimeout(100);
+    await page.screenshot({ path: join(RESULTS_DIR, 'screenshots', `${name}-${width}.png`) });
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
+}
+
+/** What the page pushed to `window.dataLayer`. */
+export function dataLayer(page: Page): Promise<Record<string, unknown>[]> {
+  return page.evaluate(() => (window as unknown as { dataLayer?: Record<string, unknown>[] }).dataLayer ?? []);
+}

@@ -1,0 +1,176 @@
+import { useEffect, useId, useMemo, useRef, useState } from 'react';
+import { Link } from 'react-router-dom';
+
+import { Alert } from '@/components/ui/alert';
+import { Button } from '@/components/ui/button';
+import { SelectField } from '@/components/ui/select-field';
+import { Spinner } from '@/components/ui/spinner';
+import { track } from '@/lib/analytics';
+import { chileToday, MONTH_NAMES, type YearMonth } from '@/lib/dates';
+import { formatPesos, formatShortDate } from '@/lib/format';
+import { useSession } from '@/lib/session';
+
+import { useMovements, type Movement } from '../api/get-movements';
+import { kindLabel, statusLabel } from '../utils/labels';
+import { monthChoices, nearestChoice } from '../utils/month-choices';
+
+export const NO_MOVEMENTS = 'No tienes movimientos en este mes.';
+export const MOVEMENTS_FAILED = 'No pudimos cargar tus movimientos. Intenta de nuevo más tarde.';
+
+function monthName(month: number): string {
+  return MONTH_NAMES[month - 1] ?? String(month);
+}
+
+function MovementItem({ movement }: { movement: Movement }) {
+  const negative = movement.amount < 0;
+  return (
+    <li className="movement" data-testid="movement">
+      <div className="movement__main">
+        <p className="movement__description">{movement.description}</p>
+        <p className="movement__meta">
+          <time dateTime={movement.occurredAt}>{formatShortDate(movement.occurredAt) ?? ''}</time>
+          <span className="tag">{kindLabel(movement.kind)}</span>
+          <span className={`tag tag--${movement.status === 'pending' ? 'pending' : 'confirmed'}`}>
+            {statusLabel(movement.status)}
+          </span>
+        </p>
+      </div>
+      <p className={`movement__amount${negative ? ' movement__amount--negative' : ''}`}>{formatPesos(movement.amount)}</p>
+    </li>
+  );
+}
+
+/** "Mis Movimientos" [2]: the member's movements month by month, 10 to a page. */
+export function MovementsSection() {
+  const { isConfirmed } = useSession();
+  const [current] = useState<YearMonth>(() => {
+    const today = chileToday();
+    return { year: today.year, month: today.month };
+  });
+  const choices = useMemo(() => monthChoices(current), [current]);
+  const [selected, setSelected] = useState<YearMonth>(current);
+  const [page, setPage] = useState(1);
+  /** Set by a page change: focus goes to the results once the new page is shown. */
+  const focusResults = useRef(false);
+  const resultsTitleRef = useRef<HTMLHeadingElement>(null);
+  const titleId = useId();
+  const { status, isPlaceholder, refetch, isFetching } = useMovements(
+    { year: selected.year, month: selected.month, page },
+    { enabled: isConfirmed },
+  );
+
+  const shownPage = status.state === 'success' && !isPlaceholder ? status.page.page : null;
+  useEffect(() => {
+    // After a page change, the reader continues at the top of the new page.
+    if (focusResults.current && shownPage !== null) {
+      focusResults.current = false;
+      resultsTitleRef.current?.focus();
+    }
+  }, [shownPage]);
+
+  function choose(next: YearMonth) {
+    const month = nearestChoice(next, choices);
+    setSelected(month);
+    setPage(1);
+    track('historial_cambio_fecha', { mes: month.month, anio: month.year });
+  }
+
+  function goTo(nextPage: number) {
+    focusResults.current = true;
+    setPage(nextPage);
+  }
+
+  const periodLabel = `${monthName(selected.month)} ${selected.year}`;
+
+  return (
+    <section className="panel" aria-labelledby={titleId} aria-busy={status.state === 'loading' || isPlaceholder}>
+      <h2 className="panel__title" id={titleId}>
+        Mis Movimientos
+      </h2>
+      {status.state === 'without-account' ? (
+        <div className="panel__empty" role="status">
+          <p>Aún no tienes una cuenta Mi Club.</p>
+          <p>
+            Activa tu cuenta para empezar a acumular saldo en cada compra. <Link to="/registro">Únete a Mi Club</Link>
+          </p>
+        </div>
+      ) : (
+        <>
+          <div className="movements__filters">
+            <SelectField
+              label="Mes"
+              name="month"
+              value={String(selected.month)}
+              onChange={(event) => choose({ year: selected.year, month: Number(event.target.value) })}
+            >
+              {choices.monthsOf(selected.year).map((month) => (
+                <option key={month} value={String(month)}>
+                  {monthName(month)}
+                </option>
+              ))}
+            </SelectField>
+            <SelectField
+              label="Año"
+              name="year"
+              value={String(selected.year)}
+              onChange={(event) => choose({ year: Number(event.target.value), month: selected.month })}
+            >
+              {choices.years.map((year) => (
+                <option key={year} value={String(year)}>
+                  {year}
+                </option>
+              ))}
+            </SelectField>
+          </div>
+          <h3 className="movements__period" ref={resultsTitleRef} tabIndex={-1}>
+            {periodLabel}
+          </h3>
+          {status.state === 'loading' ? <Spinner label="Cargando tus movimientos…" /> : null}
+          {status.state === 'failed' ? (
+            <>
+              <Alert>{MOVEMENTS_FAILED}</Alert>
+              <Button variant="secondary" onClick={() => void refetch()} isLoading={isFetching}>
+                Reintentar
+              </Button>
+            </>
+          ) : null}
+          {status.state === 'success' && status.page.items.length === 0 ? (
+            <p className="panel__empty" role="status">
+              {NO_MOVEMENTS}
+            </p>
+          ) : null}
+          {status.state === 'success' && status.page.items.length > 0 ? (
+            <>
+              <ul className="movements__list" aria-label={`Movimientos de ${periodLabel}`}>
+                {status.page.items.map((movement) => (
+                  <MovementItem key={movement.id} movement={movement} />
+                ))}
+              </ul>
+              {status.page.totalPages > 1 ? (
+                <nav className="pagination" aria-label="Páginas de movimientos">
+                  <Button
+                    variant="secondary"
+                    onClick={() => goTo(status.page.page - 1)}
+                    disabled={status.page.page <= 1 || isPlaceholder}
+                  >
+                    Anterior
+                  </Button>
+                  <p className="pagination__status" aria-live="polite">
+                    Página {status.page.page} de {status.page.totalPages}
+                  </p>
+                  <Button
+                    variant="secondary"
+                    onClick={() => goTo(status.page.page + 1)}
+                    disabled={status.page.page >= status.page.totalPages || isPlaceholder}
+                  >
+                    Siguiente
+                  </Button>
+                </nav>
+              ) : null}
+            </>
+          ) : null}
+        </>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,41 @@
+/**
+ * POST /api/profile/email/confirm: the token of the link `/confirmar-correo?token=…`; no session
+ * needed. Read as a query keyed by the token, not a mutation: opening the link is one look-up
+ * whose answer the page shows, and a query sends it once however often the page renders
+ * (a token is spent on first use, so a second POST would answer 404).
+ */
+import { queryOptions, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect } from 'react';
+
+import { api } from '@/lib/api-client';
+
+import { profileQueryKey } from './get-profile';
+
+export type EmailConfirmed = { maskedEmail: string };
+
+export function confirmEmail(token: string): Promise<EmailConfirmed> {
+  return api.post<EmailConfirmed>('/api/profile/email/confirm', { token });
+}
+
+export function getConfirmEmailQueryOptions(token: string) {
+  return queryOptions({
+    queryKey: ['email-confirmation', token] as const,
+    queryFn: () => confirmEmail(token),
+    retry: false,
+    staleTime: Infinity,
+    gcTime: Infinity,
+    refetchOnWindowFocus: false,
+    refetchOnReconnect: false,
+  });
+}
+
+export function useConfirmEmail(token: string | null) {
+  const queryClient = useQueryClient();
+  const query = useQuery({ ...getConfirmEmailQueryOptions(token ?? ''), enabled: Boolean(token) });
+  const confirmed = query.isSuccess;
+  useEffect(() => {
+    // A member who is logged in sees the confirmed email in Mis Datos from now on.
+    if (confirmed) void queryClient.invalidateQueries({ queryKey: profileQueryKey, exact: true });
+  }, [confirmed, queryClient]);
+  return query;
+}

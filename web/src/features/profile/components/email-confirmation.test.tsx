@@ -1,0 +1,74 @@
+import { screen, waitFor } from '@testing-library/react';
+import { http } from 'msw';
+import { describe, expect, it } from 'vitest';
+
+import { db, memberNamed } from '@/testing/mocks/db';
+import { apiError } from '@/testing/mocks/handlers';
+import { server } from '@/testing/mocks/server';
+import { dataLayerEvents, renderApp, renderAccountSection } from '@/testing/test-utils';
+
+function confirmRequests() {
+  return db.requests.filter((r) => r.path === '/api/profile/email/confirm');
+}
+
+describe('/confirmar-correo', () => {
+  it('confirms the email of the link once and shows it masked, with header and footer, for anyone', async () => {
+    const carla = memberNamed('Carla');
+    db.emailConfirmations.push({ token: 'abc123', member: carla, email: carla.email });
+    renderApp('/confirmar-correo?token=abc123');
+    expect(await screen.findByRole('heading', { level: 1, name: 'Confirmación de correo' })).toBeInTheDocument();
+    const success = await screen.findByText(/Confirmamos tu correo/);
+    expect(success.closest('[role="status"]')).toHaveTextContent('¡Listo! Confirmamos tu correo c***@example.cl.');
+    expect(screen.getByRole('link', { name: 'Ir a Mi Club' })).toHaveAttribute('href', '/mi-club');
+    expect(screen.getByRole('banner')).toBeInTheDocument();
+    expect(screen.getByRole('contentinfo')).toBeInTheDocument();
+    expect(carla.emailConfirmed).toBe(true);
+    expect(confirmRequests()).toHaveLength(1);
+    expect(confirmRequests()[0]?.body).toEqual({ token: 'abc123' });
+    expect(confirmRequests()[0]?.headers['x-miclub-csrf']).toBe('1');
+    expect(dataLayerEvents('tipo_pagina').at(-1)).toMatchObject({ tipo_pagina: 'confirmar_correo' });
+  });
+
+  it("shows the gateway's message for a link that is not valid", async () => {
+    renderApp('/confirmar-correo?token=gastado');
+    expect(await screen.findByRole('alert')).toHaveTextContent(
+      'El enlace de confirmación no es válido o ya expiró. Pide uno nuevo desde Mis Datos.',
+    );
+    expect(screen.queryByRole('button', { name: 'Reintentar' })).not.toBeInTheDocument();
+  });
+
+  it('says the link is not valid without asking when it has no token', async () => {
+    renderApp('/confirmar-correo');
+    expect(await screen.findByRole('alert')).toHaveTextContent('El enlace de confirmación no es válido o ya expiró.');
+    expect(confirmRequests()).toHaveLength(0);
+  });
+
+  it('can be tried again when the gateway did not answer', async () => {
+    const carla = memberNamed('Carla');
+    db.emailConfirmations.push({ token: 'abc123', member: carla, email: carla.email });
+    server.use(http.post('/api/profile/email/confirm', () => apiError('ERR_UNAVAILABLE')));
+    const { user } = renderApp('/confirmar-correo?token=abc123');
+    expect(await screen.findByRole('alert')).toHaveTextContent('El servicio no está disponible en este momento.');
+    server.resetHandlers();
+    await user.click(screen.getByRole('button', { name: 'Reintentar' }));
+    expect(await screen.findByText(/Confirmamos tu correo/)).toHaveTextContent('Confirmamos tu correo c***@example.cl');
+  });
+
+  it('confirms a new email changed in Mis Datos, whose profile then says confirmed', async () => {
+    const first = await renderAccountSection('Ana', 'Mis Datos');
+    const email = await screen.findByLabelText('Correo electrónico');
+    await first.user.clear(email);
+    await first.user.type(email, 'ana.nueva@example.cl');
+    await first.user.click(screen.getByRole('button', { name: 'Guardar cambios' }));
+    await waitFor(() => expect(screen.getByTestId('email-status')).toHaveTextContent('Sin confirmar'));
+    const token = db.emailConfirmations[0]?.token ?? '';
+    first.unmount();
+
+    // The member opens the link in the same browser, still logged in.
+    renderApp(`/confirmar-correo?token=${encodeURIComponent(token)}`, { queryClient: first.queryClient });
+    expect(await screen.findByText(/Confirmamos tu correo/)).toHaveTextContent('Confirmamos tu correo a***@example.cl');
+    await waitFor(() =>
+      expect(first.queryClient.getQueryData<{ email_confirmed: boolean }>(['profile'])?.email_confirmed).toBe(true),
+    );
+  });
+});

@@ -1,0 +1,201 @@
+import { useRef, useState, type FormEvent } from 'react';
+
+import { Alert } from '@/components/ui/alert';
+import { Button } from '@/components/ui/button';
+import { SelectField } from '@/components/ui/select-field';
+import { TextField } from '@/components/ui/text-field';
+import { ApiError } from '@/lib/api-client';
+import { chileToday } from '@/lib/dates';
+import { capitalizeFirst, toDisplayError } from '@/lib/errors';
+
+import { useGenders } from '../api/get-genders';
+import type { MemberProfile } from '../api/get-profile';
+import { useUpdateProfile, type ProfileUpdate } from '../api/update-profile';
+import {
+  EMAIL_MAX_LENGTH,
+  NAME_MAX_LENGTH,
+  PROFILE_FIELDS,
+  validateProfile,
+  type ProfileErrors,
+  type ProfileField,
+} from '../utils/validation';
+
+export const PROFILE_SAVED = 'Tus datos fueron actualizados.';
+const PROFILE_SAVE_FAILED = 'No pudimos actualizar tus datos. Intenta de nuevo más tarde.';
+
+/** The form's values from the member as the gateway holds them. */
+export function profileValues(profile: MemberProfile): ProfileUpdate {
+  return {
+    email: profile.email ?? '',
+    name: profile.name ?? '',
+    last_name: profile.last_name ?? '',
+    mother_surname: profile.mother_surname ?? '',
+    phone_number: profile.phone_number ?? '',
+    birth_date: profile.birth_date ?? '',
+    gender_id: profile.gender_id ?? 0,
+  };
+}
+
+function trimmed(values: ProfileUpdate): ProfileUpdate {
+  return {
+    ...values,
+    email: values.email.trim(),
+    name: values.name.trim(),
+    last_name: values.last_name.trim(),
+    mother_surname: values.mother_surname.trim(),
+    phone_number: values.phone_number.trim(),
+    birth_date: values.birth_date.trim(),
+  };
+}
+
+function isProfileField(field: string | undefined): field is ProfileField {
+  return PROFILE_FIELDS.includes(field as ProfileField);
+}
+
+type Saved = { emailConfirmationSentTo: string | null };
+
+/** The editable fields of Mis Datos, checked here as the gateway checks them (docs/api.md). */
+export function ProfileForm({ profile }: { profile: MemberProfile }) {
+  const genders = useGenders();
+  const update = useUpdateProfile();
+  const [values, setValues] = useState<ProfileUpdate>(() => profileValues(profile));
+  const [errors, setErrors] = useState<ProfileErrors>({});
+  const [saved, setSaved] = useState<Saved | null>(null);
+  const formRef = useRef<HTMLFormElement>(null);
+  const today = chileToday();
+  const maxBirthDate = `${today.year - 18}-${String(today.month).padStart(2, '0')}-${String(today.day).padStart(2, '0')}`;
+
+  const generalError =
+    update.isError && !(update.error instanceof ApiError && isProfileField(update.error.body?.field))
+      ? toDisplayError(update.error, PROFILE_SAVE_FAILED)
+      : null;
+
+  function focusField(field: ProfileField) {
+    const element = formRef.current?.elements.namedItem(field);
+    if (element instanceof HTMLElement) element.focus();
+  }
+
+  function change<F extends ProfileField>(field: F, value: ProfileUpdate[F]) {
+    setValues((previous) => ({ ...previous, [field]: value }));
+    setSaved(null);
+    if (errors[field]) setErrors((previous) => ({ ...previous, [field]: undefined }));
+  }
+
+  function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const body = trimmed(values);
+    const found = validateProfile(body, genders.map((gender) => gender.id), today);
+    setErrors(found);
+    setSaved(null);
+    const firstInvalid = PROFILE_FIELDS.find((field) => found[field]);
+    if (firstInvalid) {
+      focusField(firstInvalid);
+      return;
+    }
+    update.mutate(body, {
+      onSuccess: (answer) => {
+        setValues(profileValues(answer.user));
+        setSaved({ emailConfirmationSentTo: answer.emailConfirmationSent ? answer.user.email : null });
+      },
+      onError: (error) => {
+        const field = error instanceof ApiError ? error.body?.field : undefined;
+        if (error instanceof ApiError && error.body && isProfileField(field)) {
+          setErrors({ [field]: capitalizeFirst(error.body.message) });
+          focusField(field);
+        }
+      },
+    });
+  }
+
+  const field = (name: ProfileField) => ({
+    name,
+    error: errors[name] ?? null,
+  });
+
+  return (
+    <form ref={formRef} className="profile-form" onSubmit={onSubmit} noValidate aria-label="Tus datos personales">
+      {saved ? (
+        <Alert tone="success">
+          {PROFILE_SAVED}
+          {saved.emailConfirmationSentTo
+            ? ` Te enviamos un enlace de confirmación a ${saved.emailConfirmationSentTo}: ábrelo para confirmar tu nuevo correo.`
+            : null}
+        </Alert>
+      ) : null}
+      {generalError ? <Alert action={generalError.action}>{generalError.message}</Alert> : null}
+      <TextField
+        {...field('email')}
+        label="Correo electrónico"
+        type="email"
+        autoComplete="email"
+        maxLength={EMAIL_MAX_LENGTH}
+        value={values.email}
+        onChange={(event) => change('email', event.target.value)}
+        hint="Si lo cambias, te enviaremos un enlace para confirmar el nuevo correo."
+        required
+      />
+      <div className="form-grid">
+        <TextField
+          {...field('name')}
+          label="Nombre"
+          autoComplete="given-name"
+          maxLength={NAME_MAX_LENGTH}
+          value={values.name}
+          onChange={(event) => change('name', event.target.value)}
+          required
+        />
+        <TextField
+          {...field('last_name')}
+          label="Apellido paterno"
+          autoComplete="family-name"
+          maxLength={NAME_MAX_LENGTH}
+          value={values.last_name}
+          onChange={(event) => change('last_name', event.target.value)}
+          required
+        />
+        <TextField
+          {...field('mother_surname')}
+          label="Apellido materno (opcional)"
+          maxLength={NAME_MAX_LENGTH}
+          value={values.mother_surname}
+          onChange={(event) => change('mother_surname', event.target.value)}
+        />
+        <TextField
+          {...field('phone_number')}
+          label="Celular (opcional)"
+          type="tel"
+          inputMode="tel"
+          autoComplete="tel"
+          placeholder="+56 9 1234 5678"
+          value={values.phone_number}
+          onChange={(event) => change('phone_number', event.target.value)}
+        />
+        <TextField
+          {...field('birth_date')}
+          label="Fecha de nacimiento (opcional)"
+          type="date"
+          autoComplete="bday"
+          max={maxBirthDate}
+          value={values.birth_date}
+          onChange={(event) => change('birth_date', event.target.value)}
+        />
+        <SelectField
+          {...field('gender_id')}
+          label="Género (opcional)"
+          value={String(values.gender_id)}
+          onChange={(event) => change('gender_id', Number(event.target.value))}
+        >
+          <option value="0">Sin especificar</option>
+          {genders.map((gender) => (
+            <option key={gender.id} value={String(gender.id)}>
+              {gender.label}
+            </option>
+          ))}
+        </SelectField>
+      </div>
+      <Button type="submit" isLoading={update.isPending}>
+        Guardar cambios
+      </Button>
+    </form>
+  );
+}

@@ -1,0 +1,25 @@
+/** GET /api/terms-and-conditions: the terms in force, for anyone (logged in or not). */
+import { queryOptions, useQuery } from '@tanstack/react-query';
+
+import { api } from '@/lib/api-client';
+
+/** `body` is plain text: paragraphs are separated by a blank line. */
+export type Terms = { version: string; title: string; body: string; publishedAt: string };
+
+export function getTerms(signal?: AbortSignal): Promise<Terms> {
+  return api.get<Terms>('/api/terms-and-conditions', { signal });
+}
+
+export const termsQueryKey = ['terms-and-conditions'] as const;
+
+export function getTermsQueryOptions() {
+  return queryOptions({
+    queryKey: termsQueryKey,
+    queryFn: ({ signal }) => getTerms(signal),
+    staleTime: 10 * 60_000,
+  });
+}
+
+export function useTerms() {
+  return useQuery(getTermsQueryOptions());
+}

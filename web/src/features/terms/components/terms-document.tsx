@@ -1,0 +1,26 @@
+import { formatDate } from '@/lib/format';
+
+import type { Terms } from '../api/get-terms';
+import { paragraphsOf } from '../utils/terms-state';
+
+type TermsDocumentProps = { terms: Terms; headingLevel?: 2 | 3 };
+
+/** The text of the terms in force: title, version and date, paragraphs. */
+export function TermsDocument({ terms, headingLevel = 2 }: TermsDocumentProps) {
+  const Heading = headingLevel === 2 ? 'h2' : 'h3';
+  const published = formatDate(terms.publishedAt);
+  return (
+    <article className="terms-document">
+      <Heading className="terms-document__title">{terms.title}</Heading>
+      <p className="terms-document__meta" data-testid="terms-version">
+        Versión {terms.version}
+        {published ? `, vigente desde el ${published}` : null}
+      </p>
+      {paragraphsOf(terms.body).map((paragraph, index) => (
+        <p key={index} className="terms-document__paragraph">
+          {paragraph}
+        </p>
+      ))}
+    </article>
+  );
+}

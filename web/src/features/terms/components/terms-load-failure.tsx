@@ -1,0 +1,21 @@
+import { Alert } from '@/components/ui/alert';
+import { Button } from '@/components/ui/button';
+
+export const TERMS_LOAD_FAILED = 'No pudimos cargar los términos y condiciones. Intenta de nuevo más tarde.';
+
+interface TermsLoadFailureProps {
+  onRetry: () => void;
+  isRetrying: boolean;
+}
+
+/** What both terms screens show when the text could not be loaded: the reason and a retry. */
+export function TermsLoadFailure({ onRetry, isRetrying }: TermsLoadFailureProps) {
+  return (
+    <>
+      <Alert>{TERMS_LOAD_FAILED}</Alert>
+      <Button variant="secondary" onClick={onRetry} isLoading={isRetrying}>
+        Reintentar
+      </Button>
+    </>
+  );
+}

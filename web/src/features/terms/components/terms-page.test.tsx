@@ -1,0 +1,41 @@
+import { screen, within } from '@testing-library/react';
+import { http } from 'msw';
+import { describe, expect, it } from 'vitest';
+
+import { db, loginAs } from '@/testing/mocks/db';
+import { apiError } from '@/testing/mocks/handlers';
+import { server } from '@/testing/mocks/server';
+import { renderApp } from '@/testing/test-utils';
+
+describe('/terminos-y-condiciones', () => {
+  it('shows the terms in force to a visitor, paragraph by paragraph, with header and footer', async () => {
+    renderApp('/terminos-y-condiciones');
+    expect(await screen.findByRole('heading', { level: 1, name: 'Términos y condiciones' })).toBeInTheDocument();
+    const article = (await screen.findByRole('heading', { level: 2, name: db.terms.title })).closest('article');
+    expect(article).not.toBeNull();
+    expect(within(article as HTMLElement).getByTestId('terms-version')).toHaveTextContent('Versión 2026-02');
+    expect(article?.querySelectorAll('.terms-document__paragraph')).toHaveLength(3);
+    expect(screen.getByRole('button', { name: 'Iniciar sesión' })).toBeInTheDocument();
+    expect(screen.getByRole('contentinfo')).toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Aceptar' })).not.toBeInTheDocument();
+  });
+
+  it('shows the same text to a logged-in member', async () => {
+    loginAs('Ana');
+    window.localStorage.setItem('miclub:session', JSON.stringify({ name: 'Ana', hasMissions: true }));
+    renderApp('/terminos-y-condiciones');
+    expect(await screen.findByRole('heading', { level: 2, name: db.terms.title })).toBeInTheDocument();
+    expect(within(screen.getByRole('banner')).getByRole('link', { name: /Hola, Ana/ })).toBeInTheDocument();
+  });
+
+  it('shows a failure with a retry', async () => {
+    server.use(http.get('/api/terms-and-conditions', () => apiError('ERR_UNAVAILABLE')));
+    const { user } = renderApp('/terminos-y-condiciones');
+    expect(await screen.findByRole('alert')).toHaveTextContent(
+      'No pudimos cargar los términos y condiciones. Intenta de nuevo más tarde.',
+    );
+    server.resetHandlers();
+    await user.click(screen.getByRole('button', { name: 'Reintentar' }));
+    expect(await screen.findByRole('heading', { level: 2, name: db.terms.title })).toBeInTheDocument();
+  });
+});

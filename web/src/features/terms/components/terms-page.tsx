@@ -1,0 +1,23 @@
+import { Spinner } from '@/components/ui/spinner';
+
+import { useTerms } from '../api/get-terms';
+
+import { TermsDocument } from './terms-document';
+import { TermsLoadFailure } from './terms-load-failure';
+
+/** /terminos-y-condiciones: the terms in force for anyone, logged in or not. */
+export function TermsPage() {
+  const terms = useTerms();
+  return (
+    <div className="container page">
+      <section className="panel" aria-busy={terms.isPending}>
+        <h1 className="panel__title">Términos y condiciones</h1>
+        {terms.data ? <TermsDocument terms={terms.data} /> : null}
+        {terms.isError && !terms.data ? (
+          <TermsLoadFailure onRetry={() => void terms.refetch()} isRetrying={terms.isFetching} />
+        ) : null}
+        {terms.isPending ? <Spinner label="Cargando los términos y condiciones…" /> : null}
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,128 @@
+import { useId, useState } from 'react';
+
+import { Alert } from '@/components/ui/alert';
+import { Button } from '@/components/ui/button';
+import { Modal } from '@/components/ui/modal';
+import { Spinner } from '@/components/ui/spinner';
+import { track } from '@/lib/analytics';
+import { formatDate } from '@/lib/format';
+
+import { useDecideTerms, type TermsAgreement, type TermsDecided } from '../api/decide-terms';
+import { useTerms } from '../api/get-terms';
+import { termsState } from '../utils/terms-state';
+
+import { TermsDocument } from './terms-document';
+import { TermsLoadFailure } from './terms-load-failure';
+
+/** Spec section 8, "Terms update failure". */
+export const TERMS_UPDATE_FAILED = 'No pudimos actualizar tus términos y condiciones, intenta de nuevo más tarde.';
+
+type TermsSectionProps = {
+  /** The member's decision as the profile holds it. */
+  agreement: TermsAgreement | null;
+  isAgreementLoading: boolean;
+  /** After an update: the app records it in the profile and takes the menu to Mi Cuenta. */
+  onDecided: (decided: TermsDecided) => void;
+};
+
+function DecisionStatus({ agreement }: { agreement: TermsAgreement | null }) {
+  const state = termsState(agreement);
+  const date = state.terms_and_conditions_last_update ? formatDate(state.terms_and_conditions_last_update) : null;
+  const on = date ? ` el ${date}` : '';
+  let text = 'Aún no has aceptado ni rechazado los términos y condiciones.';
+  if (state.terms_and_conditions_accepted) text = `Aceptaste los términos y condiciones${on}.`;
+  else if (state.terms_and_conditions_rejected) {
+    text = `Rechazaste los términos y condiciones${on}. Puedes aceptarlos cuando quieras.`;
+  }
+  return (
+    <p
+      className={`terms-status${state.terms_and_conditions_rejected ? ' terms-status--rejected' : ''}`}
+      data-testid="terms-decision"
+    >
+      {text}
+    </p>
+  );
+}
+
+/** "Términos y Condiciones" [3]: the terms in force and the member's decision on them. */
+export function TermsSection({ agreement, isAgreementLoading, onDecided }: TermsSectionProps) {
+  const terms = useTerms();
+  const decide = useDecideTerms();
+  const [isRejectModalOpen, setRejectModalOpen] = useState(false);
+  const titleId = useId();
+
+  function submit(accept: boolean) {
+    decide.mutate(accept, {
+      onSuccess: (decided) => {
+        track(accept ? 'terminos_y_condiciones_aceptado' : 'terminos_y_condiciones_rechazado', {
+          version: decided.version,
+        });
+        setRejectModalOpen(false);
+        onDecided(decided);
+      },
+    });
+  }
+
+  const failure = decide.isError ? <Alert>{TERMS_UPDATE_FAILED}</Alert> : null;
+
+  return (
+    <section className="panel" aria-labelledby={titleId} aria-busy={terms.isPending}>
+      <h2 className="panel__title" id={titleId}>
+        Términos y Condiciones
+      </h2>
+      {isAgreementLoading ? <Spinner size="small" label="Cargando tu decisión…" /> : <DecisionStatus agreement={agreement} />}
+      {terms.isPending ? <Spinner label="Cargando los términos y condiciones…" /> : null}
+      {terms.isError && !terms.data ? (
+        <TermsLoadFailure onRetry={() => void terms.refetch()} isRetrying={terms.isFetching} />
+      ) : null}
+      {terms.data ? (
+        <>
+          {/* A scrollable region must be reachable by keyboard. */}
+          {/* eslint-disable-next-line jsx-a11y/no-noninteractive-tabindex */}
+          <div className="terms-box" tabIndex={0} role="region" aria-label="Texto de los términos y condiciones">
+            <TermsDocument terms={terms.data} headingLevel={3} />
+          </div>
+          {!isRejectModalOpen ? failure : null}
+          <div className="terms-actions">
+            <Button
+              onClick={() => submit(true)}
+              isLoading={decide.isPending && decide.variables === true}
+              disabled={decide.isPending}
+            >
+              Aceptar
+            </Button>
+            <Button
+              variant="secondary"
+              onClick={() => {
+                decide.reset();
+                setRejectModalOpen(true);
+              }}
+              disabled={decide.isPending}
+            >
+              Rechazar
+            </Button>
+          </div>
+        </>
+      ) : null}
+      {isRejectModalOpen ? (
+        <Modal title="¿Quieres rechazar los términos y condiciones?" onClose={() => setRejectModalOpen(false)}>
+          <p>
+            Si los rechazas, no podremos ofrecerte los beneficios de Mi Club que requieren tu aceptación de
+            los términos y condiciones. Tu saldo y tus movimientos no cambian.
+          </p>
+          <p>Puedes volver a aceptarlos cuando quieras desde Mi Club, en Términos y Condiciones.</p>
+          {failure}
+          <div className="terms-actions">
+            {/* The safe choice first: it is where focus lands when the dialog opens. */}
+            <Button variant="secondary" onClick={() => setRejectModalOpen(false)} disabled={decide.isPending}>
+              Volver
+            </Button>
+            <Button onClick={() => submit(false)} isLoading={decide.isPending}>
+              Sí, rechazar
+            </Button>
+          </div>
+        </Modal>
+      ) : null}
+    </section>
+  );
+}
