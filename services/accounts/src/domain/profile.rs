@@ -222,14 +222,7 @@ impl Profile {
         // against the same hourly limit as resends: the form cannot be used to flood a mailbox.
         let current = self.member(member_id).await?;
         if current.email != changes.email {
-            let sent = self
-                .limits
-                .incr(&resend_key(member_id), RESEND_WINDOW)
-                .await
-                .map_err(|err| AccountsError::Unavailable(format!("ephemeral store: {err}")))?;
-            if sent > RESENDS_PER_WINDOW {
-                return Err(AccountsError::TooManyAttempts);
-            }
+            self.count_link(member_id).await?;
         }
         let now = now_millis();
         let token = ConfirmationToken::generate();
@@ -269,15 +262,7 @@ impl Profile {
         if member.email_confirmed {
             return Err(AccountsError::EmailAlreadyConfirmed);
         }
-        // Fails closed: without the counter nothing would stop a mail flood.
-        let sent = self
-            .limits
-            .incr(&resend_key(member_id), RESEND_WINDOW)
-            .await
-            .map_err(|err| AccountsError::Unavailable(format!("ephemeral store: {err}")))?;
-        if sent > RESENDS_PER_WINDOW {
-            return Err(AccountsError::TooManyAttempts);
-        }
+        self.count_link(member_id).await?;
         let now = now_millis();
         let token = ConfirmationToken::generate();
         let link = self.new_confirmation(&token, now);
@@ -355,6 +340,20 @@ impl Profile {
             "terms decision recorded"
         );
         Ok(agreement)
+    }
+
+    /// Counts one confirmation link towards the member's hourly limit; refuses past it. Fails
+    /// closed: without the counter nothing would stop a mail flood.
+    async fn count_link(&self, member_id: &MemberId) -> Result<()> {
+        let sent = self
+            .limits
+            .incr(&resend_key(member_id), RESEND_WINDOW)
+            .await
+            .map_err(|err| AccountsError::Unavailable(format!("ephemeral store: {err}")))?;
+        if sent > RESENDS_PER_WINDOW {
+            return Err(AccountsError::TooManyAttempts);
+        }
+        Ok(())
     }
 
     async fn member(&self, member_id: &MemberId) -> Result<Member> {
