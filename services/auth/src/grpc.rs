@@ -194,4 +194,53 @@ impl AuthService for AuthGrpc {
             .await?;
         Ok(Response::new(pb::SetLoginEmailResponse {}))
     }
+
+    async fn start_password_reset(
+        &self,
+        request: Request<pb::StartPasswordResetRequest>,
+    ) -> Result<Response<pb::StartPasswordResetResponse>, Status> {
+        let request = request.into_inner();
+        let login_id = LoginId::parse(&request.user).map_err(AuthError::InvalidLoginId)?;
+        let started = self
+            .auth
+            .start_password_reset(&login_id, request.client_ip.trim())
+            .await?;
+        Ok(Response::new(pb::StartPasswordResetResponse {
+            reset_id: started.reset_id.as_str().to_owned(),
+            expires_in_seconds: started.expires_in_secs,
+            resend_after_seconds: started.resend_after_secs,
+        }))
+    }
+
+    async fn resend_password_reset(
+        &self,
+        request: Request<pb::ResendPasswordResetRequest>,
+    ) -> Result<Response<pb::ResendPasswordResetResponse>, Status> {
+        let request = request.into_inner();
+        let sent = self
+            .auth
+            .resend_password_reset(ChallengeId::parse(&request.reset_id))
+            .await?;
+        Ok(Response::new(pb::ResendPasswordResetResponse {
+            expires_in_seconds: sent.expires_in_secs,
+            resend_after_seconds: sent.resend_after_secs,
+        }))
+    }
+
+    async fn complete_password_reset(
+        &self,
+        request: Request<pb::CompletePasswordResetRequest>,
+    ) -> Result<Response<pb::CompletePasswordResetResponse>, Status> {
+        let request = request.into_inner();
+        // The rules first: a weak password uses no try of the code.
+        let new = NewPassword::parse(request.new_password).map_err(AuthError::WeakPassword)?;
+        let code = OtpCode::parse(&request.code, self.auth.policy().otp_length)?;
+        let done = self
+            .auth
+            .complete_password_reset(ChallengeId::parse(&request.reset_id), &code, &new)
+            .await?;
+        Ok(Response::new(pb::CompletePasswordResetResponse {
+            revoked_sessions: done.revoked_sessions as i64,
+        }))
+    }
 }

@@ -457,6 +457,24 @@ mod over_grpc {
 
     #[tonic::async_trait]
     impl AuthService for StandInAuth {
+        async fn start_password_reset(
+            &self,
+            _: Request<auth::StartPasswordResetRequest>,
+        ) -> Result<Response<auth::StartPasswordResetResponse>, Status> {
+            not_here()
+        }
+        async fn resend_password_reset(
+            &self,
+            _: Request<auth::ResendPasswordResetRequest>,
+        ) -> Result<Response<auth::ResendPasswordResetResponse>, Status> {
+            not_here()
+        }
+        async fn complete_password_reset(
+            &self,
+            _: Request<auth::CompletePasswordResetRequest>,
+        ) -> Result<Response<auth::CompletePasswordResetResponse>, Status> {
+            not_here()
+        }
         async fn start_login(
             &self,
             _: Request<auth::StartLoginRequest>,

@@ -314,7 +314,7 @@ impl Auth {
     }
 
     /// Counts one code towards the member's daily cap; refuses past it.
-    async fn count_send(&self, member_id: &str) -> AuthResult<()> {
+    pub(super) async fn count_send(&self, member_id: &str) -> AuthResult<()> {
         let sent = self
             .ephemeral
             .incr(&daily_key(member_id), DAILY_WINDOW)

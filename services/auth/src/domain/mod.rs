@@ -12,6 +12,7 @@ pub mod login;
 pub mod login_email;
 pub mod password_change;
 pub mod password_rules;
+pub mod recovery;
 pub mod sessions;
 pub mod types;
 
@@ -26,6 +27,7 @@ pub use self::hashing::{HashScheme, PasswordHasher};
 pub use self::login::{CodeSent, LoginCompleted, LoginStarted};
 pub use self::password_change::PasswordChanged;
 pub use self::password_rules::{NewPassword, PasswordRule};
+pub use self::recovery::ResetStarted;
 pub use self::sessions::IssuedSession;
 pub use self::types::{ChallengeId, Email, MemberId, OtpCode, Password, RefreshToken};
 use crate::config::{PolicySettings, Settings};

@@ -1,0 +1,358 @@
+//! Password recovery: a code by email to whoever holds the member's mailbox, then a new
+//! password with it, and every session of the member ends.
+//!
+//! The answers never tell who is a member: an unknown, disabled or capped user gets a decoy
+//! reset stored like a real one (its code digest is random, so no code opens it) and no mail;
+//! resend and complete behave the same for both. Limits per client address and per user
+//! string apply whether or not the member exists.
+//!
+//! Ephemeral keys (the store adds its own prefix):
+//! - `reset:ip:<ip>`, `reset:user:<login_id>`: recovery requests, counted before anything else;
+//! - `reset:challenge:<id>`: the pending reset (member or decoy, code digest, expiry);
+//! - `reset:tries:<id>`: codes tried, counted before the code is compared;
+//! - `reset:cooldown:<id>`: the resend cooldown.
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use miclub_platform::identity::LoginId;
+use miclub_platform::notify::Outgoing;
+use miclub_platform::storage::now_millis;
+use serde::{Deserialize, Serialize};
+use subtle::ConstantTimeEq;
+
+use super::Auth;
+use super::login::CodeSent;
+use super::password_change::PasswordChanged;
+use super::password_rules::NewPassword;
+use super::types::{ChallengeId, OtpCode, random_token};
+use crate::error::{AuthError, AuthResult};
+
+fn ip_key(ip: &str) -> String {
+    format!("reset:ip:{ip}")
+}
+
+fn user_key(login_id: &str) -> String {
+    format!("reset:user:{login_id}")
+}
+
+fn challenge_key(id: &ChallengeId) -> String {
+    format!("reset:challenge:{}", id.as_str())
+}
+
+fn tries_key(id: &ChallengeId) -> String {
+    format!("reset:tries:{}", id.as_str())
+}
+
+fn cooldown_key(id: &ChallengeId) -> String {
+    format!("reset:cooldown:{}", id.as_str())
+}
+
+/// A pending reset as the ephemeral store keeps it. The code itself is never stored.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct ResetChallenge {
+    /// `None` for a decoy: nobody's reset, opened by no code.
+    member_id: Option<String>,
+    code_digest: String,
+    /// Milliseconds since the epoch; the key's TTL ends it too.
+    expires_at: i64,
+}
+
+impl ResetChallenge {
+    fn decode(raw: &str) -> AuthResult<Self> {
+        serde_json::from_str(raw)
+            .map_err(|e| AuthError::Internal(anyhow::anyhow!("undecodable reset challenge: {e}")))
+    }
+
+    fn encode(&self) -> AuthResult<String> {
+        serde_json::to_string(self)
+            .map_err(|e| AuthError::Internal(anyhow::anyhow!("unencodable reset challenge: {e}")))
+    }
+}
+
+/// A recovery was asked for: the same for members and strangers.
+#[derive(Debug, Clone)]
+pub struct ResetStarted {
+    pub reset_id: ChallengeId,
+    pub expires_in_secs: i64,
+    pub resend_after_secs: i64,
+}
+
+impl Auth {
+    /// Asks for a recovery code for `login_id`. `client_ip` may be empty for internal callers.
+    pub async fn start_password_reset(
+        &self,
+        login_id: &LoginId,
+        client_ip: &str,
+    ) -> AuthResult<ResetStarted> {
+        let login = login_id.canonical();
+        let policy = &self.policy;
+        if !client_ip.is_empty() {
+            let asked = self
+                .ephemeral
+                .incr(&ip_key(client_ip), policy.ip_window())
+                .await?;
+            if asked > policy.ip_attempts {
+                tracing::info!(client_ip, asked, "recovery refused: too many from address");
+                return Err(AuthError::TooManyAttempts);
+            }
+        }
+        let asked = self
+            .ephemeral
+            .incr(&user_key(&login), policy.account_window())
+            .await?;
+        if asked > policy.account_attempts {
+            tracing::info!(asked, "recovery refused: too many for this user");
+            return Err(AuthError::TooManyAttempts);
+        }
+        let id = ChallengeId::generate();
+        let record = self
+            .store
+            .credentials_by_login_id(&login)
+            .await?
+            .filter(|record| !record.disabled);
+        match record {
+            Some(record) if self.may_send(&record.member_id).await? => {
+                self.send_reset_code(&id, &record.member_id, &record.email)
+                    .await?;
+                tracing::info!(member_id = %record.member_id, "recovery code sent");
+            }
+            _ => {
+                self.store_decoy(&id).await?;
+                tracing::info!("recovery asked for an unknown, disabled or capped user");
+            }
+        }
+        if !policy.resend_cooldown().is_zero() {
+            self.ephemeral
+                .set(&cooldown_key(&id), "1", policy.resend_cooldown())
+                .await?;
+        }
+        Ok(ResetStarted {
+            reset_id: id,
+            expires_in_secs: policy.otp_ttl_secs as i64,
+            resend_after_secs: policy.resend_cooldown_secs as i64,
+        })
+    }
+
+    /// A new code for a pending reset; the previous one stops working.
+    pub async fn resend_password_reset(
+        &self,
+        reset_id: Option<ChallengeId>,
+    ) -> AuthResult<CodeSent> {
+        let id = reset_id.ok_or(AuthError::OtpExpired)?;
+        let raw = self
+            .ephemeral
+            .get(&challenge_key(&id))
+            .await?
+            .ok_or(AuthError::OtpExpired)?;
+        let challenge = ResetChallenge::decode(&raw)?;
+        let cooldown = self.policy.resend_cooldown();
+        if !cooldown.is_zero()
+            && !self
+                .ephemeral
+                .set_if_absent(&cooldown_key(&id), "1", cooldown)
+                .await?
+        {
+            return Err(AuthError::OtpResendCooldown);
+        }
+        self.ephemeral.delete(&tries_key(&id)).await?;
+        let member = match &challenge.member_id {
+            Some(member_id) => self
+                .store
+                .credentials_by_member_id(member_id)
+                .await?
+                .filter(|record| !record.disabled),
+            None => None,
+        };
+        match member {
+            Some(record) if self.may_send(&record.member_id).await? => {
+                self.send_reset_code(&id, &record.member_id, &record.email)
+                    .await?;
+                tracing::info!(member_id = %record.member_id, "recovery code sent again");
+            }
+            _ => self.store_decoy(&id).await?,
+        }
+        Ok(CodeSent {
+            expires_in_secs: self.policy.otp_ttl_secs as i64,
+            resend_after_secs: self.policy.resend_cooldown_secs as i64,
+        })
+    }
+
+    /// Sets `new` as the member's password with the code; single use, limited tries. The
+    /// member's mailbox is proven, so the email counts as verified; every session ends.
+    pub async fn complete_password_reset(
+        &self,
+        reset_id: Option<ChallengeId>,
+        code: &OtpCode,
+        new: &NewPassword,
+    ) -> AuthResult<PasswordChanged> {
+        let id = reset_id.ok_or(AuthError::OtpExpired)?;
+        let tries = self
+            .ephemeral
+            .incr(&tries_key(&id), self.policy.otp_ttl())
+            .await?;
+        if tries > self.policy.otp_max_attempts {
+            self.ephemeral.delete(&challenge_key(&id)).await?;
+            tracing::info!(tries, "recovery code refused: too many tries, reset ended");
+            return Err(AuthError::OtpTooManyAttempts);
+        }
+        let raw = self
+            .ephemeral
+            .get(&challenge_key(&id))
+            .await?
+            .ok_or(AuthError::OtpExpired)?;
+        let challenge = ResetChallenge::decode(&raw)?;
+        if challenge.expires_at <= now_millis() {
+            self.ephemeral.delete(&challenge_key(&id)).await?;
+            return Err(AuthError::OtpExpired);
+        }
+        let digest = code.digest(&id);
+        if !bool::from(digest.as_bytes().ct_eq(challenge.code_digest.as_bytes())) {
+            tracing::info!(tries, "wrong recovery code");
+            return Err(AuthError::OtpInvalid);
+        }
+        // Single use: of two concurrent right answers only one takes the reset.
+        let taken = self
+            .ephemeral
+            .take(&challenge_key(&id))
+            .await?
+            .ok_or(AuthError::OtpExpired)?;
+        let taken = ResetChallenge::decode(&taken)?;
+        let member_id = match taken.member_id {
+            Some(member_id)
+                if bool::from(digest.as_bytes().ct_eq(taken.code_digest.as_bytes())) =>
+            {
+                member_id
+            }
+            // A resend replaced the code between our read and our take.
+            _ => return Err(AuthError::OtpInvalid),
+        };
+        self.ephemeral.delete(&tries_key(&id)).await?;
+        self.ephemeral.delete(&cooldown_key(&id)).await?;
+
+        let record = self
+            .store
+            .credentials_by_member_id(&member_id)
+            .await?
+            .filter(|record| !record.disabled)
+            .ok_or(AuthError::OtpExpired)?;
+        let hash = self.hasher.hash(&new.as_password()).await?;
+        let now = now_millis();
+        let mut families: BTreeSet<String> = self
+            .store
+            .change_password(&member_id, &hash, now)
+            .await?
+            .ok_or(AuthError::OtpExpired)?
+            .into_iter()
+            .collect();
+        // As in a password change: catch a login that completed during the commit.
+        match self
+            .store
+            .revoke_member_sessions(&member_id, now_millis())
+            .await
+        {
+            Ok(late) => families.extend(late),
+            Err(err) => {
+                tracing::error!(member_id, error = %err, "cannot recheck sessions after a password reset")
+            }
+        }
+        for family in &families {
+            if let Err(err) = self.mark_revoked(family).await {
+                tracing::error!(member_id, sid = %family, error = %err, "cannot mark a session revoked after a password reset");
+            }
+        }
+        if let Err(err) = self
+            .store
+            .set_login_email(&member_id, &record.email, now_millis())
+            .await
+        {
+            tracing::error!(member_id, error = %err, "cannot mark the email verified after a password reset");
+        }
+        tracing::info!(
+            member_id,
+            revoked_sessions = families.len(),
+            "password reset, every session revoked"
+        );
+        Ok(PasswordChanged {
+            revoked_sessions: families.len(),
+        })
+    }
+
+    /// Whether one more code may go to the member today. Past the cap the reset quietly
+    /// becomes a decoy, so the answer stays the same as for a stranger.
+    async fn may_send(&self, member_id: &str) -> AuthResult<bool> {
+        match self.count_send(member_id).await {
+            Ok(()) => Ok(true),
+            Err(AuthError::OtpDailyLimit) => Ok(false),
+            Err(err) => Err(err),
+        }
+    }
+
+    async fn store_decoy(&self, id: &ChallengeId) -> AuthResult<()> {
+        let ttl = self.policy.otp_ttl();
+        let decoy = ResetChallenge {
+            member_id: None,
+            code_digest: random_token(32),
+            expires_at: now_millis() + ttl.as_millis() as i64,
+        };
+        self.ephemeral
+            .set(&challenge_key(id), &decoy.encode()?, ttl)
+            .await?;
+        Ok(())
+    }
+
+    async fn send_reset_code(
+        &self,
+        id: &ChallengeId,
+        member_id: &str,
+        email: &str,
+    ) -> AuthResult<()> {
+        let code = OtpCode::generate(self.policy.otp_length);
+        let ttl = self.policy.otp_ttl();
+        let challenge = ResetChallenge {
+            member_id: Some(member_id.to_owned()),
+            code_digest: code.digest(id),
+            expires_at: now_millis() + ttl.as_millis() as i64,
+        };
+        self.ephemeral
+            .set(&challenge_key(id), &challenge.encode()?, ttl)
+            .await?;
+        self.notifier
+            .send(reset_message(email, &code, ttl))
+            .await
+            .map_err(AuthError::Notify)
+    }
+}
+
+/// The email with a recovery code (es-CL).
+fn reset_message(to: &str, code: &OtpCode, ttl: Duration) -> Outgoing {
+    let minutes = ttl.as_secs().div_ceil(60).max(1);
+    Outgoing {
+        to: to.to_owned(),
+        subject: "Código para recuperar tu contraseña de Mi Club".to_owned(),
+        body: format!(
+            "Tu código para crear una nueva contraseña de Mi Club es {}. Vence en {minutes} \
+             minuto{}. Si no lo pediste, ignora este mensaje: tu contraseña no cambia.",
+            code.as_str(),
+            if minutes == 1 { "" } else { "s" }
+        ),
+        code: Some(code.as_str().to_owned()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_recovery_email_is_in_spanish_and_carries_the_code() {
+        let code = OtpCode::parse("012345", 6).unwrap();
+        let mail = reset_message("diego@example.cl", &code, Duration::from_secs(300));
+        assert_eq!(
+            mail.subject,
+            "Código para recuperar tu contraseña de Mi Club"
+        );
+        assert!(mail.body.contains("012345") && mail.body.contains("5 minutos"));
+        assert_eq!(mail.code.as_deref(), Some("012345"));
+    }
+}
