@@ -9,6 +9,10 @@ pub const SESSION_COOKIE: &str = "mc_session";
 pub const REFRESH_COOKIE: &str = "mc_refresh";
 /// Pending login (password accepted, code not yet).
 pub const CHALLENGE_COOKIE: &str = "mc_challenge";
+/// Pending password recovery (code sent, new password not yet set).
+pub const RESET_COOKIE: &str = "mc_reset";
+/// The only routes that read [`RESET_COOKIE`].
+const RESET_PATH: &str = "/api/password-recovery";
 /// "true" while the member has a session (spec section 1).
 pub const IS_LOGGED_COOKIE: &str = "is-logged";
 
@@ -42,6 +46,22 @@ impl CookiePolicy {
 
     pub fn challenge(&self, jar: CookieJar, id: String, ttl: i64) -> CookieJar {
         jar.add(self.build(CHALLENGE_COOKIE, id, "/api", ttl, true, SameSite::Strict))
+    }
+
+    pub fn reset(&self, jar: CookieJar, id: String, ttl: i64) -> CookieJar {
+        jar.add(self.build(RESET_COOKIE, id, RESET_PATH, ttl, true, SameSite::Strict))
+    }
+
+    /// Expires the recovery cookie and, since a reset revokes every session, the session ones.
+    pub fn clear_reset(&self, jar: CookieJar) -> CookieJar {
+        self.clear_session(jar).add(self.build(
+            RESET_COOKIE,
+            String::new(),
+            RESET_PATH,
+            0,
+            true,
+            SameSite::Strict,
+        ))
     }
 
     /// Sets the session cookies after a login or a refresh.

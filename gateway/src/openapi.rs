@@ -4,7 +4,7 @@
 use serde::Serialize;
 use utoipa::{OpenApi, ToSchema};
 
-use crate::routes::{account, context, dev, meta, movements, profile, session, terms};
+use crate::routes::{account, context, dev, meta, movements, profile, recovery, session, terms};
 
 /// The error body every failure answers with (`platform::error::ErrorBody`).
 #[derive(Debug, Serialize, ToSchema)]
@@ -49,6 +49,9 @@ pub struct ActionSchema {
         profile::change_password,
         terms::current,
         terms::decide,
+        recovery::start,
+        recovery::resend,
+        recovery::reset,
         context::context,
         dev::mailbox,
         meta::health,

@@ -6,6 +6,7 @@ pub mod dev;
 pub mod meta;
 pub mod movements;
 pub mod profile;
+pub mod recovery;
 pub mod session;
 pub mod terms;
 
@@ -36,6 +37,9 @@ pub fn api_router(state: &AppState) -> Router<AppState> {
             get(terms::current).post(terms::decide),
         )
         .route("/api/movements", get(movements::list))
+        .route("/api/password-recovery", post(recovery::start))
+        .route("/api/password-recovery/resend", post(recovery::resend))
+        .route("/api/password-recovery/reset", post(recovery::reset))
         .route("/api/balance", get(account::balance))
         .route("/api/context", get(context::context))
         .route("/api/health", get(meta::health))

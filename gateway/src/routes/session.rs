@@ -65,7 +65,7 @@ pub struct Refreshed {
 }
 
 /// Counts login-related requests per client address at the edge.
-async fn edge_limit(state: &AppState, kind: &str, ip: &str) -> ApiResult<()> {
+pub(super) async fn edge_limit(state: &AppState, kind: &str, ip: &str) -> ApiResult<()> {
     let count = state
         .store
         .incr(&format!("edge:{kind}:{ip}"), Duration::from_secs(60))
@@ -86,7 +86,7 @@ fn login_open(state: &AppState) -> ApiResult<()> {
     Ok(())
 }
 
-fn cookie_value(jar: &CookieJar, name: &str) -> Option<String> {
+pub(super) fn cookie_value(jar: &CookieJar, name: &str) -> Option<String> {
     jar.get(name)
         .map(|c| c.value().to_owned())
         .filter(|v| !v.is_empty())

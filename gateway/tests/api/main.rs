@@ -6,6 +6,7 @@
 //! area's routes (profile, password, terms, movements) are tested in [`account_routes`].
 
 mod account_routes;
+mod recovery_routes;
 
 use std::sync::{Arc, Mutex};
 
@@ -41,6 +42,8 @@ struct Script {
     last_movements_query: Option<accounts::ListMovementsRequest>,
     last_password_change: Option<auth::ChangePasswordRequest>,
     email_resends: usize,
+    last_reset_start: Option<auth::StartPasswordResetRequest>,
+    last_reset: Option<auth::CompletePasswordResetRequest>,
 }
 
 #[derive(Clone)]
@@ -196,6 +199,42 @@ impl AuthService for Fakes {
         _: Request<auth::SetLoginEmailRequest>,
     ) -> Result<Response<auth::SetLoginEmailResponse>, Status> {
         Err(Status::unimplemented("the gateway never sets login emails"))
+    }
+
+    async fn start_password_reset(
+        &self,
+        request: Request<auth::StartPasswordResetRequest>,
+    ) -> Result<Response<auth::StartPasswordResetResponse>, Status> {
+        self.script.lock().unwrap().last_reset_start = Some(request.into_inner());
+        self.auth_fails()?;
+        Ok(Response::new(auth::StartPasswordResetResponse {
+            reset_id: "reset-1".into(),
+            expires_in_seconds: 300,
+            resend_after_seconds: 60,
+        }))
+    }
+
+    async fn resend_password_reset(
+        &self,
+        request: Request<auth::ResendPasswordResetRequest>,
+    ) -> Result<Response<auth::ResendPasswordResetResponse>, Status> {
+        self.auth_fails()?;
+        assert_eq!(request.into_inner().reset_id, "reset-1");
+        Ok(Response::new(auth::ResendPasswordResetResponse {
+            expires_in_seconds: 300,
+            resend_after_seconds: 60,
+        }))
+    }
+
+    async fn complete_password_reset(
+        &self,
+        request: Request<auth::CompletePasswordResetRequest>,
+    ) -> Result<Response<auth::CompletePasswordResetResponse>, Status> {
+        self.script.lock().unwrap().last_reset = Some(request.into_inner());
+        self.auth_fails()?;
+        Ok(Response::new(auth::CompletePasswordResetResponse {
+            revoked_sessions: 1,
+        }))
     }
 }
 
@@ -976,6 +1015,9 @@ async fn the_openapi_document_covers_every_route() {
         "/api/profile/password",
         "/api/terms-and-conditions",
         "/api/movements",
+        "/api/password-recovery",
+        "/api/password-recovery/resend",
+        "/api/password-recovery/reset",
     ] {
         assert!(paths.contains_key(path), "{path} missing from openapi");
     }

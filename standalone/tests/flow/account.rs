@@ -196,3 +196,69 @@ async fn anas_previous_month_pages_ten_then_three_and_the_current_month_is_not_e
         .unwrap();
     assert!(current["totalCount"].as_i64().unwrap() >= 1);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_forgotten_password_is_reset_with_a_mailed_code_and_old_sessions_end() {
+    let portal = Portal::start().await;
+    let old_session = portal.browser();
+    old_session.log_in("44.444.444-4", "diego@example.cl").await;
+
+    let stranger = portal.browser();
+    let unknown = stranger
+        .post(
+            "/api/password-recovery",
+            Some(json!({"user": "55.555.555-5"})),
+        )
+        .await;
+    assert_eq!(unknown.status(), StatusCode::OK);
+    let unknown: Value = unknown.json().await.unwrap();
+
+    let diego = portal.browser();
+    let asked = diego
+        .post(
+            "/api/password-recovery",
+            Some(json!({"user": "44.444.444-4"})),
+        )
+        .await;
+    assert_eq!(asked.status(), StatusCode::OK);
+    let asked: Value = asked.json().await.unwrap();
+    assert_eq!(
+        asked, unknown,
+        "the answer says nothing about who is a member"
+    );
+
+    let code = diego.newest_code_for("diego@example.cl").await;
+    let reset = diego
+        .post(
+            "/api/password-recovery/reset",
+            Some(json!({"code": code, "newPassword": "un paseo por el cerro"})),
+        )
+        .await;
+    assert_eq!(
+        reset.status(),
+        StatusCode::NO_CONTENT,
+        "{}",
+        reset.text().await.unwrap()
+    );
+    assert_eq!(
+        old_session.get("/api/balance").await.status(),
+        StatusCode::UNAUTHORIZED
+    );
+    let again = diego
+        .post(
+            "/api/password-recovery/reset",
+            Some(json!({"code": code, "newPassword": "otra vuelta al cerro"})),
+        )
+        .await;
+    assert_eq!(
+        again.status(),
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "single use"
+    );
+
+    let fresh = portal.browser();
+    fresh
+        .log_in_with("44.444.444-4", "un paseo por el cerro", "diego@example.cl")
+        .await;
+    assert_eq!(fresh.get("/api/balance").await.status(), StatusCode::OK);
+}
