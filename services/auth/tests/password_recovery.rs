@@ -10,7 +10,7 @@ use miclub_platform::error::{ErrorBody, ErrorCode};
 use miclub_platform::testing::TestEnv;
 use miclub_platform::tokens::VerifyError;
 use miclub_proto::auth::v1 as pb;
-use support::{TestApp, ana, diego, spawn_app, spawn_app_with};
+use support::{TestApp, ana, carla, diego, spawn_app, spawn_app_with};
 
 const NEW_PASSWORD: &str = "Vicuña en el Altiplano";
 const CLIENT_IP: &str = "203.0.113.9";
@@ -246,6 +246,45 @@ async fn recovery_requests_are_limited_per_user_whether_or_not_it_exists(env: Te
     }
 }
 
+async fn a_login_waiting_for_its_code_when_the_password_is_reset_cannot_complete(env: TestEnv) {
+    let app = spawn_app_with(env, |s| s.policy.resend_cooldown_secs = 0).await;
+    let (pending, login_code) = app.password_step(ana()).await;
+    let reset = start(&app, ana().rut).await.unwrap();
+    let code = app.last_code_for(ana().email);
+    complete(&app, &reset.reset_id, &code, NEW_PASSWORD)
+        .await
+        .unwrap();
+    assert_eq!(
+        app.resend(&pending).await.unwrap_err().code,
+        ErrorCode::OtpExpired
+    );
+    assert_eq!(
+        app.verify(&pending, &login_code).await.unwrap_err().code,
+        ErrorCode::OtpExpired
+    );
+}
+
+async fn a_reset_proves_the_mailbox_so_an_unverified_member_can_log_in(env: TestEnv) {
+    let app = spawn_app(env).await;
+    assert_eq!(
+        app.start_login(carla().rut, DEMO_PASSWORD)
+            .await
+            .unwrap_err()
+            .code,
+        ErrorCode::EmailNotVerified
+    );
+    let reset = start(&app, carla().rut).await.unwrap();
+    let code = app.last_code_for(carla().email);
+    complete(&app, &reset.reset_id, &code, NEW_PASSWORD)
+        .await
+        .unwrap();
+    assert!(
+        app.login_with(carla(), NEW_PASSWORD, carla().email)
+            .await
+            .is_ok()
+    );
+}
+
 backend_tests!(
     a_stranger_gets_the_same_answer_as_a_member_and_no_mail,
     a_decoy_reset_answers_like_a_real_one_and_no_code_opens_it,
@@ -256,4 +295,6 @@ backend_tests!(
     an_expired_reset_is_refused,
     a_resent_code_replaces_the_old_one,
     recovery_requests_are_limited_per_user_whether_or_not_it_exists,
+    a_login_waiting_for_its_code_when_the_password_is_reset_cannot_complete,
+    a_reset_proves_the_mailbox_so_an_unverified_member_can_log_in,
 );

@@ -317,10 +317,12 @@ impl Auth {
         self.ephemeral
             .set(&challenge_key(id), &challenge.encode()?, ttl)
             .await?;
-        self.notifier
-            .send(reset_message(email, &code, ttl))
-            .await
-            .map_err(AuthError::Notify)
+        // A failed mail is logged, not answered: an error only members could get would tell
+        // who is one. The reset stays pending and a resend tries again.
+        if let Err(err) = self.notifier.send(reset_message(email, &code, ttl)).await {
+            tracing::error!(member_id, error = %err, "cannot send a recovery code");
+        }
+        Ok(())
     }
 }
 
