@@ -19,6 +19,7 @@ const loadComingSoon = () => import('./routes/coming-soon');
 const loadNotFound = () => import('./routes/not-found');
 const loadTerms = () => import('./routes/terms');
 const loadConfirmEmail = () => import('./routes/confirm-email');
+const loadPasswordRecovery = () => import('./routes/password-recovery');
 
 const LoginRoute = lazy(loadLogin);
 const SiteFrame = lazy(loadSiteFrame);
@@ -27,13 +28,13 @@ const ComingSoonRoute = lazy(loadComingSoon);
 const NotFoundRoute = lazy(loadNotFound);
 const TermsRoute = lazy(loadTerms);
 const ConfirmEmailRoute = lazy(loadConfirmEmail);
+const PasswordRecoveryRoute = lazy(loadPasswordRecovery);
 
 /** Routes of spec section 2 with the title their placeholder shows until their issue lands. */
 export const COMING_SOON_ROUTES: { path: string; title: string; pageType: PageType }[] = [
   { path: '/registro', title: 'Regístrate en Mi Club', pageType: 'registro' },
   { path: '/promociones', title: 'Promociones', pageType: 'promociones' },
   { path: '/alianzas', title: 'Alianzas', pageType: 'alianzas' },
-  { path: '/recuperar-contrasena', title: 'Recupera tu contraseña', pageType: 'recuperar_contrasena' },
   { path: '/preguntas-login', title: 'Preguntas frecuentes para iniciar sesión', pageType: 'preguntas_login' },
 ];
 
@@ -42,6 +43,7 @@ const PAGE_TYPES: Record<string, PageType> = {
   '/mi-club': 'mi_club',
   '/terminos-y-condiciones': 'terminos_y_condiciones',
   '/confirmar-correo': 'confirmar_correo',
+  '/recuperar-contrasena': 'recuperar_contrasena',
   ...Object.fromEntries(COMING_SOON_ROUTES.map((route) => [route.path, route.pageType])),
 };
 
@@ -64,6 +66,7 @@ export function preloadRoute(pathname: string): void {
   if (pageType === 'mi_club' || pathname === '/') void loadMiClub();
   else if (pageType === 'terminos_y_condiciones') void loadTerms();
   else if (pageType === 'confirmar_correo') void loadConfirmEmail();
+  else if (pageType === 'recuperar_contrasena') void loadPasswordRecovery();
   else if (pageType === 'no_encontrada') void loadNotFound();
   else void loadComingSoon();
 }
@@ -118,6 +121,7 @@ export function AppRoutes() {
           <Route path="/mi-club" element={<MiClubRoute />} />
           <Route path="/terminos-y-condiciones" element={<TermsRoute />} />
           <Route path="/confirmar-correo" element={<ConfirmEmailRoute />} />
+          <Route path="/recuperar-contrasena" element={<PasswordRecoveryRoute />} />
           {COMING_SOON_ROUTES.map((route) => (
             <Route key={route.path} path={route.path} element={<ComingSoonRoute title={route.title} />} />
           ))}

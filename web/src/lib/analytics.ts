@@ -28,6 +28,12 @@ export interface AnalyticsEvents {
   terminos_y_condiciones_rechazado: { version: string };
   /** Mis Movimientos: the member chose another month (1-12) or year (spec section 7). */
   historial_cambio_fecha: { mes: number; anio: number };
+  /** Password recovery: the gateway accepted the RUT or document (its answer is neutral). */
+  recuperar_contrasena_paso_1: { tipo_documento: 'rut' | 'extranjero' };
+  /** Password recovery: code and new password passed the form's checks and were sent. */
+  recuperar_contrasena_paso_2: { reenvios: number };
+  /** Password recovery: the gateway changed the password (and ended every session). */
+  recuperar_contrasena_exitoso: { reenvios: number };
 }
 
 export type AnalyticsEventName = keyof AnalyticsEvents;

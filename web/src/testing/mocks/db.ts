@@ -1,7 +1,7 @@
 /**
  * In-memory state behind the MSW handlers: the standalone gateway's demo members
  * (docs/api.md, "Demo members"), their profiles, terms decisions and movements, and the login,
- * code and session it keeps per browser. `resetDb` restores all of it before each test.
+ * code, password recovery and session it keeps per browser. `resetDb` restores all of it before each test.
  */
 import { cleanRut } from '@/lib/rut';
 
@@ -165,9 +165,22 @@ function anaMovements(): MockMovement[] {
   ];
 }
 
+/**
+ * The pending password recovery the `mc_reset` cookie stands for. `member` is null when the RUT
+ * or document belongs to nobody: the gateway answers the same, and no code can ever match.
+ */
+export type MockRecovery = { member: MockMember | null; code: string; attempts: number };
+
+/** Wrong codes a recovery allows before ERR_OTP_TOO_MANY_ATTEMPTS ends it. */
+export const MOCK_RECOVERY_MAX_ATTEMPTS = 5;
+
 type MockState = {
   members: MockMember[];
   challenge: { member: MockMember; otp: string } | null;
+  /** Read `db.recovery.code` in tests: the code the recovery mail carried. */
+  recovery: MockRecovery | null;
+  /** Recovery codes mailed so far (each new one differs from the last). */
+  recoveryCodesSent: number;
   session: MockMember | null;
   context: Record<string, unknown>;
   genders: { id: number; label: string }[];
@@ -184,6 +197,8 @@ function initialState(): MockState {
   return {
     members,
     challenge: null,
+    recovery: null,
+    recoveryCodesSent: 0,
     session: null,
     context: {
       portalEnabled: true,
@@ -247,4 +262,10 @@ export function loginAs(memberName: string): MockMember {
   db.session = member;
   document.cookie = 'is-logged=true; Path=/';
   return member;
+}
+
+/** "Mails" a new recovery code: six digits, different from the previous one. */
+export function nextRecoveryCode(): string {
+  db.recoveryCodesSent += 1;
+  return String(654320 + db.recoveryCodesSent);
 }

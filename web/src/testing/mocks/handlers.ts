@@ -1,12 +1,24 @@
 /**
  * MSW handlers mirroring the gateway contract of docs/api.md: error bodies
  * `{code, message, action?, field?}`, the CSRF header on POST and PUT, the recaptcha header on
- * login, the `is-logged` cookie set on the code step and cleared on logout and on a password
- * change, the validation table of PUT /api/profile and the password rules with their messages.
+ * login and the password recovery, the `is-logged` cookie set on the code step and cleared on
+ * logout and on a password change, the validation table of PUT /api/profile, the password rules
+ * with their messages, and the password recovery (its code in `db.recovery.code`).
  */
 import { http, HttpResponse, type DefaultBodyType, type StrictRequest } from 'msw';
 
-import { db, findMember, MOCK_OTP, profileOf, userOf, type MockMember } from './db';
+import { isValidRut } from '@/lib/rut';
+
+import {
+  db,
+  findMember,
+  MOCK_OTP,
+  MOCK_RECOVERY_MAX_ATTEMPTS,
+  nextRecoveryCode,
+  profileOf,
+  userOf,
+  type MockMember,
+} from './db';
 
 export const API_ERRORS = {
   ERR_INVALID_ARGUMENT: { status: 400, message: 'Revisa los datos ingresados.' },
@@ -391,4 +403,70 @@ const sessionHandlers = [
   }),
 ];
 
-export const handlers = [...sessionHandlers, ...accountAreaHandlers];
+/** The neutral answer of step 1, the same whether or not the member exists. */
+export const RECOVERY_MESSAGE = 'Si el RUT o documento está registrado, enviamos un código a su correo electrónico.';
+export const RECOVERY_TIMES = { expiresInSeconds: 600, resendAfterSeconds: 30 };
+
+/** The gateway's password rules for a reset (no current password is typed, but it still counts). */
+function weakPasswordProblem(newPassword: string, member: MockMember) {
+  const weak = (message: string) => apiError('ERR_WEAK_PASSWORD', { field: 'newPassword', message });
+  const length = Array.from(newPassword).length;
+  if (length < 8) return weak(PASSWORD_MESSAGES.short);
+  if (length > 64) return weak(PASSWORD_MESSAGES.long);
+  if (COMMON_PASSWORDS.includes(newPassword.toLowerCase())) return weak(PASSWORD_MESSAGES.common);
+  if (newPassword === member.password) return weak(PASSWORD_MESSAGES.same);
+  return null;
+}
+
+const passwordRecoveryHandlers = [
+  http.post('/api/password-recovery', async ({ request }) => {
+    await record(request);
+    if (csrfRejected(request)) return apiError('ERR_CSRF');
+    if (!request.headers.get('recaptcha-token')) return apiError('ERR_RECAPTCHA');
+    const { user } = ((await request.json().catch(() => null)) ?? {}) as { user?: unknown };
+    if (typeof user !== 'string' || !user.trim()) return fieldError('user', 'Ingresa tu RUT o documento.');
+    // Something written like a RUT (digits, dots, a hyphen and a check digit) must be a valid one.
+    if (/^[\d.]+-[\dkK]$/.test(user.trim()) && !isValidRut(user)) {
+      return apiError('ERR_INVALID_RUT', { field: 'user' });
+    }
+    db.recovery = { member: findMember(user) ?? null, code: nextRecoveryCode(), attempts: 0 };
+    return HttpResponse.json({ message: RECOVERY_MESSAGE, ...RECOVERY_TIMES });
+  }),
+
+  http.post('/api/password-recovery/resend', async ({ request }) => {
+    await record(request);
+    if (csrfRejected(request)) return apiError('ERR_CSRF');
+    if (!db.recovery) return apiError('ERR_OTP_EXPIRED');
+    db.recovery = { ...db.recovery, code: nextRecoveryCode(), attempts: 0 };
+    return HttpResponse.json(RECOVERY_TIMES);
+  }),
+
+  http.post('/api/password-recovery/reset', async ({ request }) => {
+    await record(request);
+    if (csrfRejected(request)) return apiError('ERR_CSRF');
+    const { code = '', newPassword = '' } = ((await request.json().catch(() => null)) ?? {}) as {
+      code?: string;
+      newPassword?: string;
+    };
+    const recovery = db.recovery;
+    if (!recovery) return apiError('ERR_OTP_EXPIRED');
+    if (!recovery.member || code !== recovery.code) {
+      recovery.attempts += 1;
+      if (recovery.attempts >= MOCK_RECOVERY_MAX_ATTEMPTS) {
+        db.recovery = null;
+        return apiError('ERR_OTP_TOO_MANY_ATTEMPTS');
+      }
+      return apiError('ERR_OTP_INVALID', { field: 'code' });
+    }
+    const member = recovery.member;
+    const weak = weakPasswordProblem(newPassword, member);
+    if (weak) return weak;
+    member.password = newPassword;
+    db.recovery = null;
+    // Every session of the member is revoked.
+    if (db.session === member) db.session = null;
+    return new HttpResponse(null, { status: 204 });
+  }),
+];
+
+export const handlers = [...sessionHandlers, ...accountAreaHandlers, ...passwordRecoveryHandlers];

@@ -4,9 +4,10 @@ import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
 import { SmartLink } from '@/components/ui/smart-link';
 import { TextField } from '@/components/ui/text-field';
+import { UserField, userFieldError } from '@/components/ui/user-field';
 import { track, trackClick } from '@/lib/analytics';
+import { useSecondsUntil } from '@/lib/countdown';
 import type { DisplayError } from '@/lib/errors';
-import { isValidRut } from '@/lib/rut';
 import { startSession } from '@/lib/session';
 
 import { useLogin, type LoginChallenge } from '../api/login';
@@ -14,7 +15,6 @@ import { useResendOtp } from '../api/resend-otp';
 import { useValidateOtp, type LoginResult } from '../api/validate-otp';
 
 import { endsChallenge, loginErrorCode, loginErrorToDisplay } from './login-errors';
-import { UserField } from './user-field';
 
 export type LoginVariant = 'pagina' | 'modal';
 
@@ -129,11 +129,7 @@ function CredentialsStep(props: CredentialsStepProps) {
   const serverError = loginMutation.isError ? loginErrorToDisplay(loginMutation.error) : carriedError;
 
   function validate(): boolean {
-    let nextUserError: string | null = null;
-    if (!user.trim()) nextUserError = isForeign ? 'Ingresa tu número de documento.' : 'Ingresa tu RUT.';
-    else if (!isForeign && !isValidRut(user)) nextUserError = 'El RUT ingresado no es válido.';
-    else if (isForeign && user.replace(/[^0-9A-Z]/g, '').length < 5)
-      nextUserError = 'El número de documento debe tener al menos 5 caracteres.';
+    const nextUserError = userFieldError(user, isForeign);
     const nextPasswordError = password ? null : 'Ingresa tu contraseña.';
     setUserError(nextUserError);
     setPasswordError(nextPasswordError);
@@ -215,20 +211,6 @@ type OtpStepProps = {
   onConfirmed: (result: LoginResult) => void;
   onBack: (error: DisplayError | null) => void;
 };
-
-/** Whole seconds left until `deadline` (epoch ms), ticking while above zero. */
-function useSecondsUntil(deadline: number): number {
-  const [now, setNow] = useState(() => Date.now());
-  useEffect(() => {
-    const timer = window.setInterval(() => {
-      const current = Date.now();
-      setNow(current);
-      if (current >= deadline) window.clearInterval(timer);
-    }, 250);
-    return () => window.clearInterval(timer);
-  }, [deadline]);
-  return Math.max(0, Math.ceil((deadline - now) / 1000));
-}
 
 function OtpStep({ variant, challenge: initialChallenge, onConfirmed, onBack }: OtpStepProps) {
   const validateMutation = useValidateOtp();

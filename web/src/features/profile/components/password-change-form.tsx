@@ -6,15 +6,12 @@ import { Modal } from '@/components/ui/modal';
 import { PasswordField } from '@/components/ui/password-field';
 import { ApiError } from '@/lib/api-client';
 import { capitalizeFirst, toDisplayError } from '@/lib/errors';
+import { PASSWORD_RULES } from '@/lib/password';
 
 import { useChangePassword } from '../api/change-password';
 import { PASSWORD_MAX_LENGTH, validatePasswordChange, type PasswordErrors } from '../utils/validation';
 
 const CHANGE_FAILED = 'No pudimos cambiar tu contraseña. Intenta de nuevo más tarde.';
-
-export const PASSWORD_RULES =
-  'Usa entre 8 y 64 caracteres. Puedes usar espacios, frases y cualquier carácter: no necesitas combinar ' +
-  'mayúsculas, números ni símbolos. Evita contraseñas comunes o fáciles de adivinar.';
 
 type PasswordInput = keyof PasswordErrors;
 

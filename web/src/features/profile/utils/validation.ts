@@ -4,6 +4,7 @@
  * form or the server caught the mistake.
  */
 import { ageOn, chileToday, parseIsoDate, type CalendarDate } from '@/lib/dates';
+import { PASSWORD_LENGTH_MESSAGES, PASSWORD_MAX_LENGTH, passwordLengthError } from '@/lib/password';
 
 import type { ProfileUpdate } from '../api/update-profile';
 
@@ -30,15 +31,14 @@ export const MESSAGES = {
   underage: 'Debes ser mayor de 18 años.',
   gender: 'Selecciona una opción de la lista.',
   currentPasswordEmpty: 'Ingresa tu contraseña actual.',
-  passwordTooShort: 'La contraseña debe tener al menos 8 caracteres.',
-  passwordTooLong: 'La contraseña puede tener hasta 64 caracteres.',
+  passwordTooShort: PASSWORD_LENGTH_MESSAGES.tooShort,
+  passwordTooLong: PASSWORD_LENGTH_MESSAGES.tooLong,
   passwordUnchanged: 'La nueva contraseña debe ser distinta de la actual.',
 } as const;
 
 export const EMAIL_MAX_LENGTH = 254;
 export const NAME_MAX_LENGTH = 50;
-export const PASSWORD_MIN_LENGTH = 8;
-export const PASSWORD_MAX_LENGTH = 64;
+export { PASSWORD_MAX_LENGTH };
 const MIN_AGE = 18;
 const MAX_AGE = 120;
 
@@ -114,9 +114,8 @@ export type PasswordErrors = Partial<Record<'currentPassword' | 'newPassword', s
 
 /** Length only: the gateway alone knows the common-password list (NIST SP 800-63B). */
 export function newPasswordError(newPassword: string, currentPassword: string): string | undefined {
-  const length = charCount(newPassword);
-  if (length < PASSWORD_MIN_LENGTH) return MESSAGES.passwordTooShort;
-  if (length > PASSWORD_MAX_LENGTH) return MESSAGES.passwordTooLong;
+  const length = passwordLengthError(newPassword);
+  if (length) return length;
   if (currentPassword && newPassword === currentPassword) return MESSAGES.passwordUnchanged;
   return undefined;
 }

@@ -1,7 +1,22 @@
+/**
+ * Who the member is, as the login and the password recovery ask it: a Chilean RUT formatted as
+ * it is typed, or, with the checkbox, a foreign document number kept as typed.
+ */
 import { useRef, type ChangeEvent } from 'react';
 
-import { TextField } from '@/components/ui/text-field';
-import { caretAfterFormat, formatRut } from '@/lib/rut';
+import { caretAfterFormat, formatRut, isValidRut } from '@/lib/rut';
+
+import { TextField } from './text-field';
+
+/** The message to show under the field for `value`, or null when it may be sent. */
+export function userFieldError(value: string, isForeign: boolean): string | null {
+  if (!value.trim()) return isForeign ? 'Ingresa tu número de documento.' : 'Ingresa tu RUT.';
+  if (!isForeign && !isValidRut(value)) return 'El RUT ingresado no es válido.';
+  if (isForeign && value.replace(/[^0-9A-Z]/g, '').length < 5) {
+    return 'El número de documento debe tener al menos 5 caracteres.';
+  }
+  return null;
+}
 
 type UserFieldProps = {
   value: string;
