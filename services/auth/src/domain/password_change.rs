@@ -84,34 +84,10 @@ impl Auth {
         self.ephemeral.delete(&attempts_key(member_id)).await?;
         new.differs_from(current).map_err(AuthError::WeakPassword)?;
 
-        let hash = self.hasher.hash(&new.as_password()).await?;
-        let mut families: BTreeSet<String> = self
-            .store
-            .change_password(member_id, &hash, now_millis())
+        let families = self
+            .set_password_ending_sessions(member_id, new)
             .await?
-            .ok_or(AuthError::Unauthenticated)?
-            .into_iter()
-            .collect();
-        // A login completing during the change may have checked `password_changed_at` before
-        // our commit and stored its token after our revocation read the table: this second
-        // pass, after the commit, catches it. No login with the new password can be done yet.
-        match self
-            .store
-            .revoke_member_sessions(member_id, now_millis())
-            .await
-        {
-            Ok(late) => families.extend(late),
-            Err(err) => {
-                tracing::error!(member_id, error = %err, "cannot recheck sessions after a password change")
-            }
-        }
-        for family in &families {
-            // The password is changed and the refresh tokens revoked already; a failure here
-            // leaves access tokens that end within the access TTL. Keep marking the others.
-            if let Err(err) = self.mark_revoked(family).await {
-                tracing::error!(member_id, sid = %family, error = %err, "cannot mark a session revoked after a password change");
-            }
-        }
+            .ok_or(AuthError::Unauthenticated)?;
         if let Err(err) = self.notifier.send(changed_notice(&record.email)).await {
             tracing::warn!(
                 member_id,
@@ -127,6 +103,48 @@ impl Auth {
         Ok(PasswordChanged {
             revoked_sessions: families.len(),
         })
+    }
+}
+
+impl Auth {
+    /// Stores `new` as the member's password and ends every session of the member: the one
+    /// way a password is replaced by the member (change or recovery). `None` when the member
+    /// has no credentials. Returns the sessions (refresh families) that were revoked.
+    pub(super) async fn set_password_ending_sessions(
+        &self,
+        member_id: &str,
+        new: &NewPassword,
+    ) -> AuthResult<Option<BTreeSet<String>>> {
+        let hash = self.hasher.hash(&new.as_password()).await?;
+        let Some(revoked) = self
+            .store
+            .change_password(member_id, &hash, now_millis())
+            .await?
+        else {
+            return Ok(None);
+        };
+        let mut families: BTreeSet<String> = revoked.into_iter().collect();
+        // A login completing during the change may have checked `password_changed_at` before
+        // our commit and stored its token after our revocation read the table: this second
+        // pass, after the commit, catches it. No login with the new password can be done yet.
+        match self
+            .store
+            .revoke_member_sessions(member_id, now_millis())
+            .await
+        {
+            Ok(late) => families.extend(late),
+            Err(err) => {
+                tracing::error!(member_id, error = %err, "cannot recheck sessions after a new password")
+            }
+        }
+        for family in &families {
+            // The password is changed and the refresh tokens revoked already; a failure here
+            // leaves access tokens that end within the access TTL. Keep marking the others.
+            if let Err(err) = self.mark_revoked(family).await {
+                tracing::error!(member_id, sid = %family, error = %err, "cannot mark a session revoked after a new password");
+            }
+        }
+        Ok(Some(families))
     }
 }
 

@@ -12,7 +12,6 @@
 //! - `reset:tries:<id>`: codes tried, counted before the code is compared;
 //! - `reset:cooldown:<id>`: the resend cooldown.
 
-use std::collections::BTreeSet;
 use std::time::Duration;
 
 use miclub_platform::identity::LoginId;
@@ -236,31 +235,10 @@ impl Auth {
             .await?
             .filter(|record| !record.disabled)
             .ok_or(AuthError::OtpExpired)?;
-        let hash = self.hasher.hash(&new.as_password()).await?;
-        let now = now_millis();
-        let mut families: BTreeSet<String> = self
-            .store
-            .change_password(&member_id, &hash, now)
+        let families = self
+            .set_password_ending_sessions(&member_id, new)
             .await?
-            .ok_or(AuthError::OtpExpired)?
-            .into_iter()
-            .collect();
-        // As in a password change: catch a login that completed during the commit.
-        match self
-            .store
-            .revoke_member_sessions(&member_id, now_millis())
-            .await
-        {
-            Ok(late) => families.extend(late),
-            Err(err) => {
-                tracing::error!(member_id, error = %err, "cannot recheck sessions after a password reset")
-            }
-        }
-        for family in &families {
-            if let Err(err) = self.mark_revoked(family).await {
-                tracing::error!(member_id, sid = %family, error = %err, "cannot mark a session revoked after a password reset");
-            }
-        }
+            .ok_or(AuthError::OtpExpired)?;
         if let Err(err) = self
             .store
             .set_login_email(&member_id, &record.email, now_millis())
