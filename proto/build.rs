@@ -8,6 +8,8 @@ const PROTOS: &[&str] = &[
     "auth/v1/auth.proto",
     "accounts/v1/accounts.proto",
     "content/v1/content.proto",
+    "registration/v1/registration.proto",
+    "identity/v1/verifier.proto",
 ];
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -100,6 +100,22 @@ error_codes! {
         "Tu correo electrónico ya está confirmado.";
     ConfirmationInvalid => "ERR_CONFIRMATION_INVALID", NotFound, NOT_FOUND,
         "El enlace de confirmación no es válido o ya expiró. Pide uno nuevo desde Mis Datos.";
+    RutAlreadyRegistered => "ERR_RUT_ALREADY_REGISTERED", AlreadyExists, CONFLICT,
+        "Este RUT ya está registrado en Mi Club. Inicia sesión o recupera tu contraseña.";
+    EmailAlreadyRegistered => "ERR_EMAIL_ALREADY_REGISTERED", AlreadyExists, CONFLICT,
+        "Este correo electrónico ya está registrado en Mi Club. Usa otro correo o inicia sesión.";
+    IdentityNotVerified => "ERR_IDENTITY_NOT_VERIFIED", FailedPrecondition, UNPROCESSABLE_ENTITY,
+        "No pudimos validar tu documento. Revisa los datos e intenta de nuevo.";
+    RegistrationExpired => "ERR_REGISTRATION_EXPIRED", NotFound, NOT_FOUND,
+        "Tu registro expiró por inactividad. Comienza de nuevo.";
+    TermsNotAccepted => "ERR_TERMS_NOT_ACCEPTED", InvalidArgument, UNPROCESSABLE_ENTITY,
+        "Debes aceptar los términos y condiciones para registrarte.";
+    MemberUnsubscribed => "ERR_MEMBER_UNSUBSCRIBED", FailedPrecondition, FORBIDDEN,
+        "Te diste de baja de Mi Club. Si quieres volver, puedes registrarte de nuevo.";
+    IdentityMismatch => "ERR_IDENTITY_MISMATCH", InvalidArgument, UNPROCESSABLE_ENTITY,
+        "Los datos ingresados no coinciden con los de tu cuenta.";
+    AlreadyUnsubscribed => "ERR_ALREADY_UNSUBSCRIBED", FailedPrecondition, CONFLICT,
+        "Ya te diste de baja de Mi Club.";
     Internal => "ERR_INTERNAL", Internal, INTERNAL_SERVER_ERROR,
         "Ocurrió un error inesperado. Intenta de nuevo más tarde.";
     Unavailable => "ERR_UNAVAILABLE", Unavailable, SERVICE_UNAVAILABLE,

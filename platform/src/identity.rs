@@ -57,27 +57,28 @@ impl Rut {
         })
     }
 
-    /// Accepts `12345678-5`, `12.345.678-5`, `123456785`, lower or upper `k`, surrounding spaces.
+    /// Accepts `12345678-5`, `12.345.678-5`, `123456785`, `12345678 5`, lower or upper `k`,
+    /// surrounding spaces. Dots, dashes and spaces are separators wherever they are. Zeros that
+    /// pad the body to its 8 digits are accepted (`05.126.663-3` is `5.126.663-3`); a body of
+    /// more than 8 digits is not.
     pub fn parse(input: &str) -> Result<Self, IdentityError> {
-        let cleaned: String = input
+        // Characters, not bytes: the check digit is the last character, whatever was typed.
+        let cleaned: Vec<char> = input
             .trim()
             .chars()
-            .filter(|c| *c != '.' && *c != '-' && *c != ' ')
+            .filter(|c| !matches!(c, '.' | '-' | ' '))
             .collect();
-        if cleaned.is_empty() {
+        let Some((check, body)) = cleaned.split_last() else {
             return Err(IdentityError::Empty);
-        }
-        if cleaned.len() < 2 || cleaned.len() > 9 {
+        };
+        if body.is_empty() || body.len() > 8 || !body.iter().all(char::is_ascii_digit) {
             return Err(IdentityError::InvalidRut);
         }
-        let (body, check) = cleaned.split_at(cleaned.len() - 1);
-        if !body.chars().all(|c| c.is_ascii_digit()) {
-            return Err(IdentityError::InvalidRut);
-        }
-        let body: u32 = body.parse().map_err(|_| IdentityError::InvalidRut)?;
-        let check = check.chars().next().map(|c| c.to_ascii_uppercase());
+        let body = body
+            .iter()
+            .fold(0u32, |acc, digit| acc * 10 + (*digit as u32 - '0' as u32));
         let rut = Self::from_body(body)?;
-        if Some(rut.check) != check {
+        if rut.check != check.to_ascii_uppercase() {
             return Err(IdentityError::InvalidRut);
         }
         Ok(rut)
@@ -228,6 +229,162 @@ mod tests {
             "",
         ] {
             assert!(Rut::parse(input).is_err(), "{input}");
+        }
+    }
+
+    /// Each input with the canonical RUT it reads as.
+    const VALID: &[(&str, &str)] = &[
+        // The common forms.
+        ("12.345.678-5", "12345678-5"),
+        ("12345678-5", "12345678-5"),
+        ("123456785", "12345678-5"),
+        ("12345678 5", "12345678-5"),
+        ("12 345 678-5", "12345678-5"),
+        ("  12.345.678-5\t", "12345678-5"),
+        // The smallest and the largest bodies.
+        ("1-9", "1-9"),
+        ("19", "1-9"),
+        ("99.999.999-9", "99999999-9"),
+        ("10.000.000-8", "10000000-8"),
+        ("7.654.321-6", "7654321-6"),
+        // K check digits, either case, stored uppercase.
+        ("6-K", "6-K"),
+        ("6-k", "6-K"),
+        ("6k", "6-K"),
+        ("1.000.005-K", "1000005-K"),
+        ("1000005k", "1000005-K"),
+        // A 0 check digit.
+        ("14-0", "14-0"),
+        // Zeros padding the body to 8 digits.
+        ("05.126.663-3", "5126663-3"),
+        ("05126663-3", "5126663-3"),
+        ("051266633", "5126663-3"),
+        ("5.126.663-3", "5126663-3"),
+        ("00000001-9", "1-9"),
+    ];
+
+    /// Each input with why it is refused.
+    const INVALID: &[(&str, IdentityError)] = &[
+        ("", IdentityError::Empty),
+        ("   ", IdentityError::Empty),
+        (".-", IdentityError::Empty),
+        // A wrong check digit.
+        ("12.345.678-4", IdentityError::InvalidRut),
+        ("12345678-K", IdentityError::InvalidRut),
+        ("6-0", IdentityError::InvalidRut),
+        ("1-K", IdentityError::InvalidRut),
+        // No check digit, or nothing but one.
+        ("12.345.678", IdentityError::InvalidRut),
+        ("5", IdentityError::InvalidRut),
+        ("K", IdentityError::InvalidRut),
+        ("-9", IdentityError::InvalidRut),
+        // Out of range: body 0, or more than 8 digits.
+        ("0-0", IdentityError::InvalidRut),
+        ("00000000-0", IdentityError::InvalidRut),
+        ("100.000.000-4", IdentityError::InvalidRut),
+        ("123456789-0", IdentityError::InvalidRut),
+        ("005126663-3", IdentityError::InvalidRut),
+        // Not digits.
+        ("abc", IdentityError::InvalidRut),
+        ("12a45678-5", IdentityError::InvalidRut),
+        ("12,345,678-5", IdentityError::InvalidRut),
+        ("12_345_678-5", IdentityError::InvalidRut),
+        ("+12345678-5", IdentityError::InvalidRut),
+        ("١٢٣٤٥٦٧٨-5", IdentityError::InvalidRut),
+        ("１２３４５６７８-5", IdentityError::InvalidRut),
+        ("12345678-X", IdentityError::InvalidRut),
+        // A multi-byte last character is a wrong check digit, not a crash.
+        ("1234567ñ", IdentityError::InvalidRut),
+        ("12345678-ñ", IdentityError::InvalidRut),
+        ("ñ", IdentityError::InvalidRut),
+    ];
+
+    #[test]
+    fn every_valid_rut_form_reads_as_its_canonical_rut() {
+        for (input, canonical) in VALID {
+            let rut = Rut::parse(input).unwrap_or_else(|e| panic!("{input:?}: {e}"));
+            assert_eq!(rut.canonical(), *canonical, "{input:?}");
+            assert_eq!(rut.check(), Rut::check_digit(rut.body()), "{input:?}");
+            // A login id of the same text is the same RUT.
+            assert_eq!(LoginId::parse(input), Ok(LoginId::Rut(rut)), "{input:?}");
+        }
+    }
+
+    #[test]
+    fn every_invalid_rut_is_refused_with_its_reason() {
+        for (input, reason) in INVALID {
+            assert_eq!(Rut::parse(input), Err(reason.clone()), "{input:?}");
+        }
+    }
+
+    #[test]
+    fn bodies_out_of_range_have_no_rut() {
+        assert_eq!(Rut::from_body(0), Err(IdentityError::InvalidRut));
+        assert_eq!(
+            Rut::from_body(Rut::MAX_BODY + 1),
+            Err(IdentityError::InvalidRut)
+        );
+        assert_eq!(Rut::from_body(1).unwrap().canonical(), "1-9");
+        assert_eq!(
+            Rut::from_body(Rut::MAX_BODY).unwrap().formatted(),
+            "99.999.999-9"
+        );
+    }
+
+    #[test]
+    fn the_display_form_groups_thousands_with_dots() {
+        for (body, formatted) in [
+            (1, "1-9"),
+            (100, "100-7"),
+            (1_000_005, "1.000.005-K"),
+            (5_126_663, "5.126.663-3"),
+            (12_345_678, "12.345.678-5"),
+        ] {
+            let rut = Rut::from_body(body).unwrap();
+            assert_eq!(rut.formatted(), formatted);
+            assert_eq!(rut.to_string(), formatted);
+        }
+    }
+
+    mod properties {
+        use proptest::prelude::*;
+
+        use super::super::*;
+
+        /// The compact form: body and check digit with no separator (`123456785`).
+        fn compact(rut: &Rut) -> String {
+            format!("{}{}", rut.body(), rut.check())
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(2_000))]
+
+            #[test]
+            fn every_form_of_every_rut_reads_back_as_the_same_rut(body in 1..=Rut::MAX_BODY) {
+                let rut = Rut::from_body(body).unwrap();
+                prop_assert_eq!(Rut::parse(&rut.formatted()), Ok(rut));
+                prop_assert_eq!(Rut::parse(&rut.canonical()), Ok(rut));
+                prop_assert_eq!(Rut::parse(&compact(&rut)), Ok(rut));
+                prop_assert_eq!(Rut::parse(&rut.formatted().to_lowercase()), Ok(rut));
+                prop_assert_eq!(LoginId::parse(&rut.formatted()), Ok(LoginId::Rut(rut)));
+            }
+
+            #[test]
+            fn every_other_check_digit_is_refused(body in 1..=Rut::MAX_BODY, check in "[0-9K]") {
+                let rut = Rut::from_body(body).unwrap();
+                let check = check.chars().next().unwrap();
+                prop_assume!(check != rut.check());
+                prop_assert_eq!(
+                    Rut::parse(&format!("{body}-{check}")),
+                    Err(IdentityError::InvalidRut)
+                );
+            }
+
+            #[test]
+            fn no_input_makes_the_parser_panic(input in "\\PC{0,16}") {
+                let _ = Rut::parse(&input);
+                let _ = LoginId::parse(&input);
+            }
         }
     }
 

@@ -28,5 +28,17 @@ pub mod content {
     }
 }
 
+pub mod registration {
+    pub mod v1 {
+        tonic::include_proto!("miclub.registration.v1");
+    }
+}
+
+pub mod identity {
+    pub mod v1 {
+        tonic::include_proto!("miclub.identity.v1");
+    }
+}
+
 /// Encoded descriptors of every service, served by gRPC reflection.
 pub const FILE_DESCRIPTOR_SET: &[u8] = tonic::include_file_descriptor_set!("miclub_descriptor");
