@@ -18,7 +18,9 @@
 //!   client, `[auth.service_clients]` `accounts = "<sha256 hex of the secret>"`, or
 //!   `APP_AUTH__SERVICE_CLIENTS__ACCOUNTS=<sha256 hex>`. Environment names are lowercased
 //!   (`…__STORE_POS` is client `store_pos`), so client ids are lowercase, and ids set from the
-//!   environment use `_` rather than `-`. Only digests are configured:
+//!   environment use `_` rather than `-`. The joining and leaving calls are bound to client
+//!   ids: `accounts` (SetLoginEmail, DisableCredentials) and `registration`
+//!   (CheckPasswordRules, CreateCredentials). Only digests are configured:
 //!   `miclub_auth::secret_digest` (or `printf %s "$SECRET" | sha256sum`) makes one;
 //! - `service_token_ttl_secs`: life of a service token (default 300, at most 900).
 

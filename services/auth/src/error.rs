@@ -16,6 +16,17 @@ use crate::domain::password_rules::PasswordRule;
 pub const VERIFY_EMAIL_URL: &str = "/registro/verificar-correo";
 pub const VERIFY_EMAIL_URL_NAME: &str = "Reenviar correo de verificación";
 
+/// Where the action of `ERR_MEMBER_UNSUBSCRIBED` leads: registering again.
+pub const REGISTER_URL: &str = "/registro";
+pub const REGISTER_URL_NAME: &str = "Registrarme";
+
+/// Where the action of `ERR_RUT_ALREADY_REGISTERED` leads: the member exists already.
+pub const RECOVER_PASSWORD_URL: &str = "/recuperar-contrasena";
+pub const RECOVER_PASSWORD_URL_NAME: &str = "Recuperar contraseña";
+
+/// The time zone the dates members read are in.
+const MEMBER_TIME_ZONE: chrono_tz::Tz = chrono_tz::America::Santiago;
+
 /// An input field of a request, named as the gateway's REST body names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Field {
@@ -88,8 +99,23 @@ pub enum AuthError {
     /// The current password given to change it is not the member's.
     #[error("wrong current password")]
     WrongPassword,
-    #[error("weak new password: {}", .0.as_str())]
-    WeakPassword(PasswordRule),
+    /// A password that breaks a rule, on the request field that carried it (`newPassword`
+    /// for a change or a reset, `password` for new credentials).
+    #[error("weak password ({}): {}", field.as_str(), rule.as_str())]
+    WeakPassword { field: Field, rule: PasswordRule },
+    /// An internal caller whose client id may not make this call.
+    #[error("service client not allowed")]
+    Forbidden,
+    /// New credentials for a login id that another member holds.
+    #[error("login id held by another member")]
+    RutAlreadyRegistered,
+    /// New credentials for a member who has credentials for another login id.
+    #[error("member has credentials for another login id")]
+    LoginIdMismatch,
+    /// The right password of a member who unsubscribed; `disabled_at` in milliseconds, `None`
+    /// when the instant was not recorded.
+    #[error("member unsubscribed")]
+    MemberUnsubscribed { disabled_at: Option<i64> },
     /// Client-credentials grant: unknown client or wrong secret.
     #[error("invalid client credentials")]
     InvalidClient,
@@ -122,7 +148,11 @@ impl AuthError {
             AuthError::OtpDailyLimit => ErrorCode::OtpDailyLimit,
             AuthError::Unauthenticated => ErrorCode::Unauthenticated,
             AuthError::WrongPassword => ErrorCode::WrongPassword,
-            AuthError::WeakPassword(_) => ErrorCode::WeakPassword,
+            AuthError::WeakPassword { .. } => ErrorCode::WeakPassword,
+            AuthError::Forbidden => ErrorCode::Forbidden,
+            AuthError::RutAlreadyRegistered => ErrorCode::RutAlreadyRegistered,
+            AuthError::LoginIdMismatch => ErrorCode::Conflict,
+            AuthError::MemberUnsubscribed { .. } => ErrorCode::MemberUnsubscribed,
             AuthError::InvalidClient => ErrorCode::InvalidCredentials,
             AuthError::NotFound => ErrorCode::NotFound,
             AuthError::Store(_) | AuthError::Notify(_) => ErrorCode::Unavailable,
@@ -185,9 +215,19 @@ impl AuthError {
                 body.with_action(VERIFY_EMAIL_URL, VERIFY_EMAIL_URL_NAME)
             }
             AuthError::WrongPassword => body.with_field(Field::CurrentPassword.as_str()),
-            AuthError::WeakPassword(rule) => body
-                .with_field(Field::NewPassword.as_str())
-                .with_message(rule.message()),
+            AuthError::WeakPassword { field, rule } => {
+                body.with_field(field.as_str()).with_message(rule.message())
+            }
+            AuthError::RutAlreadyRegistered => {
+                body.with_action(RECOVER_PASSWORD_URL, RECOVER_PASSWORD_URL_NAME)
+            }
+            AuthError::MemberUnsubscribed { disabled_at } => {
+                let body = body.with_action(REGISTER_URL, REGISTER_URL_NAME);
+                match disabled_at.and_then(unsubscribed_message) {
+                    Some(message) => body.with_message(message),
+                    None => body,
+                }
+            }
             AuthError::InvalidClient => {
                 body.with_message("Las credenciales del cliente no son válidas.")
             }
@@ -198,6 +238,34 @@ impl AuthError {
     pub fn into_status(self) -> tonic::Status {
         self.body().into_status()
     }
+}
+
+impl AuthError {
+    /// A new password (change, recovery) that breaks `rule`.
+    pub fn weak_new_password(rule: PasswordRule) -> Self {
+        AuthError::WeakPassword {
+            field: Field::NewPassword,
+            rule,
+        }
+    }
+
+    /// A password for new credentials that breaks `rule`.
+    pub fn weak_password(rule: PasswordRule) -> Self {
+        AuthError::WeakPassword {
+            field: Field::Password,
+            rule,
+        }
+    }
+}
+
+/// "Te diste de baja de Mi Club el 21-11-2026. …", the day in Santiago; `None` for an instant
+/// out of range.
+fn unsubscribed_message(disabled_at: i64) -> Option<String> {
+    let instant = chrono::DateTime::from_timestamp_millis(disabled_at)?;
+    let day = instant.with_timezone(&MEMBER_TIME_ZONE).format("%d-%m-%Y");
+    Some(format!(
+        "Te diste de baja de Mi Club el {day}. Si quieres volver, puedes registrarte de nuevo."
+    ))
 }
 
 impl From<AuthError> for tonic::Status {
@@ -243,15 +311,72 @@ mod tests {
         assert_eq!(wrong.code, ErrorCode::WrongPassword);
         assert_eq!(wrong.field.as_deref(), Some("currentPassword"));
         assert_eq!(wrong.message, "La contraseña actual no es correcta.");
-        let weak = AuthError::WeakPassword(PasswordRule::TooLong).body();
+        let weak = AuthError::weak_new_password(PasswordRule::TooLong).body();
         assert_eq!(weak.code, ErrorCode::WeakPassword);
         assert_eq!(weak.field.as_deref(), Some("newPassword"));
         assert_eq!(
             weak.message,
             "La contraseña puede tener hasta 64 caracteres."
         );
-        let status = AuthError::WeakPassword(PasswordRule::Common).into_status();
+        let status = AuthError::weak_new_password(PasswordRule::Common).into_status();
         assert_eq!(status.code(), tonic::Code::InvalidArgument);
+    }
+
+    #[test]
+    fn a_weak_password_for_new_credentials_names_the_password_field() {
+        let weak = AuthError::weak_password(PasswordRule::TooShort).body();
+        assert_eq!(weak.code, ErrorCode::WeakPassword);
+        assert_eq!(weak.field.as_deref(), Some("password"));
+        assert_eq!(
+            weak.message,
+            "La contraseña debe tener al menos 8 caracteres."
+        );
+    }
+
+    #[test]
+    fn an_unsubscribed_member_reads_the_day_in_santiago_and_may_register_again() {
+        // 2026-11-22T02:30:00Z is still the 21st in Santiago (UTC-3 in summer).
+        let at = chrono::DateTime::parse_from_rfc3339("2026-11-22T02:30:00Z")
+            .unwrap()
+            .timestamp_millis();
+        let body = AuthError::MemberUnsubscribed {
+            disabled_at: Some(at),
+        }
+        .body();
+        assert_eq!(body.code, ErrorCode::MemberUnsubscribed);
+        assert_eq!(
+            body.message,
+            "Te diste de baja de Mi Club el 21-11-2026. Si quieres volver, puedes registrarte de nuevo."
+        );
+        let action = body.action.unwrap();
+        assert_eq!(action.url, "/registro");
+        assert_eq!(action.url_name, "Registrarme");
+        assert_eq!(
+            AuthError::MemberUnsubscribed { disabled_at: None }
+                .into_status()
+                .code(),
+            tonic::Code::FailedPrecondition
+        );
+        // Without a recorded instant the message has no date.
+        let undated = AuthError::MemberUnsubscribed { disabled_at: None }.body();
+        assert_eq!(undated.message, ErrorCode::MemberUnsubscribed.message());
+    }
+
+    #[test]
+    fn a_login_id_held_by_another_member_offers_password_recovery() {
+        let body = AuthError::RutAlreadyRegistered.body();
+        assert_eq!(body.code, ErrorCode::RutAlreadyRegistered);
+        assert_eq!(
+            AuthError::RutAlreadyRegistered.into_status().code(),
+            tonic::Code::AlreadyExists
+        );
+        let action = body.action.unwrap();
+        assert_eq!(action.url, "/recuperar-contrasena");
+        assert_eq!(action.url_name, "Recuperar contraseña");
+        assert_eq!(
+            AuthError::Forbidden.into_status().code(),
+            tonic::Code::PermissionDenied
+        );
     }
 
     #[test]

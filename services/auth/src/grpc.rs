@@ -1,22 +1,25 @@
 //! The `miclub.auth.v1.AuthService` gRPC API: proto messages in, validated domain values to
 //! [`Auth`], proto messages (or an `ErrorBody` status) out. No rule lives here.
 //!
-//! Who may call: the login calls, `GetJwks` and `IssueServiceToken` are anonymous; `Logout`
-//! takes whatever access token it is given; `ChangePassword` needs a member token and
-//! `SetLoginEmail` a service token, both checked like every other service checks them
-//! (signature, claims, revocation, kind).
+//! Who may call: the login and recovery calls, `GetJwks` and `IssueServiceToken` are
+//! anonymous; `Logout` takes whatever access token it is given; `ChangePassword` needs a
+//! member token; the internal calls need a service token of one client each: `SetLoginEmail`
+//! and `DisableCredentials` of accounts, `CheckPasswordRules` and `CreateCredentials` of
+//! registration. Tokens are checked like every other service checks them (signature, claims,
+//! revocation, kind); a service token of another client is PERMISSION_DENIED ERR_FORBIDDEN.
 
 use std::sync::Arc;
 
 use miclub_platform::identity::LoginId;
-use miclub_platform::tokens::bearer;
+use miclub_platform::tokens::{Claims, bearer};
 use miclub_proto::auth::v1 as pb;
 use miclub_proto::auth::v1::auth_service_server::AuthService;
 use secrecy::SecretString;
 use tonic::{Request, Response, Status};
 
 use crate::domain::{
-    Auth, ChallengeId, Email, IssuedSession, MemberId, NewPassword, OtpCode, Password, RefreshToken,
+    ACCOUNTS_CLIENT, Auth, ChallengeId, Email, IssuedSession, MemberId, NewPassword, OtpCode,
+    Password, REGISTRATION_CLIENT, RefreshToken,
 };
 use crate::error::{AuthError, Field, Problem};
 
@@ -28,6 +31,22 @@ pub struct AuthGrpc {
 impl AuthGrpc {
     pub fn new(auth: Arc<Auth>) -> Self {
         Self { auth }
+    }
+
+    /// The claims of an internal call made with a service token of client `allowed`; another
+    /// client's token is refused with ERR_FORBIDDEN, a member token or none as every service
+    /// refuses them.
+    async fn service_caller<T>(
+        &self,
+        request: &Request<T>,
+        allowed: &str,
+    ) -> Result<Claims, Status> {
+        let caller = self.auth.callers().service(request).await?;
+        if caller.sub != allowed {
+            tracing::warn!(client_id = %caller.sub, allowed, "internal call refused: client not allowed");
+            return Err(AuthError::Forbidden.into());
+        }
+        Ok(caller)
     }
 }
 
@@ -155,7 +174,7 @@ impl AuthService for AuthGrpc {
         let caller = self.auth.callers().member(&request).await?;
         let request = request.into_inner();
         let current = current_password(request.current_password)?;
-        let new = NewPassword::parse(request.new_password).map_err(AuthError::WeakPassword)?;
+        let new = NewPassword::parse(request.new_password).map_err(AuthError::weak_new_password)?;
         let changed = self
             .auth
             .change_password(&caller.sub, &current, &new)
@@ -185,7 +204,7 @@ impl AuthService for AuthGrpc {
         &self,
         request: Request<pb::SetLoginEmailRequest>,
     ) -> Result<Response<pb::SetLoginEmailResponse>, Status> {
-        let caller = self.auth.callers().service(&request).await?;
+        let caller = self.service_caller(&request, ACCOUNTS_CLIENT).await?;
         let request = request.into_inner();
         let member_id = MemberId::parse(&request.member_id)?;
         let email = Email::parse(&request.email)?;
@@ -233,7 +252,7 @@ impl AuthService for AuthGrpc {
     ) -> Result<Response<pb::CompletePasswordResetResponse>, Status> {
         let request = request.into_inner();
         // The rules first: a weak password uses no try of the code.
-        let new = NewPassword::parse(request.new_password).map_err(AuthError::WeakPassword)?;
+        let new = NewPassword::parse(request.new_password).map_err(AuthError::weak_new_password)?;
         let code = OtpCode::parse(&request.code, self.auth.policy().otp_length)?;
         let done = self
             .auth
@@ -241,6 +260,51 @@ impl AuthService for AuthGrpc {
             .await?;
         Ok(Response::new(pb::CompletePasswordResetResponse {
             revoked_sessions: done.revoked_sessions as i64,
+        }))
+    }
+
+    async fn check_password_rules(
+        &self,
+        request: Request<pb::CheckPasswordRulesRequest>,
+    ) -> Result<Response<pb::CheckPasswordRulesResponse>, Status> {
+        self.service_caller(&request, REGISTRATION_CLIENT).await?;
+        let request = request.into_inner();
+        NewPassword::parse(request.password).map_err(AuthError::weak_password)?;
+        Ok(Response::new(pb::CheckPasswordRulesResponse {}))
+    }
+
+    async fn create_credentials(
+        &self,
+        request: Request<pb::CreateCredentialsRequest>,
+    ) -> Result<Response<pb::CreateCredentialsResponse>, Status> {
+        let caller = self.service_caller(&request, REGISTRATION_CLIENT).await?;
+        let request = request.into_inner();
+        let member_id = MemberId::parse(&request.member_id)?;
+        let login_id = LoginId::parse(&request.login_id).map_err(AuthError::InvalidLoginId)?;
+        let email = Email::parse(&request.email)?;
+        let password = NewPassword::parse(request.password).map_err(AuthError::weak_password)?;
+        let written = self
+            .auth
+            .create_credentials(&caller.sub, &member_id, &login_id, &email, &password)
+            .await?;
+        Ok(Response::new(pb::CreateCredentialsResponse {
+            created: written.created,
+        }))
+    }
+
+    async fn disable_credentials(
+        &self,
+        request: Request<pb::DisableCredentialsRequest>,
+    ) -> Result<Response<pb::DisableCredentialsResponse>, Status> {
+        let caller = self.service_caller(&request, ACCOUNTS_CLIENT).await?;
+        let request = request.into_inner();
+        let member_id = MemberId::parse(&request.member_id)?;
+        let disabled = self
+            .auth
+            .disable_credentials(&caller.sub, &member_id)
+            .await?;
+        Ok(Response::new(pb::DisableCredentialsResponse {
+            revoked_sessions: disabled.revoked_sessions as i64,
         }))
     }
 }

@@ -1,6 +1,7 @@
 //! The auth service of Mi Club: credentials, the password and one-time-code login, sessions
-//! with rotating refresh tokens, logout, the password change, the client-credentials grant of
-//! internal callers, and the public keys (JWKS) every service verifies access tokens with.
+//! with rotating refresh tokens, logout, the password change and recovery, the client-credentials
+//! grant of internal callers, the credentials of members joining and leaving, and the public
+//! keys (JWKS) every service verifies access tokens with.
 //!
 //! [`Application::build`] connects, migrates, seeds the demo members when asked, loads the
 //! signing keys and binds its listener (port 0 allowed), so tests and the standalone binary

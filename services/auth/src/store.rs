@@ -6,7 +6,9 @@
 //! (`… AND used_at IS NULL`, rows affected checked), in the same transaction that stores its
 //! successor; a password change stores the new hash and revokes every live refresh token of
 //! the member in one transaction, so there is no moment with the new password and old
-//! sessions, nor a failed change that revoked them.
+//! sessions, nor a failed change that revoked them. Replacing credentials (a rejoin) and
+//! disabling them (an unsubscribe) revoke the sessions in their own transaction the same way;
+//! the unique login id and member id decide between concurrent creations.
 
 use std::collections::BTreeSet;
 
@@ -28,6 +30,9 @@ pub struct CredentialRecord {
     pub disabled: bool,
     /// When the member last changed their password (milliseconds); `None` if never.
     pub password_changed_at: Option<i64>,
+    /// When the member unsubscribed (milliseconds); `None` while enabled (and for credentials
+    /// disabled before the instant was recorded).
+    pub disabled_at: Option<i64>,
 }
 
 impl CredentialRecord {
@@ -47,6 +52,30 @@ pub struct NewCredentials<'a> {
     pub password_hash: &'a str,
     pub hash_scheme: HashScheme,
     pub email_verified: bool,
+}
+
+/// What [`Store::create_or_replace_credentials`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CredentialsWritten {
+    /// New credentials.
+    Created,
+    /// The member's credentials for the same login id were replaced; the sessions that were
+    /// live (refresh families) are revoked in SQL, each once.
+    Replaced { revoked: Vec<String> },
+    /// Another member holds the login id, or this member is active with a verified email (a
+    /// finished registration is never redone); nothing changed.
+    LoginIdTaken,
+    /// The member has credentials for another login id; nothing changed.
+    MemberHasOtherLoginId,
+}
+
+/// The member's credentials are disabled (now or earlier).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Disabled {
+    /// When they were first disabled (milliseconds).
+    pub disabled_at: i64,
+    /// Sessions (refresh families) that were live and are now revoked in SQL, each once.
+    pub revoked: Vec<String>,
 }
 
 /// A refresh token as stored, with what a renewal needs to know about its member.
@@ -76,7 +105,7 @@ pub struct Store {
 }
 
 const CREDENTIAL_COLUMNS: &str = "member_id, login_id, email, password_hash, hash_scheme, \
-     email_verified, disabled, password_changed_at";
+     email_verified, disabled, password_changed_at, disabled_at";
 
 impl Store {
     pub fn new(db: Database) -> Self {
@@ -142,6 +171,136 @@ impl Store {
         }
     }
 
+    /// Creates the member's credentials, or replaces those of the same member and login id:
+    /// new argon2id hash and email, enabled, email not verified, `password_changed_at = now`
+    /// (a login or reset started before cannot complete) and every live session revoked, in
+    /// one transaction. Race-safe: the unique login id and member id decide between concurrent
+    /// calls, and the loser of an identical pair replaces what the winner created.
+    pub async fn create_or_replace_credentials(
+        &self,
+        new: &NewCredentials<'_>,
+        now: i64,
+    ) -> Result<CredentialsWritten, sqlx::Error> {
+        // Two rounds at most: a replace that finds nothing, an insert that loses a race to
+        // the same member, then the replace that finds the winner's row.
+        for _ in 0..2 {
+            if let Some(revoked) = self.replace_credentials(new, now).await? {
+                return Ok(CredentialsWritten::Replaced { revoked });
+            }
+            let created = sqlx::query(
+                "INSERT INTO credentials \
+                 (member_id, login_id, email, password_hash, hash_scheme, email_verified, disabled, created_at, updated_at) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+            )
+            .bind(new.member_id)
+            .bind(new.login_id)
+            .bind(new.email)
+            .bind(new.password_hash)
+            .bind(new.hash_scheme.as_str())
+            .bind(new.email_verified)
+            .bind(false)
+            .bind(now)
+            .bind(now)
+            .execute(self.db.pool())
+            .await;
+            match created {
+                Ok(_) => return Ok(CredentialsWritten::Created),
+                Err(err) if is_unique_violation(&err) => {}
+                Err(err) => return Err(err),
+            }
+            // Somebody holds the login id or the member id: who?
+            if let Some(holder) = self.credentials_by_login_id(new.login_id).await?
+                && holder.member_id != new.member_id
+            {
+                return Ok(CredentialsWritten::LoginIdTaken);
+            }
+            if let Some(mine) = self.credentials_by_member_id(new.member_id).await? {
+                if mine.login_id != new.login_id {
+                    return Ok(CredentialsWritten::MemberHasOtherLoginId);
+                }
+                // An active member who proved their email is nobody's registration to redo.
+                if !mine.disabled && mine.email_verified {
+                    return Ok(CredentialsWritten::LoginIdTaken);
+                }
+            }
+            // The same member and login id, created concurrently: replace it.
+        }
+        Err(sqlx::Error::Protocol(
+            "credentials neither inserted nor replaced after a unique violation".into(),
+        ))
+    }
+
+    /// The replace half of [`Store::create_or_replace_credentials`]; `None` when the member
+    /// has no credentials for this login id.
+    async fn replace_credentials(
+        &self,
+        new: &NewCredentials<'_>,
+        now: i64,
+    ) -> Result<Option<Vec<String>>, sqlx::Error> {
+        let mut tx = self.db.pool().begin().await?;
+        let updated = sqlx::query(
+            "UPDATE credentials SET email = $1, password_hash = $2, hash_scheme = $3, \
+             email_verified = $4, disabled = $5, disabled_at = NULL, password_changed_at = $6, \
+             updated_at = $7 WHERE member_id = $8 AND login_id = $9 \
+             AND (disabled = $10 OR email_verified = $11)",
+        )
+        .bind(new.email)
+        .bind(new.password_hash)
+        .bind(new.hash_scheme.as_str())
+        .bind(new.email_verified)
+        .bind(false)
+        .bind(now)
+        .bind(now)
+        .bind(new.member_id)
+        .bind(new.login_id)
+        .bind(true)
+        .bind(false)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+        if updated != 1 {
+            tx.rollback().await?;
+            return Ok(None);
+        }
+        let families = revoke_live_sessions(&mut *tx, new.member_id, now).await?;
+        tx.commit().await?;
+        Ok(Some(families))
+    }
+
+    /// Unsubscribe: disables the member's credentials, erases the email, records the instant
+    /// the first time (a repeat keeps it) and revokes every live refresh token, in one
+    /// transaction. `None` when the member has no credentials.
+    pub async fn disable_credentials(
+        &self,
+        member_id: &str,
+        now: i64,
+    ) -> Result<Option<Disabled>, sqlx::Error> {
+        let mut tx = self.db.pool().begin().await?;
+        let row = sqlx::query(
+            "UPDATE credentials SET disabled = $1, email = '', email_verified = $2, \
+             disabled_at = COALESCE(disabled_at, $3), updated_at = $4 WHERE member_id = $5 \
+             RETURNING disabled_at",
+        )
+        .bind(true)
+        .bind(false)
+        .bind(now)
+        .bind(now)
+        .bind(member_id)
+        .fetch_optional(&mut *tx)
+        .await?;
+        let Some(row) = row else {
+            tx.rollback().await?;
+            return Ok(None);
+        };
+        let disabled_at: i64 = row.try_get("disabled_at")?;
+        let revoked = revoke_live_sessions(&mut *tx, member_id, now).await?;
+        tx.commit().await?;
+        Ok(Some(Disabled {
+            disabled_at,
+            revoked,
+        }))
+    }
+
     /// Replaces a password hash (rehash of a legacy or outdated hash).
     pub async fn replace_password_hash(
         &self,
@@ -204,7 +363,8 @@ impl Store {
     }
 
     /// Sets where the member's one-time codes go and marks the address verified; `false` when
-    /// the member has no credentials. Setting the same address again changes nothing else.
+    /// the member has no enabled credentials (an unsubscribed member's address stays erased).
+    /// Setting the same address again changes nothing else.
     pub async fn set_login_email(
         &self,
         member_id: &str,
@@ -213,12 +373,13 @@ impl Store {
     ) -> Result<bool, sqlx::Error> {
         let updated = sqlx::query(
             "UPDATE credentials SET email = $1, email_verified = $2, updated_at = $3 \
-             WHERE member_id = $4",
+             WHERE member_id = $4 AND disabled = $5",
         )
         .bind(email)
         .bind(true)
         .bind(now)
         .bind(member_id)
+        .bind(false)
         .execute(self.db.pool())
         .await?
         .rows_affected();
@@ -363,5 +524,6 @@ fn credential(row: &AnyRow) -> Result<CredentialRecord, sqlx::Error> {
         email_verified: flag(row, "email_verified")?,
         disabled: flag(row, "disabled")?,
         password_changed_at: row.try_get("password_changed_at")?,
+        disabled_at: row.try_get("disabled_at")?,
     })
 }

@@ -22,6 +22,14 @@ use super::types::hex;
 use crate::config::Settings;
 use crate::error::{AuthError, AuthResult};
 
+/// The client id of the accounts service: the only caller of `SetLoginEmail` and
+/// `DisableCredentials`.
+pub const ACCOUNTS_CLIENT: &str = "accounts";
+
+/// The client id of the registration service: the only caller of `CheckPasswordRules` and
+/// `CreateCredentials`.
+pub const REGISTRATION_CLIENT: &str = "registration";
+
 /// The lowercase hex SHA-256 of a client secret: what `auth.service_clients` holds for it.
 pub fn secret_digest(secret: &str) -> String {
     hex(&Sha256::digest(secret.as_bytes()))

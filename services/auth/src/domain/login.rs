@@ -152,9 +152,17 @@ impl Auth {
             .hasher
             .check(password, record.hash_scheme, &record.password_hash)
             .await?;
-        if !checked.matches || record.disabled {
+        if !checked.matches {
             tracing::info!(member_id = %record.member_id, disabled = record.disabled, "login refused: credentials");
             return Err(AuthError::InvalidCredentials);
+        }
+        // Only the right password learns that the member left; a wrong one says nothing more
+        // than for anyone else. The failures before it keep counting.
+        if record.disabled {
+            tracing::info!(member_id = %record.member_id, "login refused: member unsubscribed");
+            return Err(AuthError::MemberUnsubscribed {
+                disabled_at: record.disabled_at,
+            });
         }
         // The password is right: the failures before it no longer count.
         self.ephemeral.delete(&account_key(&login)).await?;

@@ -10,7 +10,8 @@ use crate::error::{AuthError, AuthResult};
 
 impl Auth {
     /// Sets the login email of `member_id` and marks it verified (accounts saw the member
-    /// confirm it). Idempotent. `NotFound` when auth has no credentials for the member.
+    /// confirm it). Idempotent. `NotFound` when auth has no enabled credentials for the
+    /// member: an unsubscribed member's address stays erased until they join again.
     /// `caller` is the internal client that asked, for the log.
     pub async fn set_login_email(
         &self,
@@ -23,7 +24,7 @@ impl Auth {
             .set_login_email(member_id.as_str(), email.as_str(), now_millis())
             .await?;
         if !found {
-            tracing::info!(caller, member_id = %member_id.as_str(), "login email not set: no credentials for the member");
+            tracing::info!(caller, member_id = %member_id.as_str(), "login email not set: no enabled credentials for the member");
             return Err(AuthError::NotFound);
         }
         tracing::info!(

@@ -1,6 +1,7 @@
 //! The rules of signing in, free of gRPC: the password step with its rate limits, one-time
 //! codes, sessions with rotating refresh tokens, logout, the password change, the
-//! client-credentials grant of internal callers, and the login email accounts keeps in step.
+//! client-credentials grant of internal callers, the login email accounts keeps in step, and
+//! the credentials of members joining (registration) and leaving (unsubscribe).
 //!
 //! [`Auth`] holds what the rules need (SQL store, ephemeral store, notifier, keys, hasher,
 //! policy, service clients). `grpc.rs` turns proto messages into the validated types of
@@ -10,6 +11,7 @@ pub mod clients;
 pub mod hashing;
 pub mod login;
 pub mod login_email;
+pub mod membership;
 pub mod password_change;
 pub mod password_rules;
 pub mod recovery;
@@ -22,9 +24,12 @@ use miclub_platform::ephemeral::SharedStore;
 use miclub_platform::notify::SharedNotifier;
 use miclub_platform::tokens::{TokenSettings, TokenVerifier};
 
-pub use self::clients::{ServiceClients, ServiceToken, secret_digest};
+pub use self::clients::{
+    ACCOUNTS_CLIENT, REGISTRATION_CLIENT, ServiceClients, ServiceToken, secret_digest,
+};
 pub use self::hashing::{HashScheme, PasswordHasher};
 pub use self::login::{CodeSent, LoginCompleted, LoginStarted};
+pub use self::membership::{CredentialsCreated, CredentialsDisabled};
 pub use self::password_change::PasswordChanged;
 pub use self::password_rules::{NewPassword, PasswordRule};
 pub use self::recovery::ResetStarted;

@@ -82,7 +82,8 @@ impl Auth {
             return Err(AuthError::WrongPassword);
         }
         self.ephemeral.delete(&attempts_key(member_id)).await?;
-        new.differs_from(current).map_err(AuthError::WeakPassword)?;
+        new.differs_from(current)
+            .map_err(AuthError::weak_new_password)?;
 
         let families = self
             .set_password_ending_sessions(member_id, new)
@@ -123,10 +124,22 @@ impl Auth {
         else {
             return Ok(None);
         };
+        Ok(Some(self.end_sessions(member_id, revoked).await))
+    }
+
+    /// Ends every session of a member after a committed transaction changed what a session
+    /// needs (the password, the credentials, enabled or not) and revoked the member's refresh
+    /// tokens (`revoked`, their families): the one way sessions end together, shared by the
+    /// password change, recovery, rejoining and unsubscribing. Returns every session revoked.
+    pub(super) async fn end_sessions(
+        &self,
+        member_id: &str,
+        revoked: Vec<String>,
+    ) -> BTreeSet<String> {
         let mut families: BTreeSet<String> = revoked.into_iter().collect();
-        // A login completing during the change may have checked `password_changed_at` before
-        // our commit and stored its token after our revocation read the table: this second
-        // pass, after the commit, catches it. No login with the new password can be done yet.
+        // A login completing during the change may have checked the credentials before our
+        // commit and stored its token after our revocation read the table: this second pass,
+        // after the commit, catches it. No login can complete on the changed credentials yet.
         match self
             .store
             .revoke_member_sessions(member_id, now_millis())
@@ -134,17 +147,17 @@ impl Auth {
         {
             Ok(late) => families.extend(late),
             Err(err) => {
-                tracing::error!(member_id, error = %err, "cannot recheck sessions after a new password")
+                tracing::error!(member_id, error = %err, "cannot recheck sessions after ending them")
             }
         }
         for family in &families {
-            // The password is changed and the refresh tokens revoked already; a failure here
-            // leaves access tokens that end within the access TTL. Keep marking the others.
+            // The credentials are changed and the refresh tokens revoked already; a failure
+            // here leaves access tokens that end within the access TTL. Keep marking the others.
             if let Err(err) = self.mark_revoked(family).await {
-                tracing::error!(member_id, sid = %family, error = %err, "cannot mark a session revoked after a new password");
+                tracing::error!(member_id, sid = %family, error = %err, "cannot mark a session revoked");
             }
         }
-        Ok(Some(families))
+        families
     }
 }
 

@@ -55,6 +55,11 @@ struct ResetChallenge {
     code_digest: String,
     /// Milliseconds since the epoch; the key's TTL ends it too.
     expires_at: i64,
+    /// Milliseconds since the epoch, when the reset was asked for, kept across resends:
+    /// credentials replaced since then (a rejoin) end the reset, as a password change ends a
+    /// pending login. Resets written before this field existed read as 0.
+    #[serde(default)]
+    started_at: i64,
 }
 
 impl ResetChallenge {
@@ -86,6 +91,7 @@ impl Auth {
     ) -> AuthResult<ResetStarted> {
         let login = login_id.canonical();
         let policy = &self.policy;
+        let started_at = now_millis();
         if !client_ip.is_empty() {
             let asked = self
                 .ephemeral
@@ -112,7 +118,7 @@ impl Auth {
             .filter(|record| !record.disabled);
         match record {
             Some(record) if self.may_send(&record.member_id).await? => {
-                self.send_reset_code(&id, &record.member_id, &record.email)
+                self.send_reset_code(&id, &record.member_id, &record.email, started_at)
                     .await?;
                 tracing::info!(member_id = %record.member_id, "recovery code sent");
             }
@@ -160,12 +166,14 @@ impl Auth {
                 .store
                 .credentials_by_member_id(member_id)
                 .await?
-                .filter(|record| !record.disabled),
+                .filter(|record| {
+                    !record.disabled && !record.password_changed_since(challenge.started_at)
+                }),
             None => None,
         };
         match member {
             Some(record) if self.may_send(&record.member_id).await? => {
-                self.send_reset_code(&id, &record.member_id, &record.email)
+                self.send_reset_code(&id, &record.member_id, &record.email, challenge.started_at)
                     .await?;
                 tracing::info!(member_id = %record.member_id, "recovery code sent again");
             }
@@ -217,6 +225,7 @@ impl Auth {
             .await?
             .ok_or(AuthError::OtpExpired)?;
         let taken = ResetChallenge::decode(&taken)?;
+        let started_at = taken.started_at;
         let member_id = match taken.member_id {
             Some(member_id)
                 if bool::from(digest.as_bytes().ct_eq(taken.code_digest.as_bytes())) =>
@@ -233,7 +242,7 @@ impl Auth {
             .store
             .credentials_by_member_id(&member_id)
             .await?
-            .filter(|record| !record.disabled)
+            .filter(|record| !record.disabled && !record.password_changed_since(started_at))
             .ok_or(AuthError::OtpExpired)?;
         let families = self
             .set_password_ending_sessions(&member_id, new)
@@ -272,6 +281,7 @@ impl Auth {
             member_id: None,
             code_digest: random_token(32),
             expires_at: now_millis() + ttl.as_millis() as i64,
+            started_at: now_millis(),
         };
         self.ephemeral
             .set(&challenge_key(id), &decoy.encode()?, ttl)
@@ -284,6 +294,7 @@ impl Auth {
         id: &ChallengeId,
         member_id: &str,
         email: &str,
+        started_at: i64,
     ) -> AuthResult<()> {
         let code = OtpCode::generate(self.policy.otp_length);
         let ttl = self.policy.otp_ttl();
@@ -291,6 +302,7 @@ impl Auth {
             member_id: Some(member_id.to_owned()),
             code_digest: code.digest(id),
             expires_at: now_millis() + ttl.as_millis() as i64,
+            started_at,
         };
         self.ephemeral
             .set(&challenge_key(id), &challenge.encode()?, ttl)

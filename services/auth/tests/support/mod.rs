@@ -25,6 +25,14 @@ pub const CLIENT_IP: &str = "203.0.113.7";
 pub const SERVICE_CLIENT: &str = "accounts";
 pub const SERVICE_SECRET: &str = "accounts-test-secret-5b1f0c2e9d";
 
+/// The registration service, the one caller of `CheckPasswordRules` and `CreateCredentials`.
+pub const REGISTRATION_CLIENT: &str = "registration";
+pub const REGISTRATION_SECRET: &str = "registration-test-secret-8c2d41a7f3";
+
+/// A known internal caller allowed none of the joining and leaving calls.
+pub const OTHER_CLIENT: &str = "store_pos";
+pub const OTHER_SECRET: &str = "store-pos-test-secret-1e9b7d3c55";
+
 /// Ana: verified email, argon2id hash.
 pub fn ana() -> &'static DemoMember {
     member("11111111-1")
@@ -64,8 +72,8 @@ impl Drop for TestApp {
     }
 }
 
-/// Settings of a test app: loopback port 0, no drain delay, the demo members seeded, one
-/// service client ([`SERVICE_CLIENT`]).
+/// Settings of a test app: loopback port 0, no drain delay, the demo members seeded, three
+/// service clients ([`SERVICE_CLIENT`], [`REGISTRATION_CLIENT`], [`OTHER_CLIENT`]).
 pub fn test_settings(env: &TestEnv) -> Settings {
     Settings {
         server: ServerSettings {
@@ -75,11 +83,14 @@ pub fn test_settings(env: &TestEnv) -> Settings {
         },
         database: env.database.clone(),
         seed_demo: true,
-        service_clients: [(
-            SERVICE_CLIENT.to_owned(),
-            miclub_auth::secret_digest(SERVICE_SECRET),
-        )]
-        .into(),
+        service_clients: [
+            (SERVICE_CLIENT, SERVICE_SECRET),
+            (REGISTRATION_CLIENT, REGISTRATION_SECRET),
+            (OTHER_CLIENT, OTHER_SECRET),
+        ]
+        .into_iter()
+        .map(|(client, secret)| (client.to_owned(), miclub_auth::secret_digest(secret)))
+        .collect(),
         ..Settings::default()
     }
 }
@@ -226,6 +237,68 @@ impl TestApp {
             .await
             .expect("service token")
             .access_token
+    }
+
+    /// A service token of `client_id`, from the real grant.
+    pub async fn token_of(&self, client_id: &str, client_secret: &str) -> String {
+        self.issue_service_token(client_id, client_secret)
+            .await
+            .expect("service token")
+            .access_token
+    }
+
+    /// A service token of [`REGISTRATION_CLIENT`].
+    pub async fn registration_token(&self) -> String {
+        self.token_of(REGISTRATION_CLIENT, REGISTRATION_SECRET)
+            .await
+    }
+
+    pub async fn check_password_rules(
+        &self,
+        token: &str,
+        password: &str,
+    ) -> Answer<pb::CheckPasswordRulesResponse> {
+        let request = with_bearer(
+            pb::CheckPasswordRulesRequest {
+                password: password.to_owned(),
+            },
+            token,
+        );
+        answer(self.client().check_password_rules(request).await)
+    }
+
+    pub async fn create_credentials(
+        &self,
+        token: &str,
+        member_id: &str,
+        login_id: &str,
+        email: &str,
+        password: &str,
+    ) -> Answer<pb::CreateCredentialsResponse> {
+        let request = with_bearer(
+            pb::CreateCredentialsRequest {
+                member_id: member_id.to_owned(),
+                login_id: login_id.to_owned(),
+                email: email.to_owned(),
+                password: password.to_owned(),
+            },
+            token,
+        );
+        answer(self.client().create_credentials(request).await)
+    }
+
+    pub async fn disable_credentials(
+        &self,
+        token: &str,
+        member_id: &str,
+    ) -> Answer<pb::DisableCredentialsResponse> {
+        let request = with_bearer(
+            pb::DisableCredentialsRequest {
+                member_id: member_id.to_owned(),
+            },
+            token,
+        );
+        answer(self.client().disable_credentials(request).await)
     }
 
     pub async fn set_login_email(
