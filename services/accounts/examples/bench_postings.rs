@@ -38,13 +38,17 @@ use sqlx::Row;
 
 use crate::bench::{BenchDb, ms, percentiles, server_url, setting};
 
-/// Posting never hands emails to auth; the bench needs no auth at all.
+/// Posting never calls auth; the bench needs no auth at all.
 #[derive(Debug)]
 struct NoAuth;
 
 #[async_trait]
 impl LoginEmails for NoAuth {
     async fn set(&self, _: &MemberId, _: &Email) -> Result<(), AccountsError> {
+        Ok(())
+    }
+
+    async fn disable_credentials(&self, _: &MemberId) -> Result<(), AccountsError> {
         Ok(())
     }
 }

@@ -36,6 +36,9 @@ pub struct Settings {
     pub public_url: String,
     /// How long an email confirmation link works.
     pub email_confirmation_ttl_hours: u32,
+    /// How often the background task asks auth again to disable the credentials of members
+    /// who unsubscribed while auth was unreachable.
+    pub credentials_retry_interval_secs: u64,
 }
 
 /// Section `[accounts.accrual]` (`APP_ACCOUNTS__ACCRUAL__…`).
@@ -98,6 +101,7 @@ impl Default for Settings {
             service_client: ServiceCredentials::default(),
             public_url: "http://localhost:8080".into(),
             email_confirmation_ttl_hours: 48,
+            credentials_retry_interval_secs: 60,
         }
     }
 }
@@ -116,6 +120,9 @@ impl Settings {
     ) -> anyhow::Result<()> {
         if self.accrual.confirm_interval_secs == 0 {
             anyhow::bail!("accounts.accrual.confirm_interval_secs must be at least 1");
+        }
+        if self.credentials_retry_interval_secs == 0 {
+            anyhow::bail!("accounts.credentials_retry_interval_secs must be at least 1");
         }
         if self.email_confirmation_ttl_hours == 0 {
             anyhow::bail!("accounts.email_confirmation_ttl_hours must be at least 1");

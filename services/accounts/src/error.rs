@@ -5,6 +5,7 @@
 //! fields and reach the caller only as `ERR_INTERNAL` or `ERR_UNAVAILABLE`, without details.
 
 use miclub_platform::error::{ErrorBody, ErrorCode};
+use miclub_platform::identity::IdentityError;
 use miclub_platform::storage::is_unavailable;
 use thiserror::Error;
 
@@ -53,6 +54,21 @@ pub enum AccountsError {
     /// A per-member limit (e.g. confirmation links per hour) was reached.
     #[error("too many attempts")]
     TooManyAttempts,
+    /// An active member already holds the document (`foreign`: not a RUT, worded "documento").
+    #[error("document already registered")]
+    RutAlreadyRegistered { foreign: bool },
+    /// An active member already uses the email.
+    #[error("email already registered")]
+    EmailAlreadyRegistered,
+    /// The `user` typed is neither a valid RUT nor a valid foreign document number.
+    #[error("invalid user: {0}")]
+    InvalidUser(IdentityError),
+    /// The document or email typed to unsubscribe is not the caller's.
+    #[error("identity does not match the caller")]
+    IdentityMismatch,
+    /// The caller already left the club.
+    #[error("member already unsubscribed")]
+    AlreadyUnsubscribed,
     /// A service accounts depends on (auth, the ephemeral store, the mail relay) failed; the
     /// detail is for the log only.
     #[error("{0} unavailable")]
@@ -91,6 +107,12 @@ impl AccountsError {
             AccountsError::EmailAlreadyConfirmed => ErrorCode::EmailAlreadyConfirmed,
             AccountsError::ConfirmationInvalid => ErrorCode::ConfirmationInvalid,
             AccountsError::TooManyAttempts => ErrorCode::TooManyAttempts,
+            AccountsError::RutAlreadyRegistered { .. } => ErrorCode::RutAlreadyRegistered,
+            AccountsError::EmailAlreadyRegistered => ErrorCode::EmailAlreadyRegistered,
+            AccountsError::InvalidUser(IdentityError::InvalidRut) => ErrorCode::InvalidRut,
+            AccountsError::InvalidUser(_) => ErrorCode::InvalidArgument,
+            AccountsError::IdentityMismatch => ErrorCode::IdentityMismatch,
+            AccountsError::AlreadyUnsubscribed => ErrorCode::AlreadyUnsubscribed,
             AccountsError::Unavailable(_) => ErrorCode::Unavailable,
             AccountsError::CorruptRecord(_) => ErrorCode::Internal,
             AccountsError::Database(err) if is_unavailable(err) => ErrorCode::Unavailable,
@@ -106,6 +128,27 @@ impl AccountsError {
             AccountsError::Invalid { field, .. } => body.with_field(*field),
             AccountsError::InvalidField { field, message } => {
                 body.with_field(*field).with_message(*message)
+            }
+            AccountsError::RutAlreadyRegistered { foreign } => {
+                let body = body.with_action(RECOVER_PASSWORD_URL, RECOVER_PASSWORD_NAME);
+                if *foreign {
+                    body.with_message(DOCUMENT_ALREADY_REGISTERED)
+                } else {
+                    body
+                }
+            }
+            AccountsError::EmailAlreadyRegistered => body.with_field("email"),
+            AccountsError::InvalidUser(err) => {
+                let body = body.with_field("user");
+                match err {
+                    IdentityError::InvalidRut => body,
+                    IdentityError::Empty => {
+                        body.with_message("Ingresa tu RUT o número de documento.")
+                    }
+                    IdentityError::InvalidDocument => {
+                        body.with_message("El número de documento ingresado no es válido.")
+                    }
+                }
             }
             _ => body,
         }
@@ -123,6 +166,13 @@ impl AccountsError {
         self.body().into_status()
     }
 }
+
+/// Where a member whose document is already registered is sent instead.
+const RECOVER_PASSWORD_URL: &str = "/recuperar-contrasena";
+const RECOVER_PASSWORD_NAME: &str = "Recuperar contraseña";
+/// `ERR_RUT_ALREADY_REGISTERED` for a foreign document, which is not a RUT.
+const DOCUMENT_ALREADY_REGISTERED: &str =
+    "Este documento ya está registrado en Mi Club. Inicia sesión o recupera tu contraseña.";
 
 pub type Result<T, E = AccountsError> = std::result::Result<T, E>;
 
@@ -224,6 +274,58 @@ mod tests {
             assert_eq!(body.message, code.message());
             assert!(!body.message.contains("connection refused"));
         }
+    }
+
+    #[test]
+    fn a_registered_document_offers_password_recovery_and_a_foreign_one_says_documento() {
+        let rut = ErrorBody::from_status(
+            &AccountsError::RutAlreadyRegistered { foreign: false }.into_status("x"),
+        );
+        assert_eq!(rut.code, ErrorCode::RutAlreadyRegistered);
+        assert_eq!(rut.message, ErrorCode::RutAlreadyRegistered.message());
+        let action = rut.action.expect("an action");
+        assert_eq!(action.url, "/recuperar-contrasena");
+        assert_eq!(action.url_name, "Recuperar contraseña");
+        let foreign = AccountsError::RutAlreadyRegistered { foreign: true }.body();
+        assert!(
+            foreign
+                .message
+                .starts_with("Este documento ya está registrado")
+        );
+        assert!(foreign.action.is_some());
+    }
+
+    #[test]
+    fn a_registered_email_names_the_email_field() {
+        let body = AccountsError::EmailAlreadyRegistered.body();
+        assert_eq!(body.code, ErrorCode::EmailAlreadyRegistered);
+        assert_eq!(body.field.as_deref(), Some("email"));
+    }
+
+    #[test]
+    fn the_unsubscribe_refusals_carry_their_own_codes() {
+        let mismatch = AccountsError::IdentityMismatch.into_status("unsubscribe");
+        assert_eq!(mismatch.code(), tonic::Code::InvalidArgument);
+        assert_eq!(
+            ErrorBody::from_status(&mismatch).code,
+            ErrorCode::IdentityMismatch
+        );
+        let already = AccountsError::AlreadyUnsubscribed.into_status("unsubscribe");
+        assert_eq!(already.code(), tonic::Code::FailedPrecondition);
+        assert_eq!(
+            ErrorBody::from_status(&already).code,
+            ErrorCode::AlreadyUnsubscribed
+        );
+    }
+
+    #[test]
+    fn a_malformed_user_is_an_invalid_rut_or_document_on_the_user_field() {
+        let rut = AccountsError::InvalidUser(IdentityError::InvalidRut).body();
+        assert_eq!(rut.code, ErrorCode::InvalidRut);
+        assert_eq!(rut.field.as_deref(), Some("user"));
+        let document = AccountsError::InvalidUser(IdentityError::InvalidDocument).body();
+        assert_eq!(document.code, ErrorCode::InvalidArgument);
+        assert_eq!(document.field.as_deref(), Some("user"));
     }
 
     #[test]

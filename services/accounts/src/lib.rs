@@ -1,7 +1,10 @@
 //! The Mi Club accounts service: members, their club account, the ledger of movements and the
 //! balance in pesos, served over gRPC (`miclub.accounts.v1.AccountsService`) with health and
 //! reflection. Store systems post purchases here (idempotently, with an outbox event for
-//! missions); a background task confirms accruals once their return window has closed.
+//! missions); a background task confirms accruals once their return window has closed. The
+//! registration service creates members here (pending, then active with a verification link);
+//! members unsubscribe here, and a second background task makes sure auth disabled their
+//! credentials.
 //!
 //! Requests flow one way: [`grpc`] checks the caller's token and turns proto messages into
 //! [`domain`] types, the domain calls [`store`]. [`Application`] composes it all; the
@@ -33,7 +36,9 @@ pub use domain::LoginEmails;
 pub use login_emails::GrpcLoginEmails;
 
 use crate::config::AccrualSettings;
-use crate::domain::{Accounts, ConfirmationSettings, Ledger, Profile};
+use crate::domain::{
+    Accounts, ConfirmationSettings, Ledger, Profile, Registration, Unsubscriptions,
+};
 use crate::grpc::AccountsGrpc;
 use crate::store::Store;
 
@@ -50,7 +55,8 @@ pub struct Dependencies {
     pub key_source: Arc<dyn KeySource>,
     /// Mails to members (email confirmation links).
     pub notifier: Arc<dyn Notifier>,
-    /// Where a confirmed email is handed to auth ([`GrpcLoginEmails`] outside tests).
+    /// Accounts' calls to auth: a confirmed email handed over, the credentials of a member who
+    /// unsubscribed disabled ([`GrpcLoginEmails`] outside tests).
     pub login_emails: Arc<dyn LoginEmails>,
 }
 
@@ -66,6 +72,9 @@ pub struct Application {
     /// Confirms the accruals whose return window has closed, while serving.
     ledger: Ledger,
     accrual: AccrualSettings,
+    /// Asks auth again to disable the credentials of members who left while it was down.
+    unsubscriptions: Unsubscriptions,
+    credentials_retry_interval: Duration,
 }
 
 impl std::fmt::Debug for Application {
@@ -81,6 +90,7 @@ impl Application {
     /// the gRPC listener (port 0 picks a free one).
     pub async fn build(settings: Settings, deps: Dependencies) -> anyhow::Result<Self> {
         let store = Store::connect(&settings.database_or_default()).await?;
+        let unsubscriptions = Unsubscriptions::new(store.clone(), deps.login_emails.clone());
         let profile = Profile::new(
             store.clone(),
             deps.store.clone(),
@@ -105,7 +115,9 @@ impl Application {
         let service = AccountsGrpc::new(
             Accounts::new(store.clone()),
             ledger.clone(),
+            Registration::new(store.clone(), profile.clone()),
             profile,
+            unsubscriptions.clone(),
             verifier,
         );
         let (server, health, routes) = miclub_platform::grpc::server(&[SERVICE_NAME]).await?;
@@ -122,6 +134,10 @@ impl Application {
             server_settings: settings.server,
             ledger,
             accrual: settings.accrual,
+            unsubscriptions,
+            credentials_retry_interval: Duration::from_secs(
+                settings.credentials_retry_interval_secs,
+            ),
         })
     }
 
@@ -131,14 +147,19 @@ impl Application {
     }
 
     /// Serves until `shutdown` fires, then drains (NOT_SERVING first) and closes the pool.
-    /// Meanwhile a background task confirms due accruals every `confirm_interval_secs`; it
-    /// stops on the same shutdown and is awaited before the pool closes.
+    /// Meanwhile background tasks confirm due accruals every `confirm_interval_secs` and ask
+    /// auth to disable pending credentials every `credentials_retry_interval_secs`; they stop
+    /// on the same shutdown and are awaited before the pool closes.
     pub async fn run_until_stopped(self, shutdown: Shutdown) -> anyhow::Result<()> {
         let confirmations = tokio::spawn(self.ledger.confirm_periodically(
             self.accrual.return_window(),
             self.accrual.confirm_interval(),
             shutdown.clone(),
         ));
+        let disabling = tokio::spawn(
+            self.unsubscriptions
+                .retry_periodically(self.credentials_retry_interval, shutdown.clone()),
+        );
         let drain_delay = Duration::from_millis(self.server_settings.drain_delay_ms);
         let served = miclub_platform::grpc::serve(
             self.server,
@@ -151,6 +172,9 @@ impl Application {
         .await;
         if let Err(err) = confirmations.await {
             tracing::error!(error = %err, "accrual confirmation task failed");
+        }
+        if let Err(err) = disabling.await {
+            tracing::error!(error = %err, "credential disabling task failed");
         }
         self.store.database().close().await;
         served

@@ -1,6 +1,6 @@
 //! The use cases of accounts, what `grpc.rs` calls once it knows who the caller is.
 
-use super::{Balance, MemberId, MemberRecord};
+use super::{Balance, MemberId, MemberState};
 use crate::error::{AccountsError, Result};
 use crate::store::Store;
 
@@ -19,10 +19,11 @@ impl Accounts {
         &self.store
     }
 
-    /// The member's own record and whether they have a club account.
-    pub async fn member(&self, member_id: &MemberId) -> Result<MemberRecord> {
+    /// The member's own record and whether they have a club account; for a member who left,
+    /// what is left of it (the token of a member who just unsubscribed may still be alive).
+    pub async fn member(&self, member_id: &MemberId) -> Result<MemberState> {
         self.store
-            .find_member(member_id)
+            .member_state(member_id)
             .await?
             .ok_or(AccountsError::MemberNotFound)
     }

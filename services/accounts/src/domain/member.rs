@@ -113,6 +113,8 @@ pub mod messages {
         "Ingresa un celular chileno válido, por ejemplo +56 9 1234 5678.";
     pub const BIRTH_DATE: &str = "Ingresa una fecha de nacimiento válida.";
     pub const UNDERAGE: &str = "Debes ser mayor de 18 años.";
+    /// The age rule as registration words it.
+    pub const UNDERAGE_REGISTRATION: &str = "Debes ser mayor de 18 años para registrarte.";
     pub const GENDER_ID: &str = "Selecciona una opción de la lista.";
 }
 
@@ -436,11 +438,77 @@ pub struct Member {
     pub terms: Option<TermsAgreement>,
 }
 
-/// A member as `GetMember` reads it: the record and whether a club account exists.
+/// Where a member is in their life in the club. Only active members count as registered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemberStatus {
+    /// Registered by `RegisterMember` and not activated yet: nobody can log in as it, and a
+    /// later registration of the same document takes it over.
+    Pending,
+    Active,
+    /// Left the club: personal data erased, ledger and balance kept.
+    Unsubscribed,
+}
+
+impl MemberStatus {
+    /// Stored form: `pending`, `active` or `unsubscribed`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MemberStatus::Pending => "pending",
+            MemberStatus::Active => "active",
+            MemberStatus::Unsubscribed => "unsubscribed",
+        }
+    }
+
+    pub fn parse(raw: &str) -> Result<Self> {
+        match raw {
+            "pending" => Ok(MemberStatus::Pending),
+            "active" => Ok(MemberStatus::Active),
+            "unsubscribed" => Ok(MemberStatus::Unsubscribed),
+            _ => Err(AccountsError::invalid(
+                "status",
+                "not pending, active or unsubscribed",
+            )),
+        }
+    }
+}
+
+/// A pending or active member as `GetMember` reads it: the record, its status and whether a
+/// club account exists.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MemberRecord {
     pub member: Member,
     pub has_club_account: bool,
+    /// Never [`MemberStatus::Unsubscribed`]: such a member is an [`UnsubscribedMember`].
+    pub status: MemberStatus,
+}
+
+/// What is left of a member who unsubscribed: the id, the document (so the same person can
+/// come back), the terms decision and the instant they left. Names, phone, birth date, gender
+/// and email are erased.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnsubscribedMember {
+    pub id: MemberId,
+    pub document: Document,
+    pub terms: Option<TermsAgreement>,
+    pub has_club_account: bool,
+    /// Unix milliseconds.
+    pub unsubscribed_at: i64,
+}
+
+/// A member row, whatever its status.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MemberState {
+    Live(MemberRecord),
+    Unsubscribed(UnsubscribedMember),
+}
+
+impl MemberState {
+    pub fn document(&self) -> &Document {
+        match self {
+            MemberState::Live(record) => &record.member.document,
+            MemberState::Unsubscribed(member) => &member.document,
+        }
+    }
 }
 
 #[cfg(test)]

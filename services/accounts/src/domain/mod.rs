@@ -1,4 +1,5 @@
-//! The accounts domain: members, their club account and the ledger behind its balance.
+//! The accounts domain: members, their club account and the ledger behind its balance; the
+//! profile, registration (pending → active members) and unsubscribing.
 //!
 //! Every type here validates on construction, so a value that exists is a valid one; `grpc.rs`
 //! builds them from proto messages and `store.rs` from rows. Prost types never come in here.
@@ -8,6 +9,8 @@ mod ledger;
 mod member;
 mod profile;
 mod purchase;
+mod registration;
+mod unsubscribe;
 
 pub use accounts::Accounts;
 pub use ledger::{
@@ -17,7 +20,8 @@ pub use ledger::{
 };
 pub use member::{
     BirthDate, Document, DocumentType, Email, GENDERS, Gender, GenderId, Member, MemberId,
-    MemberRecord, PersonName, PhoneNumber, TermsAgreement, TermsDecision, today_in_chile,
+    MemberRecord, MemberState, MemberStatus, PersonName, PhoneNumber, TermsAgreement,
+    TermsDecision, UnsubscribedMember, today_in_chile,
 };
 pub use profile::{
     CONFIRMATION_SUBJECT, ConfirmationSettings, ConfirmationToken, LoginEmails, NewConfirmation,
@@ -27,6 +31,10 @@ pub use profile::{
 pub use purchase::{
     IdempotencyKey, MemberDocument, PostedPurchase, PurchaseOrder, StoreId, StoreName,
     payment_method_str,
+};
+pub use registration::{Activation, NewMemberProfile, Registration, RegistrationForm};
+pub use unsubscribe::{
+    IdentityClaim, UNSUBSCRIBE_REASONS, UnsubscribeChoice, UnsubscribeReason, Unsubscriptions,
 };
 
 use crate::error::AccountsError;

@@ -9,6 +9,11 @@
 //!
 //! A link carries a [`ConfirmationToken`]: 32 random bytes in base64url, of which only the
 //! SHA-256 is stored. Each new link of a member supersedes the older ones.
+//!
+//! The same links verify the email of a member who just registered (`ActivateMember`,
+//! `ResendVerificationEmail`, see `registration.rs`), worded as a welcome: auth's copy of the
+//! address is already that email, unverified, and the hand-over on confirmation marks it
+//! verified. A member who unsubscribed has no profile any more: these calls do not find them.
 
 use std::fmt;
 use std::sync::Arc;
@@ -36,12 +41,19 @@ pub const RESEND_WINDOW: Duration = Duration::from_secs(60 * 60);
 /// Subject of the confirmation mail.
 pub const CONFIRMATION_SUBJECT: &str = "Confirma tu correo electrónico de Mi Club";
 
-/// Hands a confirmed address to auth, where one-time codes are sent from. Implemented over
-/// gRPC by [`GrpcLoginEmails`](crate::GrpcLoginEmails); tests put a fake in its place.
+/// Accounts' port to auth's side of a member: hands a confirmed address to auth, where
+/// one-time codes are sent from, and disables the credentials of a member who unsubscribed.
+/// Implemented over gRPC by [`GrpcLoginEmails`](crate::GrpcLoginEmails); tests put a fake in
+/// its place.
 #[async_trait]
 pub trait LoginEmails: Send + Sync + fmt::Debug {
-    /// Makes `email` the address auth sends `member_id`'s codes to. Idempotent.
+    /// Makes `email` the address auth sends `member_id`'s codes to (and marks it verified).
+    /// Idempotent.
     async fn set(&self, member_id: &MemberId, email: &Email) -> Result<(), AccountsError>;
+
+    /// Disables `member_id`'s credentials and revokes every session (auth's
+    /// `DisableCredentials`). Idempotent.
+    async fn disable_credentials(&self, member_id: &MemberId) -> Result<(), AccountsError>;
 }
 
 /// The editable fields of a profile, each already valid; `None` clears an optional one.
@@ -154,6 +166,15 @@ impl StoredConfirmation {
     }
 }
 
+/// Why a link is mailed, which words the mail.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum LinkPurpose {
+    /// A new address typed in Mis Datos (or a resend from there).
+    EmailChange,
+    /// The address of a member who just registered and cannot log in before verifying it.
+    Registration,
+}
+
 /// Where confirmation links point and how long they last.
 #[derive(Debug, Clone)]
 pub struct ConfirmationSettings {
@@ -233,7 +254,15 @@ impl Profile {
             .await?;
         tracing::info!(member_id = %member_id, email_changed, "profile updated");
         let confirmation_sent = email_changed
-            && match self.send_link(&changes.name, &changes.email, &token).await {
+            && match self
+                .send_link(
+                    &changes.name,
+                    &changes.email,
+                    &token,
+                    LinkPurpose::EmailChange,
+                )
+                .await
+            {
                 Ok(()) => true,
                 Err(err) => {
                     tracing::error!(
@@ -258,11 +287,23 @@ impl Profile {
     /// Mails a new link for the member's unconfirmed email, superseding the older ones; at
     /// most [`RESENDS_PER_WINDOW`] per [`RESEND_WINDOW`].
     pub async fn resend_confirmation(&self, member_id: &MemberId) -> Result<()> {
-        let mut member = self.member(member_id).await?;
+        let member = self.member(member_id).await?;
         if member.email_confirmed {
             return Err(AccountsError::EmailAlreadyConfirmed);
         }
         self.count_link(member_id).await?;
+        self.mail_link(member, LinkPurpose::EmailChange).await?;
+        tracing::info!(member_id = %member_id, "confirmation link sent again");
+        Ok(())
+    }
+
+    /// Issues a link for `member`'s unconfirmed address, superseding the older ones, and mails
+    /// it. [`AccountsError::EmailAlreadyConfirmed`] when the address is (or gets) confirmed;
+    /// [`AccountsError::Unavailable`] when the mail relay refuses it. Counts nothing: callers
+    /// apply the hourly limit where it belongs.
+    pub(super) async fn mail_link(&self, mut member: Member, purpose: LinkPurpose) -> Result<()> {
+        let member_id = member.id.clone();
+        let member_id = &member_id;
         let now = now_millis();
         let token = ConfirmationToken::generate();
         let link = self.new_confirmation(&token, now);
@@ -277,10 +318,9 @@ impl Profile {
                 .issue_email_confirmation(member_id, &member.email, &link, now)
                 .await?
             {
-                self.send_link(&member.name, &member.email, &token)
+                self.send_link(&member.name, &member.email, &token, purpose)
                     .await
                     .map_err(|err| AccountsError::Unavailable(format!("mail relay: {err:#}")))?;
-                tracing::info!(member_id = %member_id, "confirmation link sent again");
                 return Ok(());
             }
             member = self.member(member_id).await?;
@@ -344,7 +384,7 @@ impl Profile {
 
     /// Counts one confirmation link towards the member's hourly limit; refuses past it. Fails
     /// closed: without the counter nothing would stop a mail flood.
-    async fn count_link(&self, member_id: &MemberId) -> Result<()> {
+    pub(super) async fn count_link(&self, member_id: &MemberId) -> Result<()> {
         let sent = self
             .limits
             .incr(&resend_key(member_id), RESEND_WINDOW)
@@ -356,7 +396,8 @@ impl Profile {
         Ok(())
     }
 
-    async fn member(&self, member_id: &MemberId) -> Result<Member> {
+    /// The pending or active member (an unsubscribed one is not found).
+    pub(super) async fn member(&self, member_id: &MemberId) -> Result<Member> {
         self.store
             .find_member(member_id)
             .await?
@@ -376,21 +417,33 @@ impl Profile {
         name: &PersonName,
         email: &Email,
         token: &ConfirmationToken,
+        purpose: LinkPurpose,
     ) -> anyhow::Result<()> {
         let hours = match self.settings.ttl_hours {
             1 => "1 hora".to_owned(),
             n => format!("{n} horas"),
         };
-        let body = format!(
-            "Hola {name}:\n\n\
-             Para confirmar que este es tu correo electrónico de Mi Club, abre este enlace:\n\n\
-             {link}\n\n\
-             El enlace vence en {hours}. Mientras no lo confirmes, tus códigos de acceso \
-             seguirán llegando al último correo que confirmaste.\n\n\
-             Si no pediste este cambio, ignora este mensaje.\n",
-            name = name.as_str(),
-            link = self.settings.link(token),
-        );
+        let link = self.settings.link(token);
+        let name = name.as_str();
+        let body = match purpose {
+            LinkPurpose::EmailChange => format!(
+                "Hola {name}:\n\n\
+                 Para confirmar que este es tu correo electrónico de Mi Club, abre este enlace:\n\n\
+                 {link}\n\n\
+                 El enlace vence en {hours}. Mientras no lo confirmes, tus códigos de acceso \
+                 seguirán llegando al último correo que confirmaste.\n\n\
+                 Si no pediste este cambio, ignora este mensaje.\n"
+            ),
+            LinkPurpose::Registration => format!(
+                "Hola {name}:\n\n\
+                 Gracias por registrarte en Mi Club. Para verificar tu correo electrónico y \
+                 poder iniciar sesión, abre este enlace:\n\n\
+                 {link}\n\n\
+                 El enlace vence en {hours}. Si vence, pide uno nuevo con «Reenviar correo de \
+                 verificación» al iniciar sesión.\n\n\
+                 Si no te registraste en Mi Club, ignora este mensaje.\n"
+            ),
+        };
         self.notifier
             .send(Outgoing {
                 to: email.as_str().to_owned(),

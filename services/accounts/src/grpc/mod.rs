@@ -1,14 +1,18 @@
 //! The gRPC face of accounts (`proto/accounts/v1/accounts.proto`).
 //!
 //! Each call first establishes who is calling (a member access token, checked by
-//! [`TokenVerifier::member`]), then calls the domain and turns its answer into proto messages.
-//! Errors become a `tonic::Status` with an `ErrorBody` through [`AccountsError::into_status`].
+//! [`TokenVerifier::member`], or a service token for internal calls), then calls the domain and
+//! turns its answer into proto messages. Errors become a `tonic::Status` with an `ErrorBody`
+//! through [`AccountsError::into_status`].
 //!
 //! The trait impl only dispatches: the profile calls live in [`profile`], the ledger and the
-//! internal calls of store systems in [`ledger`].
+//! internal calls of store systems in [`ledger`], the registration service's calls in
+//! [`registration`], leaving the club in [`unsubscribe`].
 
 mod ledger;
 mod profile;
+mod registration;
+mod unsubscribe;
 
 use std::sync::Arc;
 
@@ -19,7 +23,8 @@ use miclub_proto::accounts::v1::accounts_service_server::AccountsService;
 use tonic::{Request, Response, Status};
 
 use crate::domain::{
-    Accounts, Balance, Ledger, MemberId, MemberRecord, Profile, TermsAgreement, TermsDecision,
+    Accounts, Balance, Ledger, MemberId, MemberRecord, MemberState, Profile, Registration,
+    TermsAgreement, TermsDecision, Unsubscriptions,
 };
 use crate::error::AccountsError;
 
@@ -28,7 +33,9 @@ use crate::error::AccountsError;
 pub struct AccountsGrpc {
     accounts: Accounts,
     ledger: Ledger,
+    registration: Registration,
     profile: Profile,
+    unsubscriptions: Unsubscriptions,
     verifier: Arc<TokenVerifier>,
 }
 
@@ -36,13 +43,17 @@ impl AccountsGrpc {
     pub fn new(
         accounts: Accounts,
         ledger: Ledger,
+        registration: Registration,
         profile: Profile,
+        unsubscriptions: Unsubscriptions,
         verifier: Arc<TokenVerifier>,
     ) -> Self {
         Self {
             accounts,
             ledger,
+            registration,
             profile,
+            unsubscriptions,
             verifier,
         }
     }
@@ -64,13 +75,13 @@ impl AccountsService for AccountsGrpc {
         request: Request<pb::GetMemberRequest>,
     ) -> Result<Response<pb::GetMemberResponse>, Status> {
         let member_id = self.caller(&request).await?;
-        let record = self
+        let state = self
             .accounts
             .member(&member_id)
             .await
             .map_err(|err| err.into_status("get_member"))?;
         Ok(Response::new(pb::GetMemberResponse {
-            member: Some(member_to_proto(record)),
+            member: Some(state_to_proto(state)),
         }))
     }
 
@@ -150,6 +161,62 @@ impl AccountsService for AccountsGrpc {
     ) -> Result<Response<pb::ConfirmDueAccrualsResponse>, Status> {
         self.ledger_confirm_due_accruals(request).await
     }
+
+    async fn check_registration_identity(
+        &self,
+        request: Request<pb::CheckRegistrationIdentityRequest>,
+    ) -> Result<Response<pb::CheckRegistrationIdentityResponse>, Status> {
+        self.registration_check_identity(request).await
+    }
+
+    async fn check_registration_profile(
+        &self,
+        request: Request<pb::CheckRegistrationProfileRequest>,
+    ) -> Result<Response<pb::CheckRegistrationProfileResponse>, Status> {
+        self.registration_check_profile(request).await
+    }
+
+    async fn register_member(
+        &self,
+        request: Request<pb::RegisterMemberRequest>,
+    ) -> Result<Response<pb::RegisterMemberResponse>, Status> {
+        self.registration_register(request).await
+    }
+
+    async fn activate_member(
+        &self,
+        request: Request<pb::ActivateMemberRequest>,
+    ) -> Result<Response<pb::ActivateMemberResponse>, Status> {
+        self.registration_activate(request).await
+    }
+
+    async fn resend_verification_email(
+        &self,
+        request: Request<pb::ResendVerificationEmailRequest>,
+    ) -> Result<Response<pb::ResendVerificationEmailResponse>, Status> {
+        self.registration_resend_verification(request).await
+    }
+
+    async fn list_unsubscribe_reasons(
+        &self,
+        request: Request<pb::ListUnsubscribeReasonsRequest>,
+    ) -> Result<Response<pb::ListUnsubscribeReasonsResponse>, Status> {
+        self.unsubscribe_list_reasons(request).await
+    }
+
+    async fn validate_unsubscribe(
+        &self,
+        request: Request<pb::ValidateUnsubscribeRequest>,
+    ) -> Result<Response<pb::ValidateUnsubscribeResponse>, Status> {
+        self.unsubscribe_validate(request).await
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: Request<pb::UnsubscribeRequest>,
+    ) -> Result<Response<pb::UnsubscribeResponse>, Status> {
+        self.unsubscribe_member(request).await
+    }
 }
 
 /// The member's terms decision; `None` (never decided) is UNSPECIFIED with no date.
@@ -165,6 +232,22 @@ fn terms_to_proto(terms: Option<TermsAgreement>) -> pb::TermsAgreement {
         None => pb::TermsAgreement {
             decision: pb::TermsDecision::Unspecified as i32,
             event_date: String::new(),
+        },
+    }
+}
+
+/// A member row as `GetMember` answers it: a member who left keeps their id, document and terms
+/// decision, with every erased field empty.
+fn state_to_proto(state: MemberState) -> pb::Member {
+    match state {
+        MemberState::Live(record) => member_to_proto(record),
+        MemberState::Unsubscribed(member) => pb::Member {
+            member_id: member.id.as_str().to_owned(),
+            document_type: member.document.document_type().as_str().to_owned(),
+            document_number: member.document.canonical(),
+            terms_agreement: Some(terms_to_proto(member.terms)),
+            has_club_account: member.has_club_account,
+            ..pb::Member::default()
         },
     }
 }

@@ -2,7 +2,8 @@
 //!
 //! [`Store`] keeps its `impl` blocks spread over files: members and club accounts here, the
 //! ledger in [`ledger`], purchase posting in [`purchases`], profile updates, email
-//! confirmations and the terms decision in [`profile`].
+//! confirmations and the terms decision in [`profile`], registration (pending members, their
+//! activation) and unsubscribing in [`registration`].
 
 use miclub_platform::storage::{Database, DatabaseSettings, flag, is_unique_violation};
 use sqlx::Row;
@@ -11,13 +12,17 @@ use sqlx::migrate::Migrator;
 
 use crate::domain::{
     Balance, BirthDate, Document, DocumentType, Email, GenderId, Member, MemberId, MemberRecord,
-    PersonName, PhoneNumber, TermsAgreement, TermsDecision,
+    MemberState, MemberStatus, PersonName, PhoneNumber, TermsAgreement, TermsDecision,
+    UnsubscribedMember,
 };
 use crate::error::{AccountsError, Result};
 
 mod ledger;
 mod profile;
 mod purchases;
+mod registration;
+
+pub use registration::Registered;
 
 /// Schema migrations, embedded in the binary.
 pub static POSTGRES_MIGRATIONS: Migrator = sqlx::sqlx_macros::migrate!("./migrations/postgres");
@@ -44,7 +49,7 @@ impl Store {
         &self.db
     }
 
-    /// Adds a member; [`AccountsError::MemberExists`] when the id or document is taken.
+    /// Adds an active member; [`AccountsError::MemberExists`] when the id or document is taken.
     pub async fn insert_member(&self, member: &Member, at: i64) -> Result<()> {
         let terms = member.terms.as_ref();
         let result = sqlx::query(
@@ -97,18 +102,30 @@ impl Store {
         Ok(row.is_some())
     }
 
+    /// The pending or active member (an unsubscribed one reads as `None`; see
+    /// [`Store::member_state`]).
     pub async fn find_member(&self, member_id: &MemberId) -> Result<Option<MemberRecord>> {
-        let row = sqlx::query(
-            "SELECT m.member_id, m.document_type, m.document_number, m.name, m.last_name, \
-             m.mother_surname, m.phone_number, m.gender_id, m.birth_date, m.email, \
-             m.email_confirmed, m.terms_decision, m.terms_version, m.terms_event_at, \
-             (a.member_id IS NOT NULL) AS has_club_account \
-             FROM members m LEFT JOIN club_accounts a ON a.member_id = m.member_id \
-             WHERE m.member_id = $1",
-        )
-        .bind(member_id.as_str())
-        .fetch_optional(self.db.pool())
-        .await?;
+        Ok(match self.member_state(member_id).await? {
+            Some(MemberState::Live(record)) => Some(record),
+            _ => None,
+        })
+    }
+
+    /// The member row under `member_id`, whatever its status.
+    pub async fn member_state(&self, member_id: &MemberId) -> Result<Option<MemberState>> {
+        let row = sqlx::query(concat!(select_member!(), " WHERE m.member_id = $1"))
+            .bind(member_id.as_str())
+            .fetch_optional(self.db.pool())
+            .await?;
+        row.as_ref().map(member_from_row).transpose()
+    }
+
+    /// The member row holding `document` (canonical form), whatever its status.
+    pub async fn member_state_by_document(&self, document: &str) -> Result<Option<MemberState>> {
+        let row = sqlx::query(concat!(select_member!(), " WHERE m.document_number = $1"))
+            .bind(document)
+            .fetch_optional(self.db.pool())
+            .await?;
         row.as_ref().map(member_from_row).transpose()
     }
 
@@ -144,13 +161,28 @@ impl Store {
     }
 }
 
+/// Every column [`member_from_row`] reads; callers add the `WHERE` (a macro, so the query
+/// stays a literal).
+macro_rules! select_member {
+    () => {
+        "SELECT m.member_id, m.document_type, m.document_number, m.name, \
+     m.last_name, m.mother_surname, m.phone_number, m.gender_id, m.birth_date, m.email, \
+     m.email_confirmed, m.terms_decision, m.terms_version, m.terms_event_at, m.status, \
+     m.unsubscribed_at, (a.member_id IS NOT NULL) AS has_club_account \
+     FROM members m LEFT JOIN club_accounts a ON a.member_id = m.member_id"
+    };
+}
+use select_member;
+
 fn corrupt(what: &str, err: AccountsError) -> AccountsError {
     AccountsError::CorruptRecord(format!("{what}: {err}"))
 }
 
-fn member_from_row(row: &AnyRow) -> Result<MemberRecord> {
+/// A member row; an unsubscribed one has its personal data erased, so it is read apart.
+fn member_from_row(row: &AnyRow) -> Result<MemberState> {
     let member_id: String = row.try_get("member_id")?;
-    let read = || -> Result<MemberRecord> {
+    let read = || -> Result<MemberState> {
+        let status = MemberStatus::parse(&row.try_get::<String, _>("status")?)?;
         let document_type = DocumentType::parse(&row.try_get::<String, _>("document_type")?)?;
         let gender_id: Option<i64> = row.try_get("gender_id")?;
         let birth_date: Option<String> = row.try_get("birth_date")?;
@@ -164,12 +196,23 @@ fn member_from_row(row: &AnyRow) -> Result<MemberRecord> {
             }),
             _ => None,
         };
+        let document =
+            Document::parse(document_type, &row.try_get::<String, _>("document_number")?)?;
+        let has_club_account = flag(row, "has_club_account")?;
+        if status == MemberStatus::Unsubscribed {
+            let unsubscribed_at: Option<i64> = row.try_get("unsubscribed_at")?;
+            return Ok(MemberState::Unsubscribed(UnsubscribedMember {
+                id: MemberId::parse(&member_id)?,
+                document,
+                terms,
+                has_club_account,
+                unsubscribed_at: unsubscribed_at
+                    .ok_or_else(|| AccountsError::invalid("unsubscribed_at", "missing"))?,
+            }));
+        }
         let member = Member {
             id: MemberId::parse(&member_id)?,
-            document: Document::parse(
-                document_type,
-                &row.try_get::<String, _>("document_number")?,
-            )?,
+            document,
             name: PersonName::parse("name", &row.try_get::<String, _>("name")?)?,
             last_name: PersonName::parse("last_name", &row.try_get::<String, _>("last_name")?)?,
             mother_surname: PersonName::parse_optional(
@@ -186,10 +229,11 @@ fn member_from_row(row: &AnyRow) -> Result<MemberRecord> {
             email_confirmed: flag(row, "email_confirmed")?,
             terms,
         };
-        Ok(MemberRecord {
+        Ok(MemberState::Live(MemberRecord {
             member,
-            has_club_account: flag(row, "has_club_account")?,
-        })
+            has_club_account,
+            status,
+        }))
     };
     read().map_err(|err| match err {
         AccountsError::Database(err) => AccountsError::Database(err),

@@ -177,7 +177,7 @@ impl Store {
     }
 
     /// Records the member's decision on the terms; [`AccountsError::MemberNotFound`] when
-    /// there is no such member.
+    /// there is no such member (or they unsubscribed).
     pub async fn record_terms_decision(
         &self,
         member_id: &MemberId,
@@ -185,7 +185,7 @@ impl Store {
     ) -> Result<()> {
         let updated = sqlx::query(
             "UPDATE members SET terms_decision = $1, terms_version = $2, terms_event_at = $3, \
-             updated_at = $3 WHERE member_id = $4",
+             updated_at = $3 WHERE member_id = $4 AND status <> 'unsubscribed'",
         )
         .bind(agreement.decision.as_str())
         .bind(agreement.version.as_deref())

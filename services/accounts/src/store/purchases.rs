@@ -16,7 +16,8 @@ use crate::domain::{
 use crate::error::{AccountsError, Result};
 
 impl Store {
-    /// The member holding this document (canonical form) and whether they have a club account.
+    /// The active member holding this document (canonical form) and whether they have a club
+    /// account. A pending or unsubscribed member is nobody a store can post a purchase to.
     pub async fn find_member_by_document(
         &self,
         document: &str,
@@ -24,7 +25,7 @@ impl Store {
         let row = sqlx::query(
             "SELECT m.member_id, (a.member_id IS NOT NULL) AS has_club_account \
              FROM members m LEFT JOIN club_accounts a ON a.member_id = m.member_id \
-             WHERE m.document_number = $1",
+             WHERE m.document_number = $1 AND m.status = 'active'",
         )
         .bind(document)
         .fetch_optional(self.db.pool())

@@ -445,6 +445,8 @@ mod over_grpc {
     struct Seen {
         /// `(member_id, email, bearer token)` of each `SetLoginEmail`.
         set: Mutex<Vec<(String, String, Option<String>)>>,
+        /// `(member_id, bearer token)` of each `DisableCredentials`.
+        disabled: Mutex<Vec<(String, Option<String>)>>,
         refuse: AtomicBool,
     }
 
@@ -548,6 +550,36 @@ mod over_grpc {
                 .push((request.member_id, request.email, token));
             Ok(Response::new(auth::SetLoginEmailResponse {}))
         }
+        async fn check_password_rules(
+            &self,
+            _: Request<auth::CheckPasswordRulesRequest>,
+        ) -> Result<Response<auth::CheckPasswordRulesResponse>, Status> {
+            not_here()
+        }
+        async fn create_credentials(
+            &self,
+            _: Request<auth::CreateCredentialsRequest>,
+        ) -> Result<Response<auth::CreateCredentialsResponse>, Status> {
+            not_here()
+        }
+        async fn disable_credentials(
+            &self,
+            request: Request<auth::DisableCredentialsRequest>,
+        ) -> Result<Response<auth::DisableCredentialsResponse>, Status> {
+            if self.0.refuse.load(Ordering::SeqCst) {
+                return Err(Status::unavailable("auth database down"));
+            }
+            let token = bearer(request.metadata()).map(str::to_owned);
+            let request = request.into_inner();
+            self.0
+                .disabled
+                .lock()
+                .unwrap()
+                .push((request.member_id, token));
+            Ok(Response::new(auth::DisableCredentialsResponse {
+                revoked_sessions: 2,
+            }))
+        }
     }
 
     async fn spawn_auth(seen: Arc<Seen>) -> (ClientSettings, ShutdownTrigger) {
@@ -620,5 +652,31 @@ mod over_grpc {
             assert_eq!(err.error_code(), ErrorCode::Unavailable, "{err}");
         }
         assert!(seen.set.lock().unwrap().is_empty());
+    }
+
+    #[tokio::test]
+    async fn disabling_calls_disable_credentials_with_a_service_token_of_accounts() {
+        let seen = Arc::new(Seen::default());
+        let (auth, _running) = spawn_auth(seen.clone()).await;
+        let member_id = MemberId::generate();
+
+        login_emails(&auth, "s3cret")
+            .disable_credentials(&member_id)
+            .await
+            .expect("disabled");
+        seen.refuse.store(true, Ordering::SeqCst);
+        let auth_down = login_emails(&auth, "s3cret")
+            .disable_credentials(&MemberId::generate())
+            .await
+            .unwrap_err();
+
+        assert_eq!(
+            *seen.disabled.lock().unwrap(),
+            [(
+                member_id.as_str().to_owned(),
+                Some(SERVICE_TOKEN.to_owned())
+            )]
+        );
+        assert_eq!(auth_down.error_code(), ErrorCode::Unavailable);
     }
 }

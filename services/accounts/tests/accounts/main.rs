@@ -1,5 +1,6 @@
 //! Accounts tested from the outside: the real `Application` on port 0, called over gRPC, on
-//! PostgreSQL + Redis and on SQLite + memory (`backend_tests!`), plus the store's ledger rules.
+//! PostgreSQL + Redis and on SQLite + memory (`backend_tests!`), plus the store's ledger rules,
+//! registration and unsubscribing.
 
 mod access;
 mod balance;
@@ -10,6 +11,7 @@ mod member;
 mod movements;
 mod posting;
 mod profile;
+mod registration_and_unsubscribe;
 mod seed;
 mod support;
 mod terms;

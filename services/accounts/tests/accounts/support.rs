@@ -28,13 +28,17 @@ pub const TERMS_ACCEPTED_AT: i64 = 1_768_046_400_000;
 /// Where the test app's confirmation links point.
 pub const PUBLIC_URL: &str = "https://miclub.test";
 
-/// Auth's side of the email hand-over: records each address it is given, or fails on demand
-/// the way an unreachable auth does.
+/// Auth's side of the email hand-over and of unsubscribing: records each address it is given
+/// and each member whose credentials it disabled, or fails on demand the way an unreachable
+/// auth does.
 #[derive(Debug, Default)]
 pub struct FakeLoginEmails {
     handed_over: Mutex<Vec<(String, String)>>,
     attempts: AtomicUsize,
     failing: AtomicBool,
+    disabled: Mutex<Vec<String>>,
+    disable_attempts: AtomicUsize,
+    disable_failing: AtomicBool,
 }
 
 impl FakeLoginEmails {
@@ -52,6 +56,21 @@ impl FakeLoginEmails {
     pub fn attempts(&self) -> usize {
         self.attempts.load(Ordering::SeqCst)
     }
+
+    /// From now on every `DisableCredentials` fails (`true`) or succeeds (`false`).
+    pub fn fail_disabling(&self, failing: bool) {
+        self.disable_failing.store(failing, Ordering::SeqCst);
+    }
+
+    /// Member ids whose credentials were disabled, in order.
+    pub fn disabled(&self) -> Vec<String> {
+        self.disabled.lock().unwrap().clone()
+    }
+
+    /// `DisableCredentials` calls made, failed ones included.
+    pub fn disable_attempts(&self) -> usize {
+        self.disable_attempts.load(Ordering::SeqCst)
+    }
 }
 
 #[async_trait]
@@ -67,6 +86,20 @@ impl LoginEmails for FakeLoginEmails {
             .lock()
             .unwrap()
             .push((member_id.as_str().to_owned(), email.as_str().to_owned()));
+        Ok(())
+    }
+
+    async fn disable_credentials(&self, member_id: &MemberId) -> Result<(), AccountsError> {
+        self.disable_attempts.fetch_add(1, Ordering::SeqCst);
+        if self.disable_failing.load(Ordering::SeqCst) {
+            return Err(AccountsError::Unavailable(
+                "auth (test: told to fail)".into(),
+            ));
+        }
+        self.disabled
+            .lock()
+            .unwrap()
+            .push(member_id.as_str().to_owned());
         Ok(())
     }
 }
@@ -148,6 +181,8 @@ impl TestApp {
             tokens: keys.settings.clone(),
             seed_demo,
             public_url: PUBLIC_URL.into(),
+            // Short, so a test sees the background retry of DisableCredentials happen.
+            credentials_retry_interval_secs: 1,
             ..Settings::default()
         };
         let mail = Arc::new(TestMail::default());
