@@ -1,24 +1,81 @@
-//! The Mi Club registration service. It will own the three-step registration flow that creates the member in accounts and the credentials in auth; for now it starts, reports
-//! `grpc.health.v1` (SERVING for the whole server) and reflection, and serves nothing else.
+//! The Mi Club registration service: the three-step registration of a new member, served over
+//! gRPC (`miclub.registration.v1.RegistrationService`) with health and reflection.
 //!
-//! [`Application`] has the same shape as every service's: `build` binds the listener (port 0
-//! picks a free one), `run_until_stopped` serves until the shutdown fires, then drains.
+//! Step 1 checks the identity document (rules, accounts, the configured identity verifier) and
+//! opens a flow with a time limit; step 2 has accounts check the personal data; step 3 checks the
+//! password with auth and creates the member in accounts and the credentials in auth, in a way a
+//! retry always finishes (see [`domain::registrations`]). Flows live in this service's database,
+//! keyed by the hash of their bearer id; a background task deletes the expired ones.
+//!
+//! Requests flow one way: [`grpc`] turns proto messages into [`domain`] calls, the domain calls
+//! [`store`] and the ports ([`domain::ports`]), whose gRPC adapters are in [`clients`] and
+//! [`verifier`]. [`Application`] composes it all; the `miclub-registration` binary and the
+//! standalone binary both run it.
 
+pub mod clients;
 pub mod config;
+pub mod domain;
+pub mod error;
+pub mod grpc;
+pub mod store;
+pub mod verifier;
 
+use std::sync::Arc;
 use std::time::Duration;
 
+use miclub_platform::ephemeral::SharedStore;
 use miclub_platform::grpc::{Health, ServerSettings};
 use miclub_platform::shutdown::Shutdown;
+use miclub_platform::tokens::ServiceTokens;
+use miclub_proto::registration::v1::registration_service_server::RegistrationServiceServer;
 use tokio::net::TcpListener;
 use tonic::service::Routes;
 use tonic::transport::Server;
 
 pub use config::Settings;
 
-/// What registration needs from the process that runs it (nothing yet).
-#[derive(Debug, Clone, Default)]
-pub struct Dependencies {}
+use crate::clients::{GrpcCredentials, GrpcMembers, GrpcTerms};
+use crate::domain::{Credentials, Members, Policy, Ports, Registrations, TermsSource};
+use crate::grpc::RegistrationGrpc;
+use crate::store::Store;
+
+/// Fully-qualified name of the gRPC service, as health and reflection report it.
+pub const SERVICE_NAME: &str = "miclub.registration.v1.RegistrationService";
+
+/// What registration needs from the process that runs it. The identity verifier is not here:
+/// the settings choose it (`[registration.verifier]`).
+#[derive(Debug, Clone)]
+pub struct Dependencies {
+    /// Ephemeral store holding the counters of the step 1 limit.
+    pub ephemeral: SharedStore,
+    /// Accounts ([`GrpcMembers`] outside tests).
+    pub members: Arc<dyn Members>,
+    /// Auth ([`GrpcCredentials`] outside tests).
+    pub credentials: Arc<dyn Credentials>,
+    /// Content ([`GrpcTerms`] outside tests).
+    pub terms: Arc<dyn TermsSource>,
+}
+
+impl Dependencies {
+    /// The ports over gRPC as `settings` configure them (`auth`, `accounts`, `content`,
+    /// `service_client`): what both binaries use. Channels connect lazily, so the other
+    /// services need not be up yet.
+    pub fn over_grpc(settings: &Settings, ephemeral: SharedStore) -> anyhow::Result<Self> {
+        let tokens = Arc::new(ServiceTokens::new(
+            settings.auth.channel()?,
+            settings.service_client.clone(),
+        ));
+        Ok(Self {
+            ephemeral,
+            members: Arc::new(GrpcMembers::new(
+                settings.accounts.channel()?,
+                tokens.clone(),
+            )),
+            credentials: Arc::new(GrpcCredentials::new(settings.auth.channel()?, tokens)),
+            terms: Arc::new(GrpcTerms::new(settings.content.channel()?)),
+        })
+    }
+}
 
 /// Registration, built and listening, ready to serve.
 pub struct Application {
@@ -27,6 +84,9 @@ pub struct Application {
     server: Server,
     routes: Routes,
     health: Health,
+    store: Store,
+    registrations: Registrations,
+    cleanup_interval: Duration,
     server_settings: ServerSettings,
 }
 
@@ -39,9 +99,31 @@ impl std::fmt::Debug for Application {
 }
 
 impl Application {
-    /// Sets up health and reflection and binds the gRPC listener.
-    pub async fn build(settings: Settings, _deps: Dependencies) -> anyhow::Result<Self> {
-        let (server, health, routes) = miclub_platform::grpc::server(&[]).await?;
+    /// Connects to the database and migrates it, builds the identity verifier the settings
+    /// name, and binds the gRPC listener (port 0 picks a free one).
+    pub async fn build(settings: Settings, deps: Dependencies) -> anyhow::Result<Self> {
+        let store = Store::connect(&settings.database_or_default()).await?;
+        let verifier = verifier::from_settings(&settings.verifier)?;
+        tracing::info!(verifier = ?settings.verifier.kind, "identity verifier configured");
+        let registrations = Registrations::new(
+            store.clone(),
+            deps.ephemeral,
+            Ports {
+                members: deps.members,
+                credentials: deps.credentials,
+                terms: deps.terms,
+                verifier,
+            },
+            Policy {
+                flow_ttl: settings.flow_ttl(),
+                start_attempts: settings.start_attempts,
+                start_window: settings.start_window(),
+            },
+        );
+        let (server, health, routes) = miclub_platform::grpc::server(&[SERVICE_NAME]).await?;
+        let routes = routes.add_service(RegistrationServiceServer::new(RegistrationGrpc::new(
+            registrations.clone(),
+        )));
         let listener = settings.server.bind().await?;
         let port = listener.local_addr()?.port();
         Ok(Self {
@@ -50,6 +132,9 @@ impl Application {
             server,
             routes,
             health,
+            store,
+            registrations,
+            cleanup_interval: settings.cleanup_interval(),
             server_settings: settings.server,
         })
     }
@@ -59,9 +144,15 @@ impl Application {
         self.port
     }
 
-    /// Serves until `shutdown` fires, then reports NOT_SERVING, waits the drain delay and stops.
+    /// Serves until `shutdown` fires, then drains (NOT_SERVING first) and closes the pool.
+    /// Meanwhile a background task deletes expired flows every `cleanup_interval_secs`; it stops
+    /// on the same shutdown and is awaited before the pool closes.
     pub async fn run_until_stopped(self, shutdown: Shutdown) -> anyhow::Result<()> {
-        miclub_platform::grpc::serve(
+        let cleanup = tokio::spawn(
+            self.registrations
+                .clean_periodically(self.cleanup_interval, shutdown.clone()),
+        );
+        let served = miclub_platform::grpc::serve(
             self.server,
             self.routes,
             self.listener,
@@ -69,6 +160,11 @@ impl Application {
             Duration::from_millis(self.server_settings.drain_delay_ms),
             shutdown,
         )
-        .await
+        .await;
+        if let Err(err) = cleanup.await {
+            tracing::error!(error = %err, "registration flow cleanup task failed");
+        }
+        self.store.database().close().await;
+        served
     }
 }

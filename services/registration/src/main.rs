@@ -1,9 +1,13 @@
-//! `miclub-registration`: the registration service as its own process (production runs one per pod).
+//! `miclub-registration`: the registration service as its own process (production runs one per
+//! pod).
 //!
-//! Reads sections `registration` (see `config.rs`) and `telemetry` of the layered configuration
-//! (`APP_REGISTRATION__…`). Serves until SIGTERM.
+//! Reads sections `registration` (see `config.rs`), `telemetry` and `ephemeral` of the layered
+//! configuration (`APP_REGISTRATION__…`, `APP_EPHEMERAL__REDIS_URL`, …). Accounts, auth and
+//! content are reached at `registration.accounts`, `.auth` and `.content`, accounts and auth with
+//! registration's own client credentials (`registration.service_client`). Serves until SIGTERM.
 
 use miclub_platform::config::Layered;
+use miclub_platform::ephemeral::{self, EphemeralSettings};
 use miclub_platform::shutdown::Shutdown;
 use miclub_platform::telemetry::{self, TelemetrySettings};
 use miclub_registration::{Application, Dependencies, Settings};
@@ -11,12 +15,27 @@ use miclub_registration::{Application, Dependencies, Settings};
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let config = Layered::load()?;
+    let environment = config.environment();
     let _telemetry = telemetry::init(
         "registration",
         &config.section::<TelemetrySettings>("telemetry")?,
     )?;
     let settings: Settings = config.section("registration")?;
-    let app = Application::build(settings, Dependencies::default()).await?;
+    settings.validate(environment)?;
+    let ephemeral_settings: EphemeralSettings = config.section("ephemeral")?;
+    if environment.is_production() && ephemeral_settings.redis_url.is_empty() {
+        anyhow::bail!(
+            "production needs redis (ephemeral.redis_url): limits must hold across replicas"
+        );
+    }
+    let store = ephemeral::connect(&ephemeral_settings).await?;
+    if !settings.service_client.is_configured() {
+        tracing::warn!(
+            "no client credentials at auth (registration.service_client): every registration will fail"
+        );
+    }
+    let deps = Dependencies::over_grpc(&settings, store)?;
+    let app = Application::build(settings, deps).await?;
     tracing::info!(port = app.port(), "registration service ready");
     app.run_until_stopped(Shutdown::on_signals()).await
 }

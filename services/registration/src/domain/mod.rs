@@ -1,0 +1,12 @@
+//! The registration domain: validated identity documents, the stored flow, the ports to the
+//! services registration depends on, and the three steps themselves.
+
+pub mod flow;
+pub mod identity;
+pub mod ports;
+pub mod registrations;
+
+pub use flow::{Flow, FlowId, FlowKey, PersonalData, Status, Step};
+pub use identity::{CardSerial, Country, ForeignKind, Identity, IdentityInput};
+pub use ports::{Credentials, IdentityVerifier, Members, NewMember, TermsSource};
+pub use registrations::{Completed, Policy, Ports, Registrations, Started};
