@@ -13,6 +13,10 @@ pub const CHALLENGE_COOKIE: &str = "mc_challenge";
 pub const RESET_COOKIE: &str = "mc_reset";
 /// The only routes that read [`RESET_COOKIE`].
 const RESET_PATH: &str = "/api/password-recovery";
+/// Registration flow in progress (its id is the flow's only credential).
+pub const REGISTRATION_COOKIE: &str = "mc_registration";
+/// The only routes that read [`REGISTRATION_COOKIE`].
+const REGISTRATION_PATH: &str = "/api/registration";
 /// "true" while the member has a session (spec section 1).
 pub const IS_LOGGED_COOKIE: &str = "is-logged";
 
@@ -50,6 +54,28 @@ impl CookiePolicy {
 
     pub fn reset(&self, jar: CookieJar, id: String, ttl: i64) -> CookieJar {
         jar.add(self.build(RESET_COOKIE, id, RESET_PATH, ttl, true, SameSite::Strict))
+    }
+
+    pub fn registration(&self, jar: CookieJar, id: String, ttl: i64) -> CookieJar {
+        jar.add(self.build(
+            REGISTRATION_COOKIE,
+            id,
+            REGISTRATION_PATH,
+            ttl,
+            true,
+            SameSite::Strict,
+        ))
+    }
+
+    pub fn clear_registration(&self, jar: CookieJar) -> CookieJar {
+        jar.add(self.build(
+            REGISTRATION_COOKIE,
+            String::new(),
+            REGISTRATION_PATH,
+            0,
+            true,
+            SameSite::Strict,
+        ))
     }
 
     /// Expires the recovery cookie and, since a reset revokes every session, the session ones.

@@ -38,6 +38,15 @@ impl ApiError {
         self
     }
 
+    /// Renames a snake_case `field` of a service (`last_name`) to the camelCase of the routes
+    /// whose bodies are camelCase (`lastName`), so the web app finds the field it sent.
+    pub fn with_camel_case_field(mut self) -> Self {
+        if let Some(field) = self.body.field.take() {
+            self.body.field = Some(camel_case(&field));
+        }
+        self
+    }
+
     pub fn status(&self) -> StatusCode {
         self.body.code.http_status()
     }
@@ -73,4 +82,37 @@ impl IntoResponse for ApiError {
     }
 }
 
+fn camel_case(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut upper = false;
+    for c in name.chars() {
+        if c == '_' {
+            upper = true;
+        } else if upper {
+            out.extend(c.to_uppercase());
+            upper = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 pub type ApiResult<T> = Result<T, ApiError>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_snake_case_field_reaches_the_browser_in_camel_case() {
+        let error = ApiError::new(ErrorCode::InvalidArgument)
+            .with_field("mother_surname")
+            .with_camel_case_field();
+        assert_eq!(error.body.field.as_deref(), Some("motherSurname"));
+        let error = ApiError::new(ErrorCode::InvalidArgument)
+            .with_field("email")
+            .with_camel_case_field();
+        assert_eq!(error.body.field.as_deref(), Some("email"));
+    }
+}

@@ -31,6 +31,7 @@ use miclub_platform::tokens::{KeySource, TokenVerifier};
 use miclub_proto::accounts::v1::accounts_service_client::AccountsServiceClient;
 use miclub_proto::auth::v1::auth_service_client::AuthServiceClient;
 use miclub_proto::content::v1::content_service_client::ContentServiceClient;
+use miclub_proto::registration::v1::registration_service_client::RegistrationServiceClient;
 use tokio::net::TcpListener;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::set_header::SetResponseHeaderLayer;
@@ -121,6 +122,7 @@ pub fn build_state(settings: Settings, deps: Dependencies) -> anyhow::Result<App
         auth: AuthServiceClient::new(settings.auth.channel()?),
         accounts: AccountsServiceClient::new(settings.accounts.channel()?),
         content: ContentServiceClient::new(settings.content.channel()?),
+        registration: RegistrationServiceClient::new(settings.registration.channel()?),
         cookies: CookiePolicy {
             secure: settings.secure_cookies,
         },

@@ -4,7 +4,10 @@
 use serde::Serialize;
 use utoipa::{OpenApi, ToSchema};
 
-use crate::routes::{account, context, dev, meta, movements, profile, recovery, session, terms};
+use crate::routes::{
+    account, context, dev, meta, movements, profile, recovery, registration, session, terms,
+    unsubscribe,
+};
 
 /// The error body every failure answers with (`platform::error::ErrorBody`).
 #[derive(Debug, Serialize, ToSchema)]
@@ -52,6 +55,15 @@ pub struct ActionSchema {
         recovery::start,
         recovery::resend,
         recovery::reset,
+        registration::current,
+        registration::start,
+        registration::personal_data,
+        registration::complete,
+        registration::cancel,
+        registration::resend_verification,
+        unsubscribe::reasons,
+        unsubscribe::validate,
+        unsubscribe::unsubscribe,
         context::context,
         dev::mailbox,
         meta::health,

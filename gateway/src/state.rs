@@ -11,6 +11,7 @@ use miclub_platform::tokens::TokenVerifier;
 use miclub_proto::accounts::v1::accounts_service_client::AccountsServiceClient;
 use miclub_proto::auth::v1::auth_service_client::AuthServiceClient;
 use miclub_proto::content::v1::content_service_client::ContentServiceClient;
+use miclub_proto::registration::v1::registration_service_client::RegistrationServiceClient;
 
 use crate::config::Settings;
 use crate::cookies::CookiePolicy;
@@ -23,6 +24,7 @@ pub struct AppState {
     pub auth: AuthServiceClient<TracedChannel>,
     pub accounts: AccountsServiceClient<TracedChannel>,
     pub content: ContentServiceClient<TracedChannel>,
+    pub registration: RegistrationServiceClient<TracedChannel>,
     pub verifier: Arc<TokenVerifier>,
     pub store: SharedStore,
     pub recaptcha: SharedRecaptcha,

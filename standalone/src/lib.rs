@@ -109,12 +109,20 @@ pub async fn start(config: &Layered, shutdown: Shutdown) -> anyhow::Result<Runni
         client_secret: SecretString::from(random_secret()),
     };
 
+    // Registration creates members in accounts and credentials in auth the same way.
+    let registration_client = ServiceCredentials {
+        client_id: "registration".into(),
+        client_secret: SecretString::from(random_secret()),
+    };
+
     let mut auth: miclub_auth::Settings = config.section("auth")?;
     loopback(&mut auth.server);
-    auth.service_clients.insert(
-        accounts_client.client_id.clone(),
-        miclub_auth::secret_digest(accounts_client.client_secret.expose_secret()),
-    );
+    for internal in [&accounts_client, &registration_client] {
+        auth.service_clients.insert(
+            internal.client_id.clone(),
+            miclub_auth::secret_digest(internal.client_secret.expose_secret()),
+        );
+    }
     auth.database = sqlite_in(dir, "auth", auth.database);
     auth.seed_demo |= settings.seed_demo;
     if auth.signing.keys.is_empty() && auth.signing.dev_key_file.is_none() {
@@ -202,12 +210,17 @@ pub async fn start(config: &Layered, shutdown: Shutdown) -> anyhow::Result<Runni
 
     let mut registration: miclub_registration::Settings = config.section("registration")?;
     loopback(&mut registration.server);
-    let registration = miclub_registration::Application::build(
-        registration,
-        miclub_registration::Dependencies::default(),
-    )
-    .await
-    .context("starting registration")?;
+    registration.database = sqlite_in(dir, "registration", registration.database);
+    registration.auth = client(auth_port);
+    registration.accounts = client(accounts_port);
+    registration.content = client(content_port);
+    registration.service_client = registration_client;
+    let registration_deps =
+        miclub_registration::Dependencies::over_grpc(&registration, store.clone())?;
+    let registration = miclub_registration::Application::build(registration, registration_deps)
+        .await
+        .context("starting registration")?;
+    let registration_port = registration.port();
     let stop = shutdown.clone();
     tasks.spawn(async move {
         (
@@ -223,6 +236,7 @@ pub async fn start(config: &Layered, shutdown: Shutdown) -> anyhow::Result<Runni
     gateway.auth = client(auth_port);
     gateway.accounts = client(accounts_port);
     gateway.content = client(content_port);
+    gateway.registration = client(registration_port);
     if !config.contains("gateway.dev_mailbox") {
         gateway.dev_mailbox = !environment.is_production();
     }

@@ -7,11 +7,13 @@ pub mod meta;
 pub mod movements;
 pub mod profile;
 pub mod recovery;
+pub mod registration;
 pub mod session;
 pub mod terms;
+pub mod unsubscribe;
 
 use axum::Router;
-use axum::routing::{any, get, post};
+use axum::routing::{any, get, post, put};
 use miclub_platform::error::ErrorCode;
 
 use crate::error::ApiError;
@@ -40,6 +42,24 @@ pub fn api_router(state: &AppState) -> Router<AppState> {
         .route("/api/password-recovery", post(recovery::start))
         .route("/api/password-recovery/resend", post(recovery::resend))
         .route("/api/password-recovery/reset", post(recovery::reset))
+        .route(
+            "/api/registration",
+            get(registration::current)
+                .post(registration::start)
+                .delete(registration::cancel),
+        )
+        .route(
+            "/api/registration/personal-data",
+            put(registration::personal_data),
+        )
+        .route("/api/registration/complete", post(registration::complete))
+        .route(
+            "/api/registration/verification-email",
+            post(registration::resend_verification),
+        )
+        .route("/api/unsubscribe", post(unsubscribe::unsubscribe))
+        .route("/api/unsubscribe/reasons", get(unsubscribe::reasons))
+        .route("/api/unsubscribe/validate", post(unsubscribe::validate))
         .route("/api/balance", get(account::balance))
         .route("/api/context", get(context::context))
         .route("/api/health", get(meta::health))

@@ -6,6 +6,7 @@
 //! area's routes (profile, password, terms, movements) are tested in [`account_routes`].
 
 mod account_routes;
+mod joining_routes;
 mod recovery_routes;
 
 use std::sync::{Arc, Mutex};
@@ -23,6 +24,10 @@ use miclub_proto::auth::v1 as auth;
 use miclub_proto::auth::v1::auth_service_server::{AuthService, AuthServiceServer};
 use miclub_proto::content::v1 as content;
 use miclub_proto::content::v1::content_service_server::{ContentService, ContentServiceServer};
+use miclub_proto::registration::v1 as registration;
+use miclub_proto::registration::v1::registration_service_server::{
+    RegistrationService, RegistrationServiceServer,
+};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use tonic::{Request, Response, Status};
@@ -44,6 +49,16 @@ struct Script {
     email_resends: usize,
     last_reset_start: Option<auth::StartPasswordResetRequest>,
     last_reset: Option<auth::CompletePasswordResetRequest>,
+    registration_error: Option<ErrorBody>,
+    /// Flow ids the stand-in registration service was sent, in order.
+    registration_ids: Vec<String>,
+    last_registration_start: Option<registration::StartRegistrationRequest>,
+    last_personal_data: Option<registration::PersonalData>,
+    last_completion: Option<registration::CompleteRegistrationRequest>,
+    last_verification_resend: Option<String>,
+    last_unsubscribe: Option<accounts::UnsubscribeRequest>,
+    /// What ValidateUnsubscribe answers; None answers "not yet".
+    unsubscribed_at: Option<String>,
 }
 
 #[derive(Clone)]
@@ -224,6 +239,27 @@ impl AuthService for Fakes {
             expires_in_seconds: 300,
             resend_after_seconds: 60,
         }))
+    }
+
+    async fn check_password_rules(
+        &self,
+        _: Request<auth::CheckPasswordRulesRequest>,
+    ) -> Result<Response<auth::CheckPasswordRulesResponse>, Status> {
+        Err(Status::unimplemented("registration calls auth directly"))
+    }
+
+    async fn create_credentials(
+        &self,
+        _: Request<auth::CreateCredentialsRequest>,
+    ) -> Result<Response<auth::CreateCredentialsResponse>, Status> {
+        Err(Status::unimplemented("registration calls auth directly"))
+    }
+
+    async fn disable_credentials(
+        &self,
+        _: Request<auth::DisableCredentialsRequest>,
+    ) -> Result<Response<auth::DisableCredentialsResponse>, Status> {
+        Err(Status::unimplemented("accounts calls auth directly"))
     }
 
     async fn complete_password_reset(
@@ -408,6 +444,216 @@ impl AccountsService for Fakes {
     ) -> Result<Response<accounts::ConfirmDueAccrualsResponse>, Status> {
         Err(Status::unimplemented("ops call accounts directly"))
     }
+
+    async fn check_registration_identity(
+        &self,
+        _: Request<accounts::CheckRegistrationIdentityRequest>,
+    ) -> Result<Response<accounts::CheckRegistrationIdentityResponse>, Status> {
+        Err(Status::unimplemented(
+            "registration calls accounts directly",
+        ))
+    }
+
+    async fn check_registration_profile(
+        &self,
+        _: Request<accounts::CheckRegistrationProfileRequest>,
+    ) -> Result<Response<accounts::CheckRegistrationProfileResponse>, Status> {
+        Err(Status::unimplemented(
+            "registration calls accounts directly",
+        ))
+    }
+
+    async fn register_member(
+        &self,
+        _: Request<accounts::RegisterMemberRequest>,
+    ) -> Result<Response<accounts::RegisterMemberResponse>, Status> {
+        Err(Status::unimplemented(
+            "registration calls accounts directly",
+        ))
+    }
+
+    async fn activate_member(
+        &self,
+        _: Request<accounts::ActivateMemberRequest>,
+    ) -> Result<Response<accounts::ActivateMemberResponse>, Status> {
+        Err(Status::unimplemented(
+            "registration calls accounts directly",
+        ))
+    }
+
+    async fn resend_verification_email(
+        &self,
+        request: Request<accounts::ResendVerificationEmailRequest>,
+    ) -> Result<Response<accounts::ResendVerificationEmailResponse>, Status> {
+        self.accounts_fails()?;
+        self.script().last_verification_resend = Some(request.into_inner().user);
+        Ok(Response::new(accounts::ResendVerificationEmailResponse {}))
+    }
+
+    async fn list_unsubscribe_reasons(
+        &self,
+        _: Request<accounts::ListUnsubscribeReasonsRequest>,
+    ) -> Result<Response<accounts::ListUnsubscribeReasonsResponse>, Status> {
+        self.accounts_fails()?;
+        Ok(Response::new(accounts::ListUnsubscribeReasonsResponse {
+            reasons: vec![
+                accounts::UnsubscribeReason {
+                    id: 1,
+                    label: "No uso los beneficios del club".into(),
+                    requires_text: false,
+                },
+                accounts::UnsubscribeReason {
+                    id: 99,
+                    label: "Otro motivo".into(),
+                    requires_text: true,
+                },
+            ],
+        }))
+    }
+
+    async fn validate_unsubscribe(
+        &self,
+        request: Request<accounts::ValidateUnsubscribeRequest>,
+    ) -> Result<Response<accounts::ValidateUnsubscribeResponse>, Status> {
+        self.member_only(&request)?;
+        self.accounts_fails()?;
+        let at = self.script().unsubscribed_at.clone();
+        Ok(Response::new(accounts::ValidateUnsubscribeResponse {
+            already_unsubscribed: at.is_some(),
+            unsubscribed_at: at.unwrap_or_default(),
+        }))
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: Request<accounts::UnsubscribeRequest>,
+    ) -> Result<Response<accounts::UnsubscribeResponse>, Status> {
+        self.member_only(&request)?;
+        self.accounts_fails()?;
+        self.script().last_unsubscribe = Some(request.into_inner());
+        Ok(Response::new(accounts::UnsubscribeResponse {
+            unsubscribed_at: "2026-11-21T15:04:05Z".into(),
+        }))
+    }
+}
+
+impl Fakes {
+    fn script(&self) -> std::sync::MutexGuard<'_, Script> {
+        self.script.lock().unwrap()
+    }
+
+    /// Member routes must forward the member's token to the service.
+    fn member_only<T>(&self, request: &Request<T>) -> Result<(), Status> {
+        match request.metadata().get("authorization") {
+            Some(value) if value.to_str().unwrap_or("").starts_with("Bearer ") => Ok(()),
+            _ => Err(ErrorBody::new(ErrorCode::Unauthenticated).into_status()),
+        }
+    }
+
+    fn registration_fails(&self) -> Result<(), Status> {
+        match self.script().registration_error.clone() {
+            Some(body) => Err(body.into_status()),
+            None => Ok(()),
+        }
+    }
+
+    /// The stand-in flow: step 2 after the identity, step 3 after the personal data.
+    fn flow(
+        &self,
+        id: &str,
+        step: registration::Step,
+        personal_data: Option<registration::PersonalData>,
+    ) -> registration::Registration {
+        let identity = self
+            .script()
+            .last_registration_start
+            .clone()
+            .and_then(|start| start.identity)
+            .map(|identity| match identity {
+                registration::start_registration_request::Identity::Chilean(c) => {
+                    registration::registration::Identity::Chilean(c)
+                }
+                registration::start_registration_request::Identity::Foreign(f) => {
+                    registration::registration::Identity::Foreign(f)
+                }
+            });
+        registration::Registration {
+            registration_id: id.into(),
+            step: step as i32,
+            identity,
+            personal_data,
+            expires_in_seconds: 1800,
+        }
+    }
+}
+
+#[tonic::async_trait]
+impl RegistrationService for Fakes {
+    async fn start_registration(
+        &self,
+        request: Request<registration::StartRegistrationRequest>,
+    ) -> Result<Response<registration::StartRegistrationResponse>, Status> {
+        self.registration_fails()?;
+        self.script().last_registration_start = Some(request.into_inner());
+        let id = format!("flow-{}", self.script().registration_ids.len() + 1);
+        self.script().registration_ids.push(id.clone());
+        Ok(Response::new(registration::StartRegistrationResponse {
+            registration: Some(self.flow(&id, registration::Step::PersonalData, None)),
+        }))
+    }
+
+    async fn get_registration(
+        &self,
+        request: Request<registration::GetRegistrationRequest>,
+    ) -> Result<Response<registration::GetRegistrationResponse>, Status> {
+        self.registration_fails()?;
+        let id = request.into_inner().registration_id;
+        self.script().registration_ids.push(id.clone());
+        let personal = self.script().last_personal_data.clone();
+        let step = if personal.is_some() {
+            registration::Step::Password
+        } else {
+            registration::Step::PersonalData
+        };
+        Ok(Response::new(registration::GetRegistrationResponse {
+            registration: Some(self.flow(&id, step, personal)),
+        }))
+    }
+
+    async fn submit_personal_data(
+        &self,
+        request: Request<registration::SubmitPersonalDataRequest>,
+    ) -> Result<Response<registration::SubmitPersonalDataResponse>, Status> {
+        self.registration_fails()?;
+        let request = request.into_inner();
+        self.script()
+            .registration_ids
+            .push(request.registration_id.clone());
+        self.script().last_personal_data = request.personal_data.clone();
+        Ok(Response::new(registration::SubmitPersonalDataResponse {
+            registration: Some(self.flow(
+                &request.registration_id,
+                registration::Step::Password,
+                request.personal_data,
+            )),
+        }))
+    }
+
+    async fn complete_registration(
+        &self,
+        request: Request<registration::CompleteRegistrationRequest>,
+    ) -> Result<Response<registration::CompleteRegistrationResponse>, Status> {
+        self.registration_fails()?;
+        let request = request.into_inner();
+        self.script()
+            .registration_ids
+            .push(request.registration_id.clone());
+        self.script().last_completion = Some(request);
+        Ok(Response::new(registration::CompleteRegistrationResponse {
+            member_id: "member-new".into(),
+            masked_email: "n***@correo.cl".into(),
+        }))
+    }
 }
 
 #[tonic::async_trait]
@@ -445,7 +691,8 @@ async fn spawn_fakes(fakes: Fakes) -> String {
         tonic::transport::Server::builder()
             .add_service(AuthServiceServer::new(fakes.clone()))
             .add_service(AccountsServiceServer::new(fakes.clone()))
-            .add_service(ContentServiceServer::new(fakes))
+            .add_service(ContentServiceServer::new(fakes.clone()))
+            .add_service(RegistrationServiceServer::new(fakes))
             .serve_with_incoming(tokio_stream::wrappers::TcpListenerStream::new(listener)),
     );
     format!("http://{address}")
@@ -463,7 +710,8 @@ async fn gateway_with(adjust: impl FnOnce(&mut Settings)) -> TestGateway {
         web_dir: None,
         auth: ClientSettings::for_url(url.clone()),
         accounts: ClientSettings::for_url(url.clone()),
-        content: ClientSettings::for_url(url),
+        content: ClientSettings::for_url(url.clone()),
+        registration: ClientSettings::for_url(url),
         ..Settings::default()
     };
     adjust(&mut settings);
@@ -565,7 +813,8 @@ async fn error_of(response: reqwest::Response) -> (StatusCode, Value) {
 
 #[tokio::test]
 async fn every_service_error_reaches_the_browser_with_its_status_code_and_spanish_text() {
-    let gw = gateway().await;
+    // One login per code: more than the edge allows a single address by default.
+    let gw = gateway_with(|s| s.login_requests_per_minute = 1_000).await;
     for code in ErrorCode::ALL {
         let body = ErrorBody::new(*code).with_field("user");
         gw.set_auth_error(Some(body.clone()));

@@ -14,7 +14,7 @@ fn profile_of(user: &Value, email: &str) -> Value {
     })
 }
 
-fn token_in_link(body: &str) -> String {
+pub(super) fn token_in_link(body: &str) -> String {
     let start = body.find("token=").expect("a link with a token") + "token=".len();
     body[start..]
         .chars()

@@ -3,6 +3,7 @@
 //! (profile, email confirmation, password change, terms, movements) is in [`account`].
 
 mod account;
+mod joining;
 
 use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};

@@ -1,0 +1,327 @@
+//! Joining and leaving the club against the real services: registration in three steps through
+//! the gateway (registration calls accounts, auth and content with its service token), the
+//! verification link from the dev mailbox, the first login; and unsubscribing, after which the
+//! login is refused with the date and the balance history stays in accounts.
+
+use super::account::token_in_link;
+use super::*;
+
+/// A RUT that no seeded member has: body plus its modulo-11 check digit.
+fn fresh_rut(body: u32) -> String {
+    let mut sum = 0;
+    let mut factor = 2;
+    let mut rest = body;
+    while rest > 0 {
+        sum += (rest % 10) * factor;
+        rest /= 10;
+        factor = if factor == 7 { 2 } else { factor + 1 };
+    }
+    let check = match 11 - (sum % 11) {
+        11 => "0".to_owned(),
+        10 => "K".to_owned(),
+        d => d.to_string(),
+    };
+    format!("{body}-{check}")
+}
+
+fn personal_data(email: &str) -> Value {
+    json!({
+        "name": "Nora", "lastName": "Soto", "motherSurname": "Lagos",
+        "phoneNumber": "+56 9 1234 5678", "birthDate": "1991-04-12", "genderId": 1,
+        "email": email
+    })
+}
+
+const PASSWORD: &str = "un paseo largo por el cerro";
+
+/// Registers through the three steps; answers the RUT.
+async fn register(browser: &Browser, body: u32, email: &str) -> String {
+    let rut = fresh_rut(body);
+    let step1 = browser
+        .post(
+            "/api/registration",
+            Some(json!({"documentType": "RUT", "rut": rut, "documentNumber": "100.123.456"})),
+        )
+        .await;
+    assert_eq!(
+        step1.status(),
+        StatusCode::CREATED,
+        "{}",
+        step1.text().await.unwrap()
+    );
+    let step2 = browser
+        .put("/api/registration/personal-data", personal_data(email))
+        .await;
+    assert_eq!(
+        step2.status(),
+        StatusCode::OK,
+        "{}",
+        step2.text().await.unwrap()
+    );
+    let step3 = browser
+        .post(
+            "/api/registration/complete",
+            Some(json!({"password": PASSWORD, "acceptTerms": true})),
+        )
+        .await;
+    assert_eq!(
+        step3.status(),
+        StatusCode::CREATED,
+        "{}",
+        step3.text().await.unwrap()
+    );
+    rut
+}
+
+async fn verification_token(browser: &Browser, email: &str) -> String {
+    let mails: Vec<Value> = browser.get("/api/dev/mailbox").await.json().await.unwrap();
+    let mail = mails
+        .iter()
+        .find(|m| m["to"] == email)
+        .expect("a verification link was mailed");
+    token_in_link(mail["body"].as_str().unwrap())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_new_member_registers_in_three_steps_verifies_the_email_and_logs_in() {
+    let portal = Portal::start().await;
+    let browser = portal.browser();
+    let email = "nora.soto@example.cl";
+
+    let step1 = browser
+        .post(
+            "/api/registration",
+            Some(json!({"documentType": "RUT", "rut": fresh_rut(15_555_555), "documentNumber": "100123456"})),
+        )
+        .await;
+    assert_eq!(step1.status(), StatusCode::CREATED);
+    // A reload resumes at the step the member was on, with what was entered.
+    browser
+        .put("/api/registration/personal-data", personal_data(email))
+        .await;
+    let resumed: Value = browser.get("/api/registration").await.json().await.unwrap();
+    assert_eq!(resumed["step"], 3);
+    assert_eq!(resumed["personalData"]["email"], email);
+    // As typed: the form comes back the way the member left it; accounts normalises on save.
+    assert_eq!(resumed["personalData"]["phoneNumber"], "+56 9 1234 5678");
+
+    let done = browser
+        .post(
+            "/api/registration/complete",
+            Some(json!({"password": PASSWORD, "acceptTerms": true})),
+        )
+        .await;
+    assert_eq!(
+        done.status(),
+        StatusCode::CREATED,
+        "{}",
+        done.text().await.unwrap()
+    );
+    let rut = fresh_rut(15_555_555);
+
+    // Until the link is opened, the login says so and offers to resend it.
+    let early = portal
+        .browser()
+        .post(
+            "/api/login",
+            Some(json!({"user": rut, "password": PASSWORD})),
+        )
+        .await;
+    assert_eq!(early.status(), StatusCode::FORBIDDEN);
+    assert_eq!(
+        early.json::<Value>().await.unwrap()["code"],
+        "ERR_EMAIL_NOT_VERIFIED"
+    );
+
+    let token = verification_token(&browser, email).await;
+    let confirmed = portal
+        .browser()
+        .post("/api/profile/email/confirm", Some(json!({"token": token})))
+        .await;
+    assert_eq!(
+        confirmed.status(),
+        StatusCode::OK,
+        "{}",
+        confirmed.text().await.unwrap()
+    );
+
+    let member = portal.browser();
+    let answer = member.log_in_with(&rut, PASSWORD, email).await;
+    assert_eq!(answer["user"]["name"], "Nora");
+    assert_eq!(answer["user"]["terms_agreement"]["agreement"], "accepted");
+    let balance = member.get("/api/balance").await;
+    assert_eq!(balance.status(), StatusCode::OK);
+    assert_eq!(balance.json::<Value>().await.unwrap()["balance"], 0);
+
+    // The same RUT cannot register twice.
+    let again = portal
+        .browser()
+        .post(
+            "/api/registration",
+            Some(json!({"documentType": "RUT", "rut": rut, "documentNumber": "100123456"})),
+        )
+        .await;
+    assert_eq!(again.status(), StatusCode::CONFLICT);
+    assert_eq!(
+        again.json::<Value>().await.unwrap()["code"],
+        "ERR_RUT_ALREADY_REGISTERED"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_registered_email_and_a_minor_are_refused_at_step_two_under_their_fields() {
+    let portal = Portal::start().await;
+    let browser = portal.browser();
+    browser
+        .post(
+            "/api/registration",
+            Some(
+                json!({"documentType": "PASSPORT", "documentNumber": "XK123456", "country": "AR"}),
+            ),
+        )
+        .await;
+    let taken = browser
+        .put(
+            "/api/registration/personal-data",
+            personal_data("ana@example.cl"),
+        )
+        .await;
+    assert_eq!(taken.status(), StatusCode::CONFLICT);
+    let body: Value = taken.json().await.unwrap();
+    assert_eq!(body["code"], "ERR_EMAIL_ALREADY_REGISTERED");
+    assert_eq!(body["field"], "email");
+
+    let mut minor = personal_data("menor@example.cl");
+    minor["birthDate"] = json!("2015-01-01");
+    let refused = browser.put("/api/registration/personal-data", minor).await;
+    assert_eq!(refused.status(), StatusCode::BAD_REQUEST);
+    let body: Value = refused.json().await.unwrap();
+    assert_eq!(body["field"], "birthDate");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unverified_member_can_ask_for_a_new_link_and_anyone_gets_the_same_answer() {
+    let portal = Portal::start().await;
+    let browser = portal.browser();
+    let email = "tomas@example.cl";
+    let rut = register(&browser, 16_666_666, email).await;
+    let before: Vec<Value> = browser.get("/api/dev/mailbox").await.json().await.unwrap();
+    let sent_before = before.iter().filter(|m| m["to"] == email).count();
+
+    for user in [rut.as_str(), "9.999.999-3"] {
+        let answer = browser
+            .post(
+                "/api/registration/verification-email",
+                Some(json!({"user": user})),
+            )
+            .await;
+        assert_eq!(answer.status(), StatusCode::ACCEPTED, "{user}");
+    }
+    let after: Vec<Value> = browser.get("/api/dev/mailbox").await.json().await.unwrap();
+    assert_eq!(
+        after.iter().filter(|m| m["to"] == email).count(),
+        sent_before + 1,
+        "one more link, to the member only"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unsubscribed_member_cannot_log_in_and_the_personal_data_is_gone() {
+    let portal = Portal::start().await;
+    let browser = portal.browser();
+    let email = "ines@example.cl";
+    let rut = register(&browser, 17_777_777, email).await;
+    let token = verification_token(&browser, email).await;
+    browser
+        .post("/api/profile/email/confirm", Some(json!({"token": token})))
+        .await;
+    browser.log_in_with(&rut, PASSWORD, email).await;
+
+    let reasons: Value = browser
+        .get("/api/unsubscribe/reasons")
+        .await
+        .json()
+        .await
+        .unwrap();
+    let other = reasons["reasons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["requiresText"] == true)
+        .expect("an 'other' reason");
+
+    let mismatch = browser
+        .post(
+            "/api/unsubscribe/validate",
+            Some(json!({"user": rut, "email": "otra@example.cl"})),
+        )
+        .await;
+    assert_eq!(mismatch.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let step1 = browser
+        .post(
+            "/api/unsubscribe/validate",
+            Some(json!({"user": rut, "email": email.to_uppercase()})),
+        )
+        .await;
+    assert_eq!(step1.status(), StatusCode::OK);
+    assert_eq!(
+        step1.json::<Value>().await.unwrap()["alreadyUnsubscribed"],
+        false
+    );
+
+    let without_text = browser
+        .post(
+            "/api/unsubscribe",
+            Some(json!({"user": rut, "email": email, "reasonId": other["id"]})),
+        )
+        .await;
+    assert_eq!(without_text.status(), StatusCode::BAD_REQUEST);
+
+    let done = browser
+        .post(
+            "/api/unsubscribe",
+            Some(json!({
+                "user": rut, "email": email, "reasonId": other["id"],
+                "reasonText": "Me voy a vivir al sur"
+            })),
+        )
+        .await;
+    assert_eq!(
+        done.status(),
+        StatusCode::OK,
+        "{}",
+        done.text().await.unwrap()
+    );
+    assert_eq!(
+        browser.get("/api/balance").await.status(),
+        StatusCode::UNAUTHORIZED,
+        "the session ended"
+    );
+
+    let login = portal
+        .browser()
+        .post(
+            "/api/login",
+            Some(json!({"user": rut, "password": PASSWORD})),
+        )
+        .await;
+    assert_eq!(login.status(), StatusCode::FORBIDDEN);
+    let body: Value = login.json().await.unwrap();
+    assert_eq!(body["code"], "ERR_MEMBER_UNSUBSCRIBED");
+    assert!(
+        body["message"]
+            .as_str()
+            .unwrap()
+            .contains("Te diste de baja"),
+        "{body}"
+    );
+    assert_eq!(body["action"]["url"], "/registro");
+    let wrong = portal
+        .browser()
+        .post(
+            "/api/login",
+            Some(json!({"user": rut, "password": "otra clave cualquiera"})),
+        )
+        .await;
+    assert_eq!(wrong.status(), StatusCode::UNAUTHORIZED);
+}
