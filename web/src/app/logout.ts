@@ -14,7 +14,15 @@ import { endSession, sessionStore } from '@/lib/session';
 
 import { stopSessionRenewal } from './session-keeper';
 
-export async function performLogout(queryClient: QueryClient): Promise<void> {
+type LogoutOptions = {
+  /**
+   * False when the gateway already ended the session itself (an unsubscribe): the browser's state
+   * is reset the same way, without `POST /api/logout`.
+   */
+  notifyGateway?: boolean;
+};
+
+export async function performLogout(queryClient: QueryClient, options: LogoutOptions = {}): Promise<void> {
   const wasLoggedIn = sessionStore.get().isLoggedIn;
   stopSessionRenewal();
   // Login state (and its persisted display copy).
@@ -27,6 +35,7 @@ export async function performLogout(queryClient: QueryClient): Promise<void> {
   queryClient.getMutationCache().clear();
   if (!wasLoggedIn) return;
   clearLoggedCookie();
+  if (options.notifyGateway === false) return;
   try {
     await logoutRequest();
   } catch {

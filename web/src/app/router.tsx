@@ -20,6 +20,8 @@ const loadNotFound = () => import('./routes/not-found');
 const loadTerms = () => import('./routes/terms');
 const loadConfirmEmail = () => import('./routes/confirm-email');
 const loadPasswordRecovery = () => import('./routes/password-recovery');
+const loadRegistration = () => import('./routes/registration');
+const loadVerificationEmail = () => import('./routes/verification-email');
 
 const LoginRoute = lazy(loadLogin);
 const SiteFrame = lazy(loadSiteFrame);
@@ -29,10 +31,11 @@ const NotFoundRoute = lazy(loadNotFound);
 const TermsRoute = lazy(loadTerms);
 const ConfirmEmailRoute = lazy(loadConfirmEmail);
 const PasswordRecoveryRoute = lazy(loadPasswordRecovery);
+const RegistrationRoute = lazy(loadRegistration);
+const VerificationEmailRoute = lazy(loadVerificationEmail);
 
 /** Routes of spec section 2 with the title their placeholder shows until their issue lands. */
 export const COMING_SOON_ROUTES: { path: string; title: string; pageType: PageType }[] = [
-  { path: '/registro', title: 'Regístrate en Mi Club', pageType: 'registro' },
   { path: '/promociones', title: 'Promociones', pageType: 'promociones' },
   { path: '/alianzas', title: 'Alianzas', pageType: 'alianzas' },
   { path: '/preguntas-login', title: 'Preguntas frecuentes para iniciar sesión', pageType: 'preguntas_login' },
@@ -44,6 +47,8 @@ const PAGE_TYPES: Record<string, PageType> = {
   '/terminos-y-condiciones': 'terminos_y_condiciones',
   '/confirmar-correo': 'confirmar_correo',
   '/recuperar-contrasena': 'recuperar_contrasena',
+  '/registro': 'registro',
+  '/registro/verificar-correo': 'verificar_correo',
   ...Object.fromEntries(COMING_SOON_ROUTES.map((route) => [route.path, route.pageType])),
 };
 
@@ -67,6 +72,8 @@ export function preloadRoute(pathname: string): void {
   else if (pageType === 'terminos_y_condiciones') void loadTerms();
   else if (pageType === 'confirmar_correo') void loadConfirmEmail();
   else if (pageType === 'recuperar_contrasena') void loadPasswordRecovery();
+  else if (pageType === 'registro') void loadRegistration();
+  else if (pageType === 'verificar_correo') void loadVerificationEmail();
   else if (pageType === 'no_encontrada') void loadNotFound();
   else void loadComingSoon();
 }
@@ -122,6 +129,8 @@ export function AppRoutes() {
           <Route path="/terminos-y-condiciones" element={<TermsRoute />} />
           <Route path="/confirmar-correo" element={<ConfirmEmailRoute />} />
           <Route path="/recuperar-contrasena" element={<PasswordRecoveryRoute />} />
+          <Route path="/registro" element={<RegistrationRoute />} />
+          <Route path="/registro/verificar-correo" element={<VerificationEmailRoute />} />
           {COMING_SOON_ROUTES.map((route) => (
             <Route key={route.path} path={route.path} element={<ComingSoonRoute title={route.title} />} />
           ))}

@@ -13,6 +13,7 @@ export type PageType =
   | 'preguntas_login'
   | 'terminos_y_condiciones'
   | 'confirmar_correo'
+  | 'verificar_correo'
   | 'mantencion'
   | 'no_encontrada';
 
@@ -34,7 +35,26 @@ export interface AnalyticsEvents {
   recuperar_contrasena_paso_2: { reenvios: number };
   /** Password recovery: the gateway changed the password (and ended every session). */
   recuperar_contrasena_exitoso: { reenvios: number };
+  /** Registration: the gateway accepted the document of step 1 (a new flow started). */
+  registro_paso_1: { tipo_documento: 'rut' | 'extranjero' };
+  /** Registration: the gateway accepted the personal data of step 2. */
+  registro_paso_2: { tipo_documento: 'rut' | 'extranjero' };
+  /** Registration: the gateway accepted the password and terms of step 3. */
+  registro_paso_3: { tipo_documento: 'rut' | 'extranjero' };
+  /** Registration: the member exists and the verification email went out. */
+  registro_exitoso: { tipo_documento: 'rut' | 'extranjero' };
+  /** Registration: the gateway refused a step or did not answer (`codigo_error` as in `login_fallido`). */
+  registro_fallido: { paso: 1 | 2 | 3; codigo_error: string };
+  /** Unsubscribe: the gateway accepted the identity of step 1. */
+  'desuscripción_paso_1': { ya_desuscrito: boolean };
+  /** Unsubscribe: a reason was chosen and the confirmation modal opened (`motivo` is its id). */
+  'desuscripción_paso_2': { motivo: number };
+  /** Unsubscribe: the gateway confirmed it. */
+  'desuscripción_confirmada': { motivo: number };
+  /** Unsubscribe: the gateway refused a step or did not answer. */
+  'desuscripción_fallida': { paso: 1 | 2; codigo_error: string };
 }
+
 
 export type AnalyticsEventName = keyof AnalyticsEvents;
 export type DataLayerEntry = { event: AnalyticsEventName } & Record<string, unknown>;

@@ -130,4 +130,5 @@ export const api = {
     request<T>('POST', url, { ...options, body }),
   put: <T>(url: string, body?: unknown, options?: Omit<RequestOptions, 'body'>) =>
     request<T>('PUT', url, { ...options, body }),
+  delete: <T>(url: string, options?: Omit<RequestOptions, 'body'>) => request<T>('DELETE', url, options),
 };

@@ -1,5 +1,5 @@
 /** Turning failures into the Spanish texts a member reads. */
-import { ApiError, type ErrorAction } from './api-client';
+import { ApiError, NetworkError, type ErrorAction } from './api-client';
 
 export type DisplayError = { message: string; action?: ErrorAction };
 
@@ -27,4 +27,16 @@ export function toDisplayError(error: unknown, fallback: string): DisplayError {
 
 export function isApiErrorWithStatus(error: unknown, status: number): boolean {
   return error instanceof ApiError && error.status === status;
+}
+
+/** The identifier pushed with analytics failure events: the gateway's code, the status, or no answer. */
+export function errorCodeOf(error: unknown): string {
+  if (error instanceof ApiError) return error.code ?? `HTTP_${error.status}`;
+  if (error instanceof NetworkError) return 'SIN_RESPUESTA';
+  return 'ERROR_CLIENTE';
+}
+
+/** A failure the same request may be sent again for: no answer, a 5xx, or a body that is not ours. */
+export function isServerFailure(error: unknown): boolean {
+  return !(error instanceof ApiError) || error.status >= 500 || error.body === null;
 }

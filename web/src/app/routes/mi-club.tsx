@@ -7,9 +7,10 @@ import { AccountHome } from '@/features/account/components/account-home';
 import { DEFAULT_MENU_INDEX, selectAccountMenuWithNotice } from '@/features/account/stores/account-menu';
 import { usePortalContext } from '@/features/context/api/get-context';
 import { setProfileTermsAgreement, useProfile } from '@/features/profile/api/get-profile';
+import { setLoginNotice } from '@/lib/login-notice';
 import { useSession } from '@/lib/session';
 
-import { useLogout } from '../logout';
+import { performLogout, useLogout } from '../logout';
 import { stopSessionRenewal } from '../session-keeper';
 
 // Each section of the menu is its own chunk, loaded when the member opens it.
@@ -20,6 +21,9 @@ const MovementsSection = lazy(() =>
   import('@/features/movements/components/movements-section').then((module) => ({
     default: module.MovementsSection,
   })),
+);
+const UnsubscribeFlow = lazy(() =>
+  import('@/features/unsubscribe/components/unsubscribe-flow').then((module) => ({ default: module.UnsubscribeFlow })),
 );
 const TermsSection = lazy(() =>
   import('@/features/terms/components/terms-section').then((module) => ({ default: module.TermsSection })),
@@ -60,6 +64,7 @@ export default function MiClubRoute() {
   const session = useSession();
   const { context } = usePortalContext();
   const { logout, isLoggingOut } = useLogout();
+  const queryClient = useQueryClient();
   if (!session.isLoggedIn) return <Navigate to="/login" replace />;
   return (
     <AccountHome
@@ -75,6 +80,19 @@ export default function MiClubRoute() {
               // The gateway already ended the session: no renewal may run into its 401 meanwhile.
               onPasswordChanged={stopSessionRenewal}
               onLogoutAfterPasswordChange={() => void logout()}
+              renderUnsubscribe={(close) => (
+                <SectionChunk>
+                  <UnsubscribeFlow
+                    onClose={close}
+                    onUnsubscribed={(farewell) => {
+                      // The gateway already ended the session: reset like a logout, then /login
+                      // (where this page sends a visitor without session) shows the farewell.
+                      setLoginNotice(farewell);
+                      void performLogout(queryClient, { notifyGateway: false });
+                    }}
+                  />
+                </SectionChunk>
+              )}
             />
           </SectionChunk>
         ),

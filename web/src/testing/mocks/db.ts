@@ -28,6 +28,8 @@ export type MockMember = {
   /** Login: ERR_EMAIL_NOT_VERIFIED while false. */
   emailVerified: boolean;
   migrating: boolean;
+  /** Set by POST /api/unsubscribe: login then answers ERR_MEMBER_UNSUBSCRIBED. */
+  unsubscribedAt: string | null;
 };
 
 export type MockMovement = {
@@ -62,6 +64,7 @@ function demoMembers(): MockMember[] {
     hasMissions: false,
     emailVerified: true,
     migrating: false,
+    unsubscribedAt: null,
   };
   return [
     {
@@ -174,8 +177,48 @@ export type MockRecovery = { member: MockMember | null; code: string; attempts: 
 /** Wrong codes a recovery allows before ERR_OTP_TOO_MANY_ATTEMPTS ends it. */
 export const MOCK_RECOVERY_MAX_ATTEMPTS = 5;
 
+/** The identity of step 1 as the gateway's view gives it back. */
+export type MockRegistrationIdentity =
+  | { documentType: 'RUT'; rut: string; documentNumber: string }
+  | { documentType: 'PASSPORT' | 'NATIONAL_ID'; documentNumber: string; country: string };
+
+export type MockRegistrationPersonalData = {
+  name: string;
+  lastName: string;
+  motherSurname: string;
+  phoneNumber: string;
+  birthDate: string;
+  genderId: number;
+  email: string;
+};
+
+/**
+ * The registration flow the browser's `mc_registration` cookie stands for (one browser in
+ * tests). Set `expired` to make the gateway answer ERR_REGISTRATION_EXPIRED from then on.
+ */
+export type MockRegistration = {
+  step: 2 | 3;
+  identity: MockRegistrationIdentity;
+  personalData: MockRegistrationPersonalData | null;
+  expired: boolean;
+};
+
+/** ID card serial numbers the civil registry does not recognise (ERR_IDENTITY_NOT_VERIFIED). */
+export const UNVERIFIABLE_CARD_SERIAL = '999999999';
+
+export const MOCK_UNSUBSCRIBE_REASONS = [
+  { id: 1, label: 'No uso los beneficios del club', requiresText: false },
+  { id: 2, label: 'Recibo demasiados correos', requiresText: false },
+  { id: 3, label: 'No estoy de acuerdo con los términos y condiciones', requiresText: false },
+  { id: 99, label: 'Otro motivo', requiresText: true },
+];
+
 type MockState = {
   members: MockMember[];
+  registration: MockRegistration | null;
+  /** Users for whom POST /api/registration/verification-email mailed a new link. */
+  verificationEmailsSent: string[];
+  unsubscribeReasons: typeof MOCK_UNSUBSCRIBE_REASONS;
   challenge: { member: MockMember; otp: string } | null;
   /** Read `db.recovery.code` in tests: the code the recovery mail carried. */
   recovery: MockRecovery | null;
@@ -196,6 +239,9 @@ function initialState(): MockState {
   const members = demoMembers();
   return {
     members,
+    registration: null,
+    verificationEmailsSent: [],
+    unsubscribeReasons: MOCK_UNSUBSCRIBE_REASONS.map((reason) => ({ ...reason })),
     challenge: null,
     recovery: null,
     recoveryCodesSent: 0,

@@ -7,7 +7,7 @@
  */
 import { http, HttpResponse, type DefaultBodyType, type StrictRequest } from 'msw';
 
-import { isValidRut } from '@/lib/rut';
+import { cleanRut, formatRut, isValidRut } from '@/lib/rut';
 
 import {
   db,
@@ -17,7 +17,11 @@ import {
   nextRecoveryCode,
   profileOf,
   userOf,
+  UNVERIFIABLE_CARD_SERIAL,
   type MockMember,
+  type MockRegistration,
+  type MockRegistrationIdentity,
+  type MockRegistrationPersonalData,
 } from './db';
 
 export const API_ERRORS = {
@@ -49,6 +53,26 @@ export const API_ERRORS = {
     message: 'Alcanzaste el máximo de códigos por hoy. Intenta nuevamente mañana.',
   },
   ERR_TOO_MANY_ATTEMPTS: { status: 429, message: 'Demasiados intentos. Espera unos minutos e intenta de nuevo.' },
+  ERR_RUT_ALREADY_REGISTERED: {
+    status: 409,
+    message: 'Este RUT ya está registrado en Mi Club. Inicia sesión o recupera tu contraseña.',
+  },
+  ERR_EMAIL_ALREADY_REGISTERED: {
+    status: 409,
+    message: 'Este correo electrónico ya está registrado en Mi Club. Usa otro correo o inicia sesión.',
+  },
+  ERR_IDENTITY_NOT_VERIFIED: {
+    status: 422,
+    message: 'No pudimos validar tu documento. Revisa los datos e intenta de nuevo.',
+  },
+  ERR_REGISTRATION_EXPIRED: { status: 404, message: 'Tu registro expiró por inactividad. Comienza de nuevo.' },
+  ERR_TERMS_NOT_ACCEPTED: { status: 422, message: 'Debes aceptar los términos y condiciones para registrarte.' },
+  ERR_MEMBER_UNSUBSCRIBED: {
+    status: 403,
+    message: 'Te diste de baja de Mi Club. Si quieres volver, puedes registrarte de nuevo.',
+  },
+  ERR_IDENTITY_MISMATCH: { status: 422, message: 'Los datos ingresados no coinciden con los de tu cuenta.' },
+  ERR_ALREADY_UNSUBSCRIBED: { status: 409, message: 'Ya te diste de baja de Mi Club.' },
   ERR_INTERNAL: { status: 500, message: 'Ocurrió un error inesperado. Intenta de nuevo más tarde.' },
   ERR_UNAVAILABLE: {
     status: 503,
@@ -62,6 +86,9 @@ export const VERIFY_EMAIL_ACTION = {
   url: '/registro/verificar-correo',
   urlName: 'Reenviar correo de verificación',
 };
+
+export const RECOVER_PASSWORD_ACTION = { url: '/recuperar-contrasena', urlName: 'Recuperar contraseña' };
+export const REGISTER_ACTION = { url: '/registro', urlName: 'Registrarme' };
 
 export function apiError(
   code: ApiErrorCode,
@@ -237,6 +264,8 @@ const accountAreaHandlers = [
     if (!entry || entry.member.email !== entry.email) return apiError('ERR_CONFIRMATION_INVALID');
     db.emailConfirmations.splice(index, 1);
     entry.member.emailConfirmed = true;
+    // The link of a new registration is also what lets the member log in.
+    entry.member.emailVerified = true;
     return HttpResponse.json({ maskedEmail: maskEmail(entry.email) });
   }),
 
@@ -336,6 +365,13 @@ const sessionHandlers = [
     if (!user || !password) return apiError('ERR_INVALID_ARGUMENT');
     const member = findMember(user);
     if (!member || member.password !== password) return apiError('ERR_INVALID_CREDENTIALS');
+    if (member.unsubscribedAt) {
+      const [year, month, day] = member.unsubscribedAt.slice(0, 10).split('-');
+      return apiError('ERR_MEMBER_UNSUBSCRIBED', {
+        message: `Te diste de baja de Mi Club el ${day}-${month}-${year}. Si quieres volver, puedes registrarte de nuevo.`,
+        action: REGISTER_ACTION,
+      });
+    }
     if (!member.emailVerified) return apiError('ERR_EMAIL_NOT_VERIFIED', { action: VERIFY_EMAIL_ACTION });
     db.challenge = { member, otp: MOCK_OTP };
     return HttpResponse.json(CHALLENGE);
@@ -469,4 +505,292 @@ const passwordRecoveryHandlers = [
   }),
 ];
 
-export const handlers = [...sessionHandlers, ...accountAreaHandlers, ...passwordRecoveryHandlers];
+/** The step 2 messages that differ from Mis Datos'. */
+export const REGISTRATION_SERVER_MESSAGES = {
+  underage: 'Debes ser mayor de 18 años para registrarte.',
+  cardSerial: 'El número de documento no es válido.',
+  foreignNumber: 'El número de documento debe tener entre 5 y 20 letras y números, con al menos una letra.',
+  documentType: 'Selecciona el tipo de documento.',
+  country: 'Selecciona el país que emitió tu documento.',
+} as const;
+
+const REGISTRATION_EXPIRES_IN_SECONDS = 1800;
+
+function registrationView(registration: MockRegistration) {
+  return {
+    step: registration.step,
+    identity: { ...registration.identity },
+    personalData: registration.personalData ? { ...registration.personalData } : null,
+    expiresInSeconds: REGISTRATION_EXPIRES_IN_SECONDS,
+  };
+}
+
+/** The flow of this browser, or null when there is none or it expired. */
+function liveRegistration(): MockRegistration | null {
+  return db.registration && !db.registration.expired ? db.registration : null;
+}
+
+function identityKey(identity: MockRegistrationIdentity): string {
+  return identity.documentType === 'RUT' ? cleanRut(identity.rut) : identity.documentNumber;
+}
+
+function memberWithIdentity(identity: MockRegistrationIdentity): MockMember | undefined {
+  const key = identityKey(identity);
+  return db.members.find((member) => (member.document_type === 'RUT' ? cleanRut(member.user) : member.user) === key);
+}
+
+function memberWithEmail(email: string): MockMember | undefined {
+  const wanted = email.trim().toLowerCase();
+  return db.members.find((member) => member.email.toLowerCase() === wanted);
+}
+
+/** Step 1 as the registration service checks it; the identity in canonical form, or the error. */
+function identityProblem(body: Record<string, unknown>): { identity: MockRegistrationIdentity } | { error: Response } {
+  const text = (key: string) => (typeof body[key] === 'string' ? (body[key] as string).trim() : '');
+  if (body.documentType === 'RUT') {
+    if (!isValidRut(text('rut'))) return { error: apiError('ERR_INVALID_RUT', { field: 'rut' }) };
+    const serial = text('documentNumber').toUpperCase().replace(/\./g, '');
+    if (!/^A?\d{9}$/.test(serial)) {
+      return { error: fieldError('documentNumber', REGISTRATION_SERVER_MESSAGES.cardSerial) };
+    }
+    return { identity: { documentType: 'RUT', rut: formatRut(text('rut')), documentNumber: serial } };
+  }
+  if (body.documentType === 'PASSPORT' || body.documentType === 'NATIONAL_ID') {
+    const number = text('documentNumber').toUpperCase().replace(/[-. ]/g, '');
+    if (!/^[A-Z0-9]{5,20}$/.test(number) || !/[A-Z]/.test(number)) {
+      return { error: fieldError('documentNumber', REGISTRATION_SERVER_MESSAGES.foreignNumber) };
+    }
+    const country = text('country').toUpperCase();
+    if (!/^[A-Z]{2}$/.test(country) || country === 'CL') {
+      return { error: fieldError('country', REGISTRATION_SERVER_MESSAGES.country) };
+    }
+    return { identity: { documentType: body.documentType, documentNumber: number, country } };
+  }
+  return { error: fieldError('documentType', REGISTRATION_SERVER_MESSAGES.documentType) };
+}
+
+/** Step 2: the Mis Datos table in camelCase, every field required but the mother's surname. */
+function registrationPersonalDataProblem(body: Partial<MockRegistrationPersonalData>, today: Date): Response | null {
+  const email = (body.email ?? '').trim();
+  const [local, domain, ...rest] = email.split('@');
+  if (!local || !domain || rest.length > 0 || !/^[^.\s]+(\.[^.\s]+)+$/.test(domain) || email.length > 254) {
+    return fieldError('email', PROFILE_MESSAGES.email);
+  }
+  const names = [
+    ['name', PROFILE_MESSAGES.name],
+    ['lastName', PROFILE_MESSAGES.last_name],
+    ['motherSurname', null],
+  ] as const;
+  for (const [field, emptyMessage] of names) {
+    const value = (body[field] ?? '').trim();
+    if (!value) {
+      if (emptyMessage) return fieldError(field, emptyMessage);
+      continue;
+    }
+    if (!NAME.test(value)) return fieldError(field, PROFILE_MESSAGES.characters);
+  }
+  const phone = (body.phoneNumber ?? '').replace(/\s/g, '');
+  if (!/^(\+?56)?9\d{8}$/.test(phone)) return fieldError('phoneNumber', PROFILE_MESSAGES.phone_number);
+  const birth = (body.birthDate ?? '').trim();
+  const date = new Date(`${birth}T12:00:00Z`);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(birth) || Number.isNaN(date.getTime())) {
+    return fieldError('birthDate', PROFILE_MESSAGES.birth_date);
+  }
+  const years = (today.getTime() - date.getTime()) / (365.2425 * 24 * 3600 * 1000);
+  if (years < 0 || years > 120) return fieldError('birthDate', PROFILE_MESSAGES.birth_date);
+  if (years < 18) return fieldError('birthDate', REGISTRATION_SERVER_MESSAGES.underage);
+  if (!db.genders.some((gender) => gender.id === body.genderId)) {
+    return fieldError('genderId', PROFILE_MESSAGES.gender_id);
+  }
+  return null;
+}
+
+const registrationHandlers = [
+  http.get('/api/registration', async ({ request }) => {
+    await record(request);
+    const registration = liveRegistration();
+    if (!registration) return apiError('ERR_REGISTRATION_EXPIRED');
+    return HttpResponse.json(registrationView(registration));
+  }),
+
+  http.post('/api/registration', async ({ request }) => {
+    await record(request);
+    if (csrfRejected(request)) return apiError('ERR_CSRF');
+    const body = ((await request.json().catch(() => null)) ?? {}) as Record<string, unknown>;
+    const checked = identityProblem(body);
+    if ('error' in checked) return checked.error;
+    if (memberWithIdentity(checked.identity)) {
+      return apiError('ERR_RUT_ALREADY_REGISTERED', { action: RECOVER_PASSWORD_ACTION });
+    }
+    if (checked.identity.documentType === 'RUT' && checked.identity.documentNumber === UNVERIFIABLE_CARD_SERIAL) {
+      return apiError('ERR_IDENTITY_NOT_VERIFIED');
+    }
+    // A new flow replaces any earlier one of this browser.
+    db.registration = { step: 2, identity: checked.identity, personalData: null, expired: false };
+    return HttpResponse.json(registrationView(db.registration), { status: 201 });
+  }),
+
+  http.put('/api/registration/personal-data', async ({ request }) => {
+    await record(request);
+    if (csrfRejected(request)) return apiError('ERR_CSRF');
+    const registration = liveRegistration();
+    if (!registration) return apiError('ERR_REGISTRATION_EXPIRED');
+    const body = ((await request.json().catch(() => null)) ?? {}) as Partial<MockRegistrationPersonalData>;
+    const problem = registrationPersonalDataProblem(body, new Date());
+    if (problem) return problem;
+    if (memberWithEmail(body.email ?? '')) return apiError('ERR_EMAIL_ALREADY_REGISTERED', { field: 'email' });
+    registration.personalData = {
+      name: (body.name ?? '').trim(),
+      lastName: (body.lastName ?? '').trim(),
+      motherSurname: (body.motherSurname ?? '').trim(),
+      phoneNumber: normalizedPhone(body.phoneNumber ?? ''),
+      birthDate: (body.birthDate ?? '').trim(),
+      genderId: body.genderId ?? 0,
+      email: (body.email ?? '').trim().toLowerCase(),
+    };
+    registration.step = 3;
+    return HttpResponse.json(registrationView(registration));
+  }),
+
+  http.post('/api/registration/complete', async ({ request }) => {
+    await record(request);
+    if (csrfRejected(request)) return apiError('ERR_CSRF');
+    const registration = liveRegistration();
+    if (!registration || registration.step !== 3 || !registration.personalData) {
+      return apiError('ERR_REGISTRATION_EXPIRED');
+    }
+    const { password = '', acceptTerms } = ((await request.json().catch(() => null)) ?? {}) as {
+      password?: string;
+      acceptTerms?: unknown;
+    };
+    const weak = (message: string) => apiError('ERR_WEAK_PASSWORD', { field: 'password', message });
+    const length = Array.from(password).length;
+    if (length < 8) return weak(PASSWORD_MESSAGES.short);
+    if (length > 64) return weak(PASSWORD_MESSAGES.long);
+    if (COMMON_PASSWORDS.includes(password.toLowerCase())) return weak(PASSWORD_MESSAGES.common);
+    if (acceptTerms !== true) return apiError('ERR_TERMS_NOT_ACCEPTED', { field: 'acceptTerms' });
+    // Someone may have finished first with the same document or email.
+    if (memberWithIdentity(registration.identity)) {
+      return apiError('ERR_RUT_ALREADY_REGISTERED', { action: RECOVER_PASSWORD_ACTION });
+    }
+    const data = registration.personalData;
+    if (memberWithEmail(data.email)) return apiError('ERR_EMAIL_ALREADY_REGISTERED', { field: 'email' });
+    const identity = registration.identity;
+    const member: MockMember = {
+      user: identity.documentType === 'RUT' ? identity.rut : identity.documentNumber,
+      password,
+      name: data.name,
+      last_name: data.lastName,
+      mother_surname: data.motherSurname,
+      phone_number: data.phoneNumber,
+      gender_id: data.genderId,
+      birth_date: data.birthDate,
+      email: data.email,
+      emailConfirmed: false,
+      document_type: identity.documentType === 'RUT' ? 'RUT' : 'FOREIGN',
+      document_number: identity.documentType === 'RUT' ? cleanRut(identity.rut).replace(/(.)$/, '-$1') : identity.documentNumber,
+      terms: { agreement: 'accepted', event_date: new Date().toISOString() },
+      balance: 0,
+      hasMissions: false,
+      emailVerified: false,
+      migrating: false,
+      unsubscribedAt: null,
+    };
+    db.members.push(member);
+    mailConfirmation(member);
+    db.registration = null;
+    return HttpResponse.json({ maskedEmail: maskEmail(member.email) }, { status: 201 });
+  }),
+
+  http.delete('/api/registration', async ({ request }) => {
+    await record(request);
+    if (csrfRejected(request)) return apiError('ERR_CSRF');
+    db.registration = null;
+    return new HttpResponse(null, { status: 204 });
+  }),
+
+  http.post('/api/registration/verification-email', async ({ request }) => {
+    await record(request);
+    if (csrfRejected(request)) return apiError('ERR_CSRF');
+    const { user } = ((await request.json().catch(() => null)) ?? {}) as { user?: unknown };
+    if (typeof user !== 'string' || !user.trim()) return fieldError('user', 'Ingresa tu RUT o documento.');
+    if (/^[\d.]+-[\dkK]$/.test(user.trim()) && !isValidRut(user)) return apiError('ERR_INVALID_RUT', { field: 'user' });
+    const member = findMember(user);
+    if (member && !member.emailVerified) {
+      db.verificationEmailsSent.push(member.user);
+      mailConfirmation(member);
+    }
+    return HttpResponse.json({}, { status: 202 });
+  }),
+];
+
+function sameIdentity(member: MockMember, user: unknown, email: unknown): boolean {
+  return (
+    typeof user === 'string' &&
+    typeof email === 'string' &&
+    findMember(user) === member &&
+    member.email.toLowerCase() === email.trim().toLowerCase()
+  );
+}
+
+const unsubscribeHandlers = [
+  http.get('/api/unsubscribe/reasons', async ({ request }) => {
+    await record(request);
+    if (!db.session) return apiError('ERR_UNAUTHENTICATED');
+    return HttpResponse.json({ reasons: db.unsubscribeReasons });
+  }),
+
+  http.post('/api/unsubscribe/validate', async ({ request }) => {
+    await record(request);
+    if (csrfRejected(request)) return apiError('ERR_CSRF');
+    if (!db.session) return apiError('ERR_UNAUTHENTICATED');
+    const { user, email } = ((await request.json().catch(() => null)) ?? {}) as { user?: unknown; email?: unknown };
+    if (!sameIdentity(db.session, user, email)) return apiError('ERR_IDENTITY_MISMATCH');
+    const at = db.session.unsubscribedAt;
+    return HttpResponse.json(at ? { alreadyUnsubscribed: true, unsubscribedAt: at } : { alreadyUnsubscribed: false });
+  }),
+
+  http.post('/api/unsubscribe', async ({ request }) => {
+    await record(request);
+    if (csrfRejected(request)) return apiError('ERR_CSRF');
+    if (!db.session) return apiError('ERR_UNAUTHENTICATED');
+    const { user, email, reasonId, reasonText } = ((await request.json().catch(() => null)) ?? {}) as {
+      user?: unknown;
+      email?: unknown;
+      reasonId?: unknown;
+      reasonText?: unknown;
+    };
+    const member = db.session;
+    if (!sameIdentity(member, user, email)) return apiError('ERR_IDENTITY_MISMATCH');
+    if (member.unsubscribedAt) return apiError('ERR_ALREADY_UNSUBSCRIBED');
+    const reason = db.unsubscribeReasons.find((candidate) => candidate.id === reasonId);
+    if (!reason) return fieldError('reasonId', 'Elige un motivo de la lista.');
+    const text = typeof reasonText === 'string' ? reasonText.trim() : '';
+    if ((reason.requiresText && !text) || Array.from(text).length > 500) {
+      return fieldError('reasonText', 'Cuéntanos el motivo en hasta 500 caracteres.');
+    }
+    member.unsubscribedAt = new Date().toISOString();
+    // Personal data erased; the document stays so login can say the member left.
+    Object.assign(member, {
+      name: '',
+      last_name: '',
+      mother_surname: '',
+      phone_number: '',
+      birth_date: null,
+      gender_id: null,
+      email: '',
+    });
+    // Every session revoked and the cookies cleared.
+    db.session = null;
+    document.cookie = 'is-logged=; Path=/; Max-Age=0';
+    return HttpResponse.json({ unsubscribedAt: member.unsubscribedAt });
+  }),
+];
+
+export const handlers = [
+  ...sessionHandlers,
+  ...accountAreaHandlers,
+  ...passwordRecoveryHandlers,
+  ...registrationHandlers,
+  ...unsubscribeHandlers,
+];

@@ -1,5 +1,7 @@
 import { Link } from 'react-router-dom';
 
+import { Alert } from '@/components/ui/alert';
+
 import type { LoginResult } from '../api/validate-otp';
 
 import { LoginFlow } from './login-flow';
@@ -8,10 +10,12 @@ type LoginPageContentProps = {
   recaptchaSiteKey: string | null;
   isLoginMaintenance: boolean;
   onLoggedIn: (result: LoginResult) => void;
+  /** A message for whoever lands here, such as the farewell after unsubscribing. */
+  notice?: string | null;
 };
 
 /** /login: its own minimal frame, without the site header and footer (spec section 2). */
-export function LoginPageContent({ recaptchaSiteKey, isLoginMaintenance, onLoggedIn }: LoginPageContentProps) {
+export function LoginPageContent({ recaptchaSiteKey, isLoginMaintenance, onLoggedIn, notice }: LoginPageContentProps) {
   return (
     <div className="login-page">
       <main className="login-page__main" id="contenido">
@@ -22,6 +26,7 @@ export function LoginPageContent({ recaptchaSiteKey, isLoginMaintenance, onLogge
         <div className="login-card">
           <h1 className="login-card__title">Inicia sesión</h1>
           <p className="login-card__subtitle">Revisa tu saldo, tus movimientos y tus beneficios.</p>
+          {notice ? <Alert tone="info">{notice}</Alert> : null}
           <LoginFlow
             variant="pagina"
             recaptchaSiteKey={recaptchaSiteKey}

@@ -12,14 +12,16 @@ function confirmRequests() {
 }
 
 describe('/confirmar-correo', () => {
-  it('confirms the email of the link once and shows it masked, with header and footer, for anyone', async () => {
+  it('confirms the email of the link once and shows it masked, with header, footer and a way to log in, for anyone', async () => {
     const carla = memberNamed('Carla');
     db.emailConfirmations.push({ token: 'abc123', member: carla, email: carla.email });
     renderApp('/confirmar-correo?token=abc123');
     expect(await screen.findByRole('heading', { level: 1, name: 'Confirmación de correo' })).toBeInTheDocument();
     const success = await screen.findByText(/Confirmamos tu correo/);
     expect(success.closest('[role="status"]')).toHaveTextContent('¡Listo! Confirmamos tu correo c***@example.cl.');
-    expect(screen.getByRole('link', { name: 'Ir a Mi Club' })).toHaveAttribute('href', '/mi-club');
+    expect(success.closest('[role="status"]')).toHaveTextContent('Ya puedes iniciar sesión en Mi Club.');
+    expect(screen.getByRole('link', { name: 'Iniciar sesión' })).toHaveAttribute('href', '/login');
+    expect(screen.queryByRole('link', { name: 'Ir a Mi Club' })).not.toBeInTheDocument();
     expect(screen.getByRole('banner')).toBeInTheDocument();
     expect(screen.getByRole('contentinfo')).toBeInTheDocument();
     expect(carla.emailConfirmed).toBe(true);
@@ -67,6 +69,7 @@ describe('/confirmar-correo', () => {
     // The member opens the link in the same browser, still logged in.
     renderApp(`/confirmar-correo?token=${encodeURIComponent(token)}`, { queryClient: first.queryClient });
     expect(await screen.findByText(/Confirmamos tu correo/)).toHaveTextContent('Confirmamos tu correo a***@example.cl');
+    expect(screen.getByRole('link', { name: 'Ir a Mi Club' })).toHaveAttribute('href', '/mi-club');
     await waitFor(() =>
       expect(first.queryClient.getQueryData<{ email_confirmed: boolean }>(['profile'])?.email_confirmed).toBe(true),
     );

@@ -5,6 +5,7 @@ import { Button } from '@/components/ui/button';
 import { Spinner } from '@/components/ui/spinner';
 import { ApiError } from '@/lib/api-client';
 import { toDisplayError } from '@/lib/errors';
+import { useSession } from '@/lib/session';
 
 import { useConfirmEmail } from '../api/confirm-email';
 
@@ -16,6 +17,15 @@ const CONFIRMATION_FAILED = 'No pudimos confirmar tu correo. Intenta de nuevo m�
 /** /confirmar-correo?token=…: confirms the email of the link, for anyone who opens it. */
 export function EmailConfirmation({ token }: { token: string | null }) {
   const confirmation = useConfirmEmail(token);
+  const { isLoggedIn } = useSession();
+  // A member who just registered opens the link without a session: the next step is logging in.
+  const onward = isLoggedIn ? (
+    <Link to="/mi-club">Ir a Mi Club</Link>
+  ) : (
+    <Link to="/login" className="btn btn--primary">
+      Iniciar sesión
+    </Link>
+  );
   // A 4xx is the link's final answer; no answer or a 5xx can be tried again.
   const canRetry =
     confirmation.isError && !(confirmation.error instanceof ApiError && confirmation.error.status < 500);
@@ -29,8 +39,9 @@ export function EmailConfirmation({ token }: { token: string | null }) {
           <>
             <Alert tone="success">
               ¡Listo! Confirmamos tu correo <strong>{confirmation.data.maskedEmail}</strong>.
+              {isLoggedIn ? null : ' Ya puedes iniciar sesión en Mi Club.'}
             </Alert>
-            <Link to="/mi-club">Ir a Mi Club</Link>
+            {onward}
           </>
         ) : null}
         {confirmation.isError ? (
@@ -41,7 +52,7 @@ export function EmailConfirmation({ token }: { token: string | null }) {
                 Reintentar
               </Button>
             ) : (
-              <Link to="/mi-club">Ir a Mi Club</Link>
+              onward
             )}
           </>
         ) : null}

@@ -1,4 +1,4 @@
-import { useId } from 'react';
+import { useId, useState, type ReactNode } from 'react';
 
 import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
@@ -18,6 +18,11 @@ type ProfileSectionProps = {
   onPasswordChanged: () => void;
   /** The member read that they must log in again: the app's normal logout. */
   onLogoutAfterPasswordChange: () => void;
+  /**
+   * The unsubscribe flow, composed by the app: shown in place of Mis Datos after "Darme de baja
+   * de Mi Club"; `close` comes back here. Without it the entry is not offered.
+   */
+  renderUnsubscribe?: (close: () => void) => ReactNode;
 };
 
 /** "Mis Datos" [1]: the member's document and email status, the profile form, the password. */
@@ -25,7 +30,26 @@ export function ProfileSection({
   changePasswordEnable,
   onPasswordChanged,
   onLogoutAfterPasswordChange,
+  renderUnsubscribe,
 }: ProfileSectionProps) {
+  const [isUnsubscribing, setUnsubscribing] = useState(false);
+  if (isUnsubscribing && renderUnsubscribe) return renderUnsubscribe(() => setUnsubscribing(false));
+  return (
+    <ProfileDetails
+      changePasswordEnable={changePasswordEnable}
+      onPasswordChanged={onPasswordChanged}
+      onLogoutAfterPasswordChange={onLogoutAfterPasswordChange}
+      onUnsubscribe={renderUnsubscribe ? () => setUnsubscribing(true) : null}
+    />
+  );
+}
+
+function ProfileDetails({
+  changePasswordEnable,
+  onPasswordChanged,
+  onLogoutAfterPasswordChange,
+  onUnsubscribe,
+}: Omit<ProfileSectionProps, 'renderUnsubscribe'> & { onUnsubscribe: (() => void) | null }) {
   // Waits until the session is checked, like the balance.
   const { isConfirmed } = useSession();
   const profile = useProfile({ enabled: isConfirmed });
@@ -41,6 +65,15 @@ export function ProfileSection({
           <ProfileForm profile={profile.data} />
           {changePasswordEnable ? (
             <PasswordChangeForm onChanged={onPasswordChanged} onLogout={onLogoutAfterPasswordChange} />
+          ) : null}
+          {onUnsubscribe ? (
+            <div className="unsubscribe-entry">
+              <h3 className="unsubscribe-entry__title">¿Quieres dejar Mi Club?</h3>
+              <p>Puedes darte de baja cuando quieras. Te explicaremos qué pasa con tu cuenta antes de confirmar.</p>
+              <Button variant="secondary" onClick={onUnsubscribe}>
+                Darme de baja de Mi Club
+              </Button>
+            </div>
           ) : null}
         </>
       ) : profile.isError ? (

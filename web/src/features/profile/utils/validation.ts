@@ -3,8 +3,15 @@
  * docs/api.md rule for rule and message for message, so a member reads the same text whether the
  * form or the server caught the mistake.
  */
-import { ageOn, chileToday, parseIsoDate, type CalendarDate } from '@/lib/dates';
+import { chileToday, type CalendarDate } from '@/lib/dates';
 import { PASSWORD_LENGTH_MESSAGES, PASSWORD_MAX_LENGTH, passwordLengthError } from '@/lib/password';
+import {
+  birthDateError as personalBirthDateError,
+  isValidEmail,
+  nameError,
+  normalizeChileanMobile,
+  PERSONAL_DATA_MESSAGES,
+} from '@/lib/personal-data';
 
 import type { ProfileUpdate } from '../api/update-profile';
 
@@ -22,71 +29,20 @@ export const PROFILE_FIELDS: readonly ProfileField[] = [
 ];
 
 export const MESSAGES = {
-  email: 'Ingresa un correo electrónico válido.',
-  nameEmpty: 'Ingresa tu nombre.',
-  lastNameEmpty: 'Ingresa tu apellido paterno.',
-  nameCharacters: 'Usa solo letras, espacios, apóstrofes o guiones.',
-  phone: 'Ingresa un celular chileno válido, por ejemplo +56 9 1234 5678.',
-  birthDate: 'Ingresa una fecha de nacimiento válida.',
-  underage: 'Debes ser mayor de 18 años.',
-  gender: 'Selecciona una opción de la lista.',
+  ...PERSONAL_DATA_MESSAGES,
   currentPasswordEmpty: 'Ingresa tu contraseña actual.',
   passwordTooShort: PASSWORD_LENGTH_MESSAGES.tooShort,
   passwordTooLong: PASSWORD_LENGTH_MESSAGES.tooLong,
   passwordUnchanged: 'La nueva contraseña debe ser distinta de la actual.',
 } as const;
 
-export const EMAIL_MAX_LENGTH = 254;
-export const NAME_MAX_LENGTH = 50;
+export { charCount, EMAIL_MAX_LENGTH, isValidEmail, NAME_MAX_LENGTH, normalizeChileanMobile } from '@/lib/personal-data';
 export { PASSWORD_MAX_LENGTH };
-const MIN_AGE = 18;
-const MAX_AGE = 120;
 
-/** Characters, not UTF-16 units: "ñ" or an emoji count once, as the server counts them. */
-export function charCount(value: string): number {
-  return Array.from(value).length;
-}
-
-/** One `@`, something before it, a dot inside the domain, no spaces, at most 254 characters. */
-export function isValidEmail(raw: string): boolean {
-  const email = raw.trim();
-  if (!email || charCount(email) > EMAIL_MAX_LENGTH || /\s/.test(email)) return false;
-  const parts = email.split('@');
-  if (parts.length !== 2) return false;
-  const [local = '', domain = ''] = parts;
-  return (
-    local.length > 0 &&
-    domain.includes('.') &&
-    !domain.startsWith('.') &&
-    !domain.endsWith('.') &&
-    !domain.includes('..')
-  );
-}
-
-const NAME_PATTERN = /^[\p{L}\p{M}' ’-]+$/u;
-
-function nameError(raw: string, emptyMessage: string | null): string | undefined {
-  const value = raw.trim();
-  if (!value) return emptyMessage ?? undefined;
-  if (charCount(value) > NAME_MAX_LENGTH || !NAME_PATTERN.test(value)) return MESSAGES.nameCharacters;
-  return undefined;
-}
-
-/** `+569XXXXXXXX`, `569XXXXXXXX` or `9XXXXXXXX`, spaces ignored; null when it is none of them. */
-export function normalizeChileanMobile(raw: string): string | null {
-  const compact = raw.replace(/\s+/g, '');
-  const match = /^(?:\+?56)?(9\d{8})$/.exec(compact);
-  return match ? `+56${match[1]}` : null;
-}
-
+/** Optional in Mis Datos: an empty birth date clears it. */
 function birthDateError(raw: string, today: CalendarDate): string | undefined {
   if (!raw.trim()) return undefined;
-  const birth = parseIsoDate(raw);
-  if (!birth) return MESSAGES.birthDate;
-  const age = ageOn(birth, today);
-  if (age < 0 || age > MAX_AGE) return MESSAGES.birthDate;
-  if (age < MIN_AGE) return MESSAGES.underage;
-  return undefined;
+  return personalBirthDateError(raw, today);
 }
 
 /** Every field's error, or an empty object when the form can be sent. */

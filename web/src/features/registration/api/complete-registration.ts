@@ -1,0 +1,23 @@
+/**
+ * POST /api/registration/complete: step 3. 201 when the member exists (email not verified yet)
+ * and the verification link was mailed to `maskedEmail`. Sending it again after a failure is
+ * safe: the gateway finishes the same member.
+ */
+import { useMutation } from '@tanstack/react-query';
+
+import { api } from '@/lib/api-client';
+
+export type RegistrationCompletion = { password: string; acceptTerms: boolean };
+export type RegistrationCompleted = { maskedEmail: string };
+
+export function completeRegistration(completion: RegistrationCompletion): Promise<RegistrationCompleted> {
+  return api.post<RegistrationCompleted>('/api/registration/complete', completion);
+}
+
+export function getCompleteRegistrationMutationOptions() {
+  return { mutationKey: ['registration', 'complete'] as const, mutationFn: completeRegistration };
+}
+
+export function useCompleteRegistration() {
+  return useMutation(getCompleteRegistrationMutationOptions());
+}

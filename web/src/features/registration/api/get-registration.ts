@@ -1,0 +1,60 @@
+/**
+ * GET /api/registration: the browser's registration in progress (its id lives in the httpOnly
+ * `mc_registration` cookie). A reload resumes at `step` with what was entered; 404
+ * ERR_REGISTRATION_EXPIRED means there is none (or it expired), so the page starts at step 1.
+ * Read once when /registro opens: from then on the steps' own answers drive the page.
+ */
+import { queryOptions, useQuery } from '@tanstack/react-query';
+
+import { api, ApiError } from '@/lib/api-client';
+
+export type RegistrationIdentity =
+  | { documentType: 'RUT'; rut: string; documentNumber: string }
+  | { documentType: 'PASSPORT' | 'NATIONAL_ID'; documentNumber: string; country: string };
+
+export type RegistrationPersonalData = {
+  name: string;
+  lastName: string;
+  motherSurname: string;
+  phoneNumber: string;
+  birthDate: string;
+  genderId: number;
+  email: string;
+};
+
+export type RegistrationView = {
+  step: 2 | 3;
+  /** Always there in practice; the gateway's schema allows null. */
+  identity: RegistrationIdentity | null;
+  personalData: RegistrationPersonalData | null;
+  expiresInSeconds: number;
+};
+
+/** The flow in progress, or null when there is none. Other failures are thrown. */
+export async function getRegistration(signal?: AbortSignal): Promise<RegistrationView | null> {
+  try {
+    return await api.get<RegistrationView>('/api/registration', { signal, cache: 'no-store' });
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) return null;
+    throw error;
+  }
+}
+
+export const registrationQueryKey = ['registration'] as const;
+
+export function getRegistrationQueryOptions() {
+  return queryOptions({
+    queryKey: registrationQueryKey,
+    queryFn: ({ signal }) => getRegistration(signal),
+    retry: false,
+    // Read fresh each time /registro opens; never refetched behind the member's back.
+    staleTime: Infinity,
+    gcTime: 0,
+    refetchOnWindowFocus: false,
+    refetchOnReconnect: false,
+  });
+}
+
+export function useRegistration() {
+  return useQuery(getRegistrationQueryOptions());
+}

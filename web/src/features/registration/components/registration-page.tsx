@@ -1,0 +1,14 @@
+/** /registro inside the site frame: the page heading and the registration steps. */
+import { RegistrationFlow } from './registration-flow';
+
+export function RegistrationPage() {
+  return (
+    <div className="container page registration-page">
+      <div className="login-card">
+        <h1 className="login-card__title">Regístrate en Mi Club</h1>
+        <p className="login-card__subtitle">Acumula pesos en cada compra y accede a beneficios exclusivos.</p>
+        <RegistrationFlow />
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,84 @@
+/**
+ * /registro/verificar-correo: the action of ERR_EMAIL_NOT_VERIFIED at login. The member gives
+ * the RUT or document and a new verification email goes out if the account waits for one; the
+ * page says the same either way, so it tells nobody who is a member.
+ */
+import { useId, useState, type FormEvent } from 'react';
+import { Link } from 'react-router-dom';
+
+import { Alert } from '@/components/ui/alert';
+import { Button } from '@/components/ui/button';
+import { UserField, userFieldError } from '@/components/ui/user-field';
+import { trackClick } from '@/lib/analytics';
+import { ApiError } from '@/lib/api-client';
+import { capitalizeFirst, toDisplayError } from '@/lib/errors';
+
+import { useResendVerificationEmail } from '../api/resend-verification-email';
+
+export const VERIFICATION_EMAIL_SENT =
+  'Si tu cuenta está pendiente de verificación, te enviamos un nuevo correo. Revisa tu bandeja de entrada.';
+const VERIFICATION_EMAIL_FAILED = 'No pudimos enviar el correo. Intenta de nuevo en unos momentos.';
+
+/** A failure that belongs under the RUT or document field. */
+function userFailure(error: unknown): string | null {
+  if (!(error instanceof ApiError) || !error.body) return null;
+  if (error.body.field === 'user' || error.code === 'ERR_INVALID_RUT') return capitalizeFirst(error.body.message);
+  return null;
+}
+
+export function VerificationEmailPage() {
+  const resend = useResendVerificationEmail();
+  const [user, setUser] = useState('');
+  const [isForeign, setIsForeign] = useState(false);
+  const [userError, setUserError] = useState<string | null>(null);
+  const titleId = useId();
+
+  const generalError =
+    resend.isError && !userFailure(resend.error) ? toDisplayError(resend.error, VERIFICATION_EMAIL_FAILED) : null;
+
+  function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    trackClick('reenviar_correo_verificacion', 'verificar_correo');
+    const found = userFieldError(user, isForeign);
+    setUserError(found);
+    if (found) return;
+    resend.mutate(user.trim(), { onError: (error) => setUserError(userFailure(error)) });
+  }
+
+  return (
+    <div className="container page recovery-page">
+      <div className="login-card">
+        <h1 className="login-card__title">Verifica tu correo electrónico</h1>
+        <p className="login-card__subtitle">
+          Te enviaremos un nuevo enlace para activar tu cuenta al correo que registraste.
+        </p>
+        <form className="login-step" onSubmit={onSubmit} noValidate aria-labelledby={titleId}>
+          <h2 className="login-step__title" id={titleId}>
+            Reenviar correo de verificación
+          </h2>
+          {resend.isSuccess ? <Alert tone="success">{VERIFICATION_EMAIL_SENT}</Alert> : null}
+          {generalError ? <Alert action={generalError.action}>{generalError.message}</Alert> : null}
+          <UserField
+            value={user}
+            onChange={(value) => {
+              setUser(value);
+              if (userError) setUserError(null);
+            }}
+            isForeign={isForeign}
+            onForeignChange={(value) => {
+              setIsForeign(value);
+              setUserError(null);
+            }}
+            error={userError}
+          />
+          <Button type="submit" isLoading={resend.isPending} className="btn--block">
+            Reenviar correo
+          </Button>
+          <div className="login-step__links">
+            <Link to="/login">Volver a iniciar sesión</Link>
+          </div>
+        </form>
+      </div>
+    </div>
+  );
+}

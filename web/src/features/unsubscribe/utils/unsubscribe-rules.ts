@@ -1,0 +1,79 @@
+/**
+ * The pure rules of the unsubscribe: the checks of both steps, the texts with dates, and where
+ * each gateway failure is shown.
+ */
+import { ApiError } from '@/lib/api-client';
+import { capitalizeFirst, toDisplayError, type DisplayError } from '@/lib/errors';
+import { formatDate } from '@/lib/format';
+import { charCount, isValidEmail } from '@/lib/personal-data';
+
+import type { UnsubscribeReason } from '../api/get-unsubscribe-reasons';
+
+/** Any failure but a mismatch or a field: no answer, a 5xx, an unexpected code. */
+export const UNSUBSCRIBE_FAILED = 'No pudimos procesar tu solicitud. Intenta de nuevo más tarde.';
+export const REASON_TEXT_MAX_LENGTH = 500;
+
+export const UNSUBSCRIBE_MESSAGES = {
+  email: 'Ingresa un correo electrónico válido.',
+  reason: 'Elige un motivo.',
+  reasonTextEmpty: 'Cuéntanos el motivo.',
+  reasonTextTooLong: 'Puedes escribir hasta 500 caracteres.',
+} as const;
+
+/** "21 de noviembre de 2026" in Chile, or the raw value if it is not a date. */
+function chileDay(iso: string): string {
+  return formatDate(iso) ?? iso;
+}
+
+/** Step 1's answer for a member who already unsubscribed. */
+export function alreadyUnsubscribedText(unsubscribedAt: string): string {
+  return `Ya te diste de baja de Mi Club el ${chileDay(unsubscribedAt)}.`;
+}
+
+/** Shown after the gateway confirmed, on the logged-out page the member lands on. */
+export function farewellText(unsubscribedAt: string): string {
+  return `Te diste de baja de Mi Club el ${chileDay(unsubscribedAt)}. Gracias por haber sido parte de Mi Club.`;
+}
+
+export type IdentityField = 'user' | 'email';
+export type IdentityErrors = Partial<Record<IdentityField, string>>;
+export type ReasonField = 'reasonId' | 'reasonText';
+export type ReasonErrors = Partial<Record<ReasonField, string>>;
+
+export function validateEmail(email: string): string | undefined {
+  return isValidEmail(email) ? undefined : UNSUBSCRIBE_MESSAGES.email;
+}
+
+export function validateReason(reason: UnsubscribeReason | undefined, text: string): ReasonErrors {
+  if (!reason) return { reasonId: UNSUBSCRIBE_MESSAGES.reason };
+  const length = charCount(text.trim());
+  if (reason.requiresText && length === 0) return { reasonText: UNSUBSCRIBE_MESSAGES.reasonTextEmpty };
+  if (length > REASON_TEXT_MAX_LENGTH) return { reasonText: UNSUBSCRIBE_MESSAGES.reasonTextTooLong };
+  return {};
+}
+
+/** Where a gateway failure of either step is shown. */
+export type UnsubscribeFailure =
+  /** The identity does not match the member's (the spec's "validation failure"). */
+  | { kind: 'mismatch'; display: DisplayError }
+  | { kind: 'field'; field: IdentityField | ReasonField; message: string }
+  | { kind: 'general'; display: DisplayError };
+
+const FIELDS = new Set(['user', 'email', 'reasonId', 'reasonText']);
+
+export function unsubscribeFailure(error: unknown): UnsubscribeFailure {
+  if (!(error instanceof ApiError) || !error.body || error.status >= 500) {
+    return { kind: 'general', display: { message: UNSUBSCRIBE_FAILED } };
+  }
+  if (error.code === 'ERR_IDENTITY_MISMATCH') {
+    return { kind: 'mismatch', display: toDisplayError(error, UNSUBSCRIBE_FAILED) };
+  }
+  const field = error.body.field ?? (error.code === 'ERR_INVALID_RUT' ? 'user' : undefined);
+  if (field && FIELDS.has(field) && error.body.message.trim()) {
+    return { kind: 'field', field: field as IdentityField | ReasonField, message: capitalizeFirst(error.body.message) };
+  }
+  if (error.code === 'ERR_ALREADY_UNSUBSCRIBED') {
+    return { kind: 'general', display: toDisplayError(error, UNSUBSCRIBE_FAILED) };
+  }
+  return { kind: 'general', display: { message: UNSUBSCRIBE_FAILED } };
+}
