@@ -48,7 +48,7 @@ impl LoginEmails for NoAuth {
         Ok(())
     }
 
-    async fn disable_credentials(&self, _: &MemberId) -> Result<(), AccountsError> {
+    async fn disable_credentials(&self, _: &MemberId, _: i64) -> Result<(), AccountsError> {
         Ok(())
     }
 }

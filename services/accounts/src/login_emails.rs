@@ -63,11 +63,16 @@ impl LoginEmails for GrpcLoginEmails {
         Ok(())
     }
 
-    async fn disable_credentials(&self, member_id: &MemberId) -> Result<(), AccountsError> {
+    async fn disable_credentials(
+        &self,
+        member_id: &MemberId,
+        unsubscribed_at: i64,
+    ) -> Result<(), AccountsError> {
         let request = self
             .tokens
             .request(DisableCredentialsRequest {
                 member_id: member_id.as_str().to_owned(),
+                unsubscribed_at_millis: unsubscribed_at,
             })
             .await
             .map_err(|status| unavailable("issue_service_token", status))?;

@@ -301,7 +301,7 @@ impl AuthService for AuthGrpc {
         let member_id = MemberId::parse(&request.member_id)?;
         let disabled = self
             .auth
-            .disable_credentials(&caller.sub, &member_id)
+            .disable_credentials(&caller.sub, &member_id, request.unsubscribed_at_millis)
             .await?;
         Ok(Response::new(pb::DisableCredentialsResponse {
             revoked_sessions: disabled.revoked_sessions as i64,

@@ -69,6 +69,16 @@ pub enum CredentialsWritten {
     MemberHasOtherLoginId,
 }
 
+/// What [`Store::disable_credentials`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DisableOutcome {
+    Disabled(Disabled),
+    /// The member has no credentials.
+    NoCredentials,
+    /// The credentials were (re)created after the member left: a rejoined member's.
+    Superseded,
+}
+
 /// The member's credentials are disabled (now or earlier).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Disabled {
@@ -241,7 +251,7 @@ impl Store {
         let updated = sqlx::query(
             "UPDATE credentials SET email = $1, password_hash = $2, hash_scheme = $3, \
              email_verified = $4, disabled = $5, disabled_at = NULL, password_changed_at = $6, \
-             updated_at = $7 WHERE member_id = $8 AND login_id = $9 \
+             created_at = $7, updated_at = $7 WHERE member_id = $8 AND login_id = $9 \
              AND (disabled = $10 OR email_verified = $11)",
         )
         .bind(new.email)
@@ -270,32 +280,40 @@ impl Store {
     /// Unsubscribe: disables the member's credentials, erases the email, records the instant
     /// the first time (a repeat keeps it) and revokes every live refresh token, in one
     /// transaction. `None` when the member has no credentials.
+    ///
+    /// `unsubscribed_at` (0: unconditional) guards a rejoined member: credentials created or
+    /// replaced after it are left alone.
     pub async fn disable_credentials(
         &self,
         member_id: &str,
+        unsubscribed_at: i64,
         now: i64,
-    ) -> Result<Option<Disabled>, sqlx::Error> {
+    ) -> Result<DisableOutcome, sqlx::Error> {
         let mut tx = self.db.pool().begin().await?;
         let row = sqlx::query(
             "UPDATE credentials SET disabled = $1, email = '', email_verified = $2, \
              disabled_at = COALESCE(disabled_at, $3), updated_at = $4 WHERE member_id = $5 \
-             RETURNING disabled_at",
+             AND ($6 = 0 OR created_at <= $6) RETURNING disabled_at",
         )
         .bind(true)
         .bind(false)
         .bind(now)
         .bind(now)
         .bind(member_id)
+        .bind(unsubscribed_at)
         .fetch_optional(&mut *tx)
         .await?;
         let Some(row) = row else {
             tx.rollback().await?;
-            return Ok(None);
+            return Ok(match self.credentials_by_member_id(member_id).await? {
+                Some(_) => DisableOutcome::Superseded,
+                None => DisableOutcome::NoCredentials,
+            });
         };
         let disabled_at: i64 = row.try_get("disabled_at")?;
         let revoked = revoke_live_sessions(&mut *tx, member_id, now).await?;
         tx.commit().await?;
-        Ok(Some(Disabled {
+        Ok(DisableOutcome::Disabled(Disabled {
             disabled_at,
             revoked,
         }))

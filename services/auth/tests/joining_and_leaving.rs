@@ -382,6 +382,7 @@ async fn only_the_allowed_clients_may_join_and_leave_members(env: TestEnv) {
         .disable_credentials(with_bearer(
             pb::DisableCredentialsRequest {
                 member_id: ana().member_id.to_owned(),
+                unsubscribed_at_millis: 0,
             },
             &other,
         ))
@@ -557,6 +558,37 @@ async fn a_member_who_unsubscribed_can_join_again(env: TestEnv) {
     );
 }
 
+async fn a_late_unsubscribe_retry_leaves_a_member_who_rejoined_alone(env: TestEnv) {
+    let app = spawn_app(env).await;
+    let accounts = accounts_token(&app).await;
+    let left_at = miclub_platform::storage::now_millis();
+    app.disable_credentials_left_at(&accounts, ana().member_id, left_at)
+        .await
+        .unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    app.create_credentials(
+        &app.registration_token().await,
+        ana().member_id,
+        ana().rut,
+        ana().email,
+        PASSWORD,
+    )
+    .await
+    .unwrap();
+    // accounts' retry of the old unsubscribe arrives after the rejoin.
+    let late = app
+        .disable_credentials_left_at(&accounts, ana().member_id, left_at)
+        .await
+        .unwrap();
+    assert_eq!(late.revoked_sessions, 0);
+    let row = stored(&app, ana().member_id).await.unwrap();
+    assert!(
+        !row.disabled,
+        "the rejoined member keeps the new credentials"
+    );
+    assert_eq!(row.email, ana().email);
+}
+
 async fn a_reset_asked_before_unsubscribing_cannot_complete_after_rejoining(env: TestEnv) {
     let app = spawn_app(env).await;
     let started = app
@@ -615,4 +647,5 @@ backend_tests!(
     recovery_for_an_unsubscribed_member_sends_no_mail,
     a_member_who_unsubscribed_can_join_again,
     a_reset_asked_before_unsubscribing_cannot_complete_after_rejoining,
+    a_late_unsubscribe_retry_leaves_a_member_who_rejoined_alone,
 );

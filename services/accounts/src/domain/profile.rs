@@ -53,7 +53,12 @@ pub trait LoginEmails: Send + Sync + fmt::Debug {
 
     /// Disables `member_id`'s credentials and revokes every session (auth's
     /// `DisableCredentials`). Idempotent.
-    async fn disable_credentials(&self, member_id: &MemberId) -> Result<(), AccountsError>;
+    /// `unsubscribed_at` (Unix ms) lets auth ignore a late call for a member who rejoined.
+    async fn disable_credentials(
+        &self,
+        member_id: &MemberId,
+        unsubscribed_at: i64,
+    ) -> Result<(), AccountsError>;
 }
 
 /// The editable fields of a profile, each already valid; `None` clears an optional one.

@@ -232,7 +232,7 @@ impl Unsubscriptions {
             reason_id = choice.reason_id(),
             "member unsubscribed, personal data erased"
         );
-        if let Err(err) = self.disable_credentials(member_id).await {
+        if let Err(err) = self.disable_credentials(member_id, now).await {
             tracing::warn!(
                 member_id = %member_id,
                 error = %err,
@@ -248,8 +248,8 @@ impl Unsubscriptions {
     pub async fn disable_pending_credentials(&self) -> Result<usize> {
         let waiting = self.store.credentials_to_disable(RETRY_BATCH).await?;
         let mut disabled = 0;
-        for member_id in &waiting {
-            match self.disable_credentials(member_id).await {
+        for (member_id, unsubscribed_at) in &waiting {
+            match self.disable_credentials(member_id, *unsubscribed_at).await {
                 Ok(()) => disabled += 1,
                 Err(err) => {
                     tracing::warn!(member_id = %member_id, error = %err, "credentials still not disabled");
@@ -280,8 +280,10 @@ impl Unsubscriptions {
     }
 
     /// Auth's `DisableCredentials`, then the record that it happened.
-    async fn disable_credentials(&self, member_id: &MemberId) -> Result<()> {
-        self.auth.disable_credentials(member_id).await?;
+    async fn disable_credentials(&self, member_id: &MemberId, unsubscribed_at: i64) -> Result<()> {
+        self.auth
+            .disable_credentials(member_id, unsubscribed_at)
+            .await?;
         self.store
             .mark_credentials_disabled(member_id, now_millis())
             .await?;

@@ -329,9 +329,10 @@ impl Store {
     }
 
     /// Unsubscribed members whose credentials auth has not disabled yet, oldest first.
-    pub async fn credentials_to_disable(&self, limit: i64) -> Result<Vec<MemberId>> {
+    /// Each with the instant the member left, which auth uses to ignore a rejoined member.
+    pub async fn credentials_to_disable(&self, limit: i64) -> Result<Vec<(MemberId, i64)>> {
         let rows = sqlx::query(
-            "SELECT member_id FROM members \
+            "SELECT member_id, unsubscribed_at FROM members \
              WHERE status = 'unsubscribed' AND credentials_disabled_at IS NULL \
              ORDER BY unsubscribed_at LIMIT $1",
         )
@@ -341,7 +342,10 @@ impl Store {
         rows.iter()
             .map(|row| {
                 let id: String = row.try_get("member_id")?;
-                MemberId::parse(&id).map_err(|err| corrupt(&format!("member {id}"), err))
+                let left: Option<i64> = row.try_get("unsubscribed_at")?;
+                let member =
+                    MemberId::parse(&id).map_err(|err| corrupt(&format!("member {id}"), err))?;
+                Ok((member, left.unwrap_or_default()))
             })
             .collect()
     }

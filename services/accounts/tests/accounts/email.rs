@@ -77,7 +77,7 @@ fn assert_confirmation_invalid(result: Result<String, tonic::Status>) {
     assert_eq!(body.code, ErrorCode::ConfirmationInvalid);
     assert_eq!(
         body.message,
-        "El enlace de confirmación no es válido o ya expiró. Pide uno nuevo desde Mis Datos."
+        "El enlace de confirmación no es válido o ya expiró. Pide uno nuevo."
     );
 }
 
@@ -446,7 +446,7 @@ mod over_grpc {
         /// `(member_id, email, bearer token)` of each `SetLoginEmail`.
         set: Mutex<Vec<(String, String, Option<String>)>>,
         /// `(member_id, bearer token)` of each `DisableCredentials`.
-        disabled: Mutex<Vec<(String, Option<String>)>>,
+        disabled: Mutex<Vec<(String, Option<String>, i64)>>,
         refuse: AtomicBool,
     }
 
@@ -571,11 +571,11 @@ mod over_grpc {
             }
             let token = bearer(request.metadata()).map(str::to_owned);
             let request = request.into_inner();
-            self.0
-                .disabled
-                .lock()
-                .unwrap()
-                .push((request.member_id, token));
+            self.0.disabled.lock().unwrap().push((
+                request.member_id,
+                token,
+                request.unsubscribed_at_millis,
+            ));
             Ok(Response::new(auth::DisableCredentialsResponse {
                 revoked_sessions: 2,
             }))
@@ -661,12 +661,12 @@ mod over_grpc {
         let member_id = MemberId::generate();
 
         login_emails(&auth, "s3cret")
-            .disable_credentials(&member_id)
+            .disable_credentials(&member_id, 1_763_700_000_000)
             .await
             .expect("disabled");
         seen.refuse.store(true, Ordering::SeqCst);
         let auth_down = login_emails(&auth, "s3cret")
-            .disable_credentials(&MemberId::generate())
+            .disable_credentials(&MemberId::generate(), 1_763_700_000_000)
             .await
             .unwrap_err();
 
@@ -674,7 +674,8 @@ mod over_grpc {
             *seen.disabled.lock().unwrap(),
             [(
                 member_id.as_str().to_owned(),
-                Some(SERVICE_TOKEN.to_owned())
+                Some(SERVICE_TOKEN.to_owned()),
+                1_763_700_000_000
             )]
         );
         assert_eq!(auth_down.error_code(), ErrorCode::Unavailable);

@@ -89,7 +89,11 @@ impl LoginEmails for FakeLoginEmails {
         Ok(())
     }
 
-    async fn disable_credentials(&self, member_id: &MemberId) -> Result<(), AccountsError> {
+    async fn disable_credentials(
+        &self,
+        member_id: &MemberId,
+        _unsubscribed_at: i64,
+    ) -> Result<(), AccountsError> {
         self.disable_attempts.fetch_add(1, Ordering::SeqCst);
         if self.disable_failing.load(Ordering::SeqCst) {
             return Err(AccountsError::Unavailable(

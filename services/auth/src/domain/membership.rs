@@ -19,7 +19,7 @@ use super::hashing::HashScheme;
 use super::password_rules::NewPassword;
 use super::types::{Email, MemberId, mask_email};
 use crate::error::{AuthError, AuthResult};
-use crate::store::{CredentialsWritten, NewCredentials};
+use crate::store::{CredentialsWritten, DisableOutcome, NewCredentials};
 
 /// Credentials were written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -94,24 +94,42 @@ impl Auth {
 
     /// Unsubscribe: disables the credentials of `member_id`, erases auth's copy of the email
     /// and ends every session. Idempotent (the first instant stays). `NotFound` when auth has
-    /// no credentials for the member.
+    /// no credentials for the member. Credentials (re)created after `unsubscribed_at` (Unix
+    /// ms; 0 means no such check) belong to a member who registered again: a late retry of
+    /// the unsubscribe leaves them alone and answers no session revoked.
     pub async fn disable_credentials(
         &self,
         caller: &str,
         member_id: &MemberId,
+        unsubscribed_at: i64,
     ) -> AuthResult<CredentialsDisabled> {
         let member_id = member_id.as_str();
-        let Some(disabled) = self
+        let disabled = match self
             .store
-            .disable_credentials(member_id, now_millis())
+            .disable_credentials(member_id, unsubscribed_at.max(0), now_millis())
             .await?
-        else {
-            tracing::info!(
-                caller,
-                member_id,
-                "credentials not disabled: none for the member"
-            );
-            return Err(AuthError::NotFound);
+        {
+            DisableOutcome::Disabled(disabled) => disabled,
+            DisableOutcome::NoCredentials => {
+                tracing::info!(
+                    caller,
+                    member_id,
+                    "credentials not disabled: none for the member"
+                );
+                return Err(AuthError::NotFound);
+            }
+            DisableOutcome::Superseded => {
+                tracing::warn!(
+                    caller,
+                    member_id,
+                    unsubscribed_at,
+                    "credentials not disabled: created again after the member left"
+                );
+                return Ok(CredentialsDisabled {
+                    disabled_at: 0,
+                    revoked_sessions: 0,
+                });
+            }
         };
         let revoked = self.end_sessions(member_id, disabled.revoked).await;
         tracing::info!(

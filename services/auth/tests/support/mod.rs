@@ -287,14 +287,27 @@ impl TestApp {
         answer(self.client().create_credentials(request).await)
     }
 
+    /// As accounts calls it right after the member left.
     pub async fn disable_credentials(
         &self,
         token: &str,
         member_id: &str,
     ) -> Answer<pb::DisableCredentialsResponse> {
+        let now = miclub_platform::storage::now_millis();
+        self.disable_credentials_left_at(token, member_id, now)
+            .await
+    }
+
+    pub async fn disable_credentials_left_at(
+        &self,
+        token: &str,
+        member_id: &str,
+        unsubscribed_at_millis: i64,
+    ) -> Answer<pb::DisableCredentialsResponse> {
         let request = with_bearer(
             pb::DisableCredentialsRequest {
                 member_id: member_id.to_owned(),
+                unsubscribed_at_millis,
             },
             token,
         );
