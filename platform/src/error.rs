@@ -99,7 +99,7 @@ error_codes! {
     EmailAlreadyConfirmed => "ERR_EMAIL_ALREADY_CONFIRMED", FailedPrecondition, CONFLICT,
         "Tu correo electrónico ya está confirmado.";
     ConfirmationInvalid => "ERR_CONFIRMATION_INVALID", NotFound, NOT_FOUND,
-        "El enlace de confirmación no es válido o ya expiró. Pide uno nuevo desde Mis Datos.";
+        "El enlace de confirmación no es válido o ya expiró. Pide uno nuevo.";
     RutAlreadyRegistered => "ERR_RUT_ALREADY_REGISTERED", AlreadyExists, CONFLICT,
         "Este RUT ya está registrado en Mi Club. Inicia sesión o recupera tu contraseña.";
     EmailAlreadyRegistered => "ERR_EMAIL_ALREADY_REGISTERED", AlreadyExists, CONFLICT,

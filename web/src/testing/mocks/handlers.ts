@@ -38,7 +38,7 @@ export const API_ERRORS = {
   ERR_FORBIDDEN: { status: 403, message: 'No tienes permiso para realizar esta acción.' },
   ERR_CONFIRMATION_INVALID: {
     status: 404,
-    message: 'El enlace de confirmación no es válido o ya expiró. Pide uno nuevo desde Mis Datos.',
+    message: 'El enlace de confirmación no es válido o ya expiró. Pide uno nuevo.',
   },
   ERR_NO_CLUB_ACCOUNT: { status: 406, message: 'Aún no tienes una cuenta Mi Club.' },
   ERR_OTP_INVALID: { status: 422, message: 'El código ingresado no es correcto.' },

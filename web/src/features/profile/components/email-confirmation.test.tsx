@@ -34,9 +34,14 @@ describe('/confirmar-correo', () => {
   it("shows the gateway's message for a link that is not valid", async () => {
     renderApp('/confirmar-correo?token=gastado');
     expect(await screen.findByRole('alert')).toHaveTextContent(
-      'El enlace de confirmación no es válido o ya expiró. Pide uno nuevo desde Mis Datos.',
+      'El enlace de confirmación no es válido o ya expiró. Pide uno nuevo.',
     );
     expect(screen.queryByRole('button', { name: 'Reintentar' })).not.toBeInTheDocument();
+    // Without a session, a new link is asked for by RUT or document.
+    expect(screen.getByRole('link', { name: 'Pedir un nuevo enlace' })).toHaveAttribute(
+      'href',
+      '/registro/verificar-correo',
+    );
   });
 
   it('says the link is not valid without asking when it has no token', async () => {

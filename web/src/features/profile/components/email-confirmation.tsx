@@ -11,7 +11,7 @@ import { useConfirmEmail } from '../api/confirm-email';
 
 /** ERR_CONFIRMATION_INVALID's text (docs/api.md), also for a link without a token. */
 export const INVALID_CONFIRMATION_LINK =
-  'El enlace de confirmación no es válido o ya expiró. Pide uno nuevo desde Mis Datos.';
+  'El enlace de confirmación no es válido o ya expiró. Pide uno nuevo.';
 const CONFIRMATION_FAILED = 'No pudimos confirmar tu correo. Intenta de nuevo más tarde.';
 
 /** /confirmar-correo?token=…: confirms the email of the link, for anyone who opens it. */
@@ -51,8 +51,13 @@ export function EmailConfirmation({ token }: { token: string | null }) {
               <Button variant="secondary" onClick={() => void confirmation.refetch()} isLoading={confirmation.isFetching}>
                 Reintentar
               </Button>
-            ) : (
+            ) : isLoggedIn ? (
               onward
+            ) : (
+              // Mis Datos resends for a member with a session; anyone else asks here.
+              <Link to="/registro/verificar-correo" className="btn btn--primary">
+                Pedir un nuevo enlace
+              </Link>
             )}
           </>
         ) : null}
