@@ -10,6 +10,7 @@ const PROTOS: &[&str] = &[
     "content/v1/content.proto",
     "registration/v1/registration.proto",
     "identity/v1/verifier.proto",
+    "missions/v1/missions.proto",
 ];
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

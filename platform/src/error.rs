@@ -116,6 +116,8 @@ error_codes! {
         "Los datos ingresados no coinciden con los de tu cuenta.";
     AlreadyUnsubscribed => "ERR_ALREADY_UNSUBSCRIBED", FailedPrecondition, CONFLICT,
         "Ya te diste de baja de Mi Club.";
+    MissionsNotReady => "ERR_MISSIONS_NOT_READY", Aborted, CONFLICT,
+        "Estamos preparando tus misiones. Vuelve a intentarlo en unos minutos.";
     Internal => "ERR_INTERNAL", Internal, INTERNAL_SERVER_ERROR,
         "Ocurrió un error inesperado. Intenta de nuevo más tarde.";
     Unavailable => "ERR_UNAVAILABLE", Unavailable, SERVICE_UNAVAILABLE,

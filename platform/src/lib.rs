@@ -10,6 +10,7 @@ pub mod config;
 pub mod demo;
 pub mod ephemeral;
 pub mod error;
+pub mod events;
 pub mod grpc;
 pub mod identity;
 pub mod notify;

@@ -34,6 +34,12 @@ pub mod registration {
     }
 }
 
+pub mod missions {
+    pub mod v1 {
+        tonic::include_proto!("miclub.missions.v1");
+    }
+}
+
 pub mod identity {
     pub mod v1 {
         tonic::include_proto!("miclub.identity.v1");
