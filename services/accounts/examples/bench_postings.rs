@@ -25,6 +25,7 @@ use miclub_accounts::error::AccountsError;
 use miclub_accounts::store::Store;
 use miclub_accounts::{Application, Dependencies, Settings};
 use miclub_platform::ephemeral::MemoryStore;
+use miclub_platform::events::MemoryBus;
 use miclub_platform::grpc::ServerSettings;
 use miclub_platform::notify::DevMailbox;
 use miclub_platform::shutdown;
@@ -107,6 +108,8 @@ async fn run(
         key_source: keys.key_source(),
         notifier: Arc::new(DevMailbox::default()),
         login_emails: Arc::new(NoAuth),
+        // The relay publishes every posted purchase; nobody reads them here.
+        bus: Arc::new(MemoryBus::new()),
     };
     let app = Application::build(settings, deps).await?;
     let url = format!("http://127.0.0.1:{}", app.port());
@@ -190,6 +193,11 @@ fn purchase(i: usize, members: i64, now: i64) -> PostPurchaseRequest {
         .map(|_| PurchaseLine {
             category: categories[rng.random_range(0..categories.len())] as i32,
             amount: rng.random_range(500..80_000),
+            // Half the lines with a product category (1-57 but 16), half unknown (0).
+            product_category_id: match rng.random_range(0..114) {
+                n @ 1..=57 if n != 16 => n,
+                _ => 0,
+            },
         })
         .collect();
     PostPurchaseRequest {

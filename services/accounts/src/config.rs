@@ -39,6 +39,32 @@ pub struct Settings {
     /// How often the background task asks auth again to disable the credentials of members
     /// who unsubscribed while auth was unreachable.
     pub credentials_retry_interval_secs: u64,
+    /// The outbox relay to the event bus, section `[accounts.relay]`.
+    pub relay: RelaySettings,
+}
+
+/// Section `[accounts.relay]` (`APP_ACCOUNTS__RELAY__…`): how often the outbox relay looks for
+/// unpublished purchase events, and how many it claims per round.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct RelaySettings {
+    pub interval_ms: u64,
+    pub batch: u32,
+}
+
+impl Default for RelaySettings {
+    fn default() -> Self {
+        Self {
+            interval_ms: 500,
+            batch: 100,
+        }
+    }
+}
+
+impl RelaySettings {
+    pub fn interval(&self) -> std::time::Duration {
+        std::time::Duration::from_millis(self.interval_ms)
+    }
 }
 
 /// Section `[accounts.accrual]` (`APP_ACCOUNTS__ACCRUAL__…`).
@@ -102,6 +128,7 @@ impl Default for Settings {
             public_url: "http://localhost:8080".into(),
             email_confirmation_ttl_hours: 48,
             credentials_retry_interval_secs: 60,
+            relay: RelaySettings::default(),
         }
     }
 }
@@ -123,6 +150,9 @@ impl Settings {
         }
         if self.credentials_retry_interval_secs == 0 {
             anyhow::bail!("accounts.credentials_retry_interval_secs must be at least 1");
+        }
+        if self.relay.interval_ms == 0 || self.relay.batch == 0 {
+            anyhow::bail!("accounts.relay.interval_ms and accounts.relay.batch must be at least 1");
         }
         if self.email_confirmation_ttl_hours == 0 {
             anyhow::bail!("accounts.email_confirmation_ttl_hours must be at least 1");
@@ -335,5 +365,33 @@ mod tests {
             .to_string();
         assert!(refused.contains("service_client"), "{refused}");
         without.validate(Environment::Development, false).unwrap();
+    }
+
+    #[test]
+    fn the_relay_runs_every_half_second_in_batches_of_100_unless_configured() {
+        let defaults = Settings::default();
+        assert_eq!(
+            (defaults.relay.interval_ms, defaults.relay.batch),
+            (500, 100)
+        );
+        let layered = Layered::from_toml(
+            Environment::Development,
+            "[accounts.relay]\ninterval_ms = 50\n",
+        )
+        .unwrap();
+        let settings: Settings = layered.section("accounts").unwrap();
+        assert_eq!(
+            settings.relay.interval(),
+            std::time::Duration::from_millis(50)
+        );
+        assert_eq!(settings.relay.batch, 100);
+        let never = Settings {
+            relay: RelaySettings {
+                interval_ms: 0,
+                ..RelaySettings::default()
+            },
+            ..Settings::default()
+        };
+        assert!(never.validate(Environment::Development, false).is_err());
     }
 }

@@ -1,7 +1,8 @@
 //! The Mi Club accounts service: members, their club account, the ledger of movements and the
 //! balance in pesos, served over gRPC (`miclub.accounts.v1.AccountsService`) with health and
 //! reflection. Store systems post purchases here (idempotently, with an outbox event for
-//! missions); a background task confirms accruals once their return window has closed. The
+//! missions); a background task confirms accruals once their return window has closed, and
+//! another relays the outbox's purchase events to the event bus (`events:purchases`). The
 //! registration service creates members here (pending, then active with a verification link);
 //! members unsubscribe here, and a second background task makes sure auth disabled their
 //! credentials.
@@ -22,6 +23,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use miclub_platform::ephemeral::SharedStore;
+use miclub_platform::events::SharedBus;
 use miclub_platform::grpc::{Health, ServerSettings};
 use miclub_platform::notify::Notifier;
 use miclub_platform::shutdown::Shutdown;
@@ -37,7 +39,7 @@ pub use login_emails::GrpcLoginEmails;
 
 use crate::config::AccrualSettings;
 use crate::domain::{
-    Accounts, ConfirmationSettings, Ledger, Profile, Registration, Unsubscriptions,
+    Accounts, ConfirmationSettings, Ledger, OutboxRelay, Profile, Registration, Unsubscriptions,
 };
 use crate::grpc::AccountsGrpc;
 use crate::store::Store;
@@ -58,6 +60,9 @@ pub struct Dependencies {
     /// Accounts' calls to auth: a confirmed email handed over, the credentials of a member who
     /// unsubscribed disabled ([`GrpcLoginEmails`] outside tests).
     pub login_emails: Arc<dyn LoginEmails>,
+    /// Where the outbox relay publishes `purchase.posted` events (stream `events:purchases`):
+    /// Redis Streams, or in standalone the in-memory bus missions also reads.
+    pub bus: SharedBus,
 }
 
 /// Accounts, built and listening, ready to serve.
@@ -75,6 +80,9 @@ pub struct Application {
     /// Asks auth again to disable the credentials of members who left while it was down.
     unsubscriptions: Unsubscriptions,
     credentials_retry_interval: Duration,
+    /// Publishes the outbox's purchase events to the bus.
+    relay: OutboxRelay,
+    relay_interval: Duration,
 }
 
 impl std::fmt::Debug for Application {
@@ -90,6 +98,7 @@ impl Application {
     /// the gRPC listener (port 0 picks a free one).
     pub async fn build(settings: Settings, deps: Dependencies) -> anyhow::Result<Self> {
         let store = Store::connect(&settings.database_or_default()).await?;
+        let relay = OutboxRelay::new(store.clone(), deps.bus, settings.relay.batch);
         let unsubscriptions = Unsubscriptions::new(store.clone(), deps.login_emails.clone());
         let profile = Profile::new(
             store.clone(),
@@ -138,6 +147,8 @@ impl Application {
             credentials_retry_interval: Duration::from_secs(
                 settings.credentials_retry_interval_secs,
             ),
+            relay,
+            relay_interval: settings.relay.interval(),
         })
     }
 
@@ -148,8 +159,9 @@ impl Application {
 
     /// Serves until `shutdown` fires, then drains (NOT_SERVING first) and closes the pool.
     /// Meanwhile background tasks confirm due accruals every `confirm_interval_secs` and ask
-    /// auth to disable pending credentials every `credentials_retry_interval_secs`; they stop
-    /// on the same shutdown and are awaited before the pool closes.
+    /// auth to disable pending credentials every `credentials_retry_interval_secs`, and relay
+    /// the outbox to the event bus every `relay.interval_ms`; they stop on the same shutdown
+    /// and are awaited before the pool closes.
     pub async fn run_until_stopped(self, shutdown: Shutdown) -> anyhow::Result<()> {
         let confirmations = tokio::spawn(self.ledger.confirm_periodically(
             self.accrual.return_window(),
@@ -159,6 +171,10 @@ impl Application {
         let disabling = tokio::spawn(
             self.unsubscriptions
                 .retry_periodically(self.credentials_retry_interval, shutdown.clone()),
+        );
+        let relaying = tokio::spawn(
+            self.relay
+                .relay_periodically(self.relay_interval, shutdown.clone()),
         );
         let drain_delay = Duration::from_millis(self.server_settings.drain_delay_ms);
         let served = miclub_platform::grpc::serve(
@@ -175,6 +191,9 @@ impl Application {
         }
         if let Err(err) = disabling.await {
             tracing::error!(error = %err, "credential disabling task failed");
+        }
+        if let Err(err) = relaying.await {
+            tracing::error!(error = %err, "outbox relay task failed");
         }
         self.store.database().close().await;
         served

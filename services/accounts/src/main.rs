@@ -1,8 +1,9 @@
 //! `miclub-accounts`: the accounts service as its own process (production runs one per pod).
 //!
-//! Reads sections `accounts` (see `config.rs`), `telemetry`, `ephemeral` and `notifier` of the
-//! layered configuration (`APP_ACCOUNTS__…`, `APP_EPHEMERAL__REDIS_URL`, …); the ephemeral store
-//! is the one auth writes session revocations to. Auth is reached at `accounts.auth` for its
+//! Reads sections `accounts` (see `config.rs`), `telemetry`, `ephemeral`, `events` and
+//! `notifier` of the layered configuration (`APP_ACCOUNTS__…`, `APP_EPHEMERAL__REDIS_URL`,
+//! `APP_EVENTS__REDIS_URL`, …); the ephemeral store is the one auth writes session revocations
+//! to, the event bus the one missions reads purchase events from. Auth is reached at `accounts.auth` for its
 //! verification keys and, with accounts' own client credentials (`accounts.service_client`),
 //! to hand it confirmed emails. Serves until SIGTERM.
 
@@ -11,6 +12,7 @@ use std::sync::Arc;
 use miclub_accounts::{Application, Dependencies, GrpcLoginEmails, Settings};
 use miclub_platform::config::Layered;
 use miclub_platform::ephemeral::{self, EphemeralSettings};
+use miclub_platform::events::{self, EventBusSettings};
 use miclub_platform::notify::{self, NotifierSettings};
 use miclub_platform::shutdown::Shutdown;
 use miclub_platform::telemetry::{self, TelemetrySettings};
@@ -28,6 +30,11 @@ async fn main() -> anyhow::Result<()> {
     let ephemeral_settings: EphemeralSettings = config.section("ephemeral")?;
     settings.validate(environment, !ephemeral_settings.redis_url.is_empty())?;
     let store = ephemeral::connect(&ephemeral_settings).await?;
+    let bus_settings: EventBusSettings = config.section("events")?;
+    if environment.is_production() && bus_settings.redis_url.is_empty() {
+        anyhow::bail!("production needs redis for purchase events (events.redis_url)");
+    }
+    let bus = events::connect(&bus_settings).await?;
     let key_source = Arc::new(GrpcKeySource::new(settings.auth.channel()?));
     let notifier = notify::build(
         &config.section::<NotifierSettings>("notifier")?,
@@ -51,6 +58,7 @@ async fn main() -> anyhow::Result<()> {
             key_source,
             notifier,
             login_emails,
+            bus,
         },
     )
     .await?;

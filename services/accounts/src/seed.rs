@@ -11,13 +11,13 @@
 use miclub_platform::demo::{DemoMember, MEMBERS};
 use miclub_platform::storage::now_millis;
 
-use miclub_accrual::{Category, PaymentMethod, PurchaseLine};
+use miclub_accrual::{Category, PaymentMethod};
 
 use crate::domain::{
     BirthDate, Document, DocumentType, Email, GenderId, IdempotencyKey, Ledger, Member,
-    MemberDocument, MemberId, Month, Movement, MovementId, MovementKind, MovementStatus,
-    PersonName, PhoneNumber, PurchaseOrder, Reason, StoreId, StoreName, TermsAgreement,
-    TermsDecision,
+    MemberDocument, MemberId, Month, Movement, MovementId, MovementKind, MovementStatus, OrderLine,
+    PersonName, PhoneNumber, ProductCategoryId, PurchaseOrder, Reason, StoreId, StoreName,
+    TermsAgreement, TermsDecision,
 };
 use crate::error::{AccountsError, Result};
 use crate::store::Store;
@@ -182,7 +182,8 @@ pub struct PlannedPurchase {
     pub store_id: &'static str,
     pub store_name: &'static str,
     pub payment: PaymentMethod,
-    pub lines: &'static [(Category, i64)],
+    /// `(category, pesos, product category id)`; 0 is an unknown product category.
+    pub lines: &'static [(Category, i64, u8)],
 }
 
 /// Ana's purchases of today, still inside their return window.
@@ -194,9 +195,9 @@ const ANA_PURCHASES: &[PlannedPurchase] = &[
         store_name: "Lider Providencia",
         payment: PaymentMethod::PartnerCard,
         lines: &[
-            (Category::Meat, 18_990),
-            (Category::FruitsAndVegetables, 6_450),
-            (Category::Drinks, 3_200),
+            (Category::Meat, 18_990, 10),
+            (Category::FruitsAndVegetables, 6_450, 0),
+            (Category::Drinks, 3_200, 34),
         ],
     },
     PlannedPurchase {
@@ -205,7 +206,7 @@ const ANA_PURCHASES: &[PlannedPurchase] = &[
         store_id: "lider-cl",
         store_name: "Lider.cl",
         payment: PaymentMethod::Cash,
-        lines: &[(Category::Cleaning, 9_870), (Category::Other, 4_500)],
+        lines: &[(Category::Cleaning, 9_870, 0), (Category::Other, 4_500, 0)],
     },
 ];
 
@@ -279,8 +280,14 @@ pub async fn seed_demo(store: &Store, ledger: &Ledger) -> anyhow::Result<SeedRep
             let lines = plan
                 .lines
                 .iter()
-                .map(|&(category, amount)| PurchaseLine { category, amount })
-                .collect();
+                .map(|&(category, amount, product)| {
+                    Ok(OrderLine {
+                        category,
+                        amount,
+                        product_category_id: ProductCategoryId::parse(i64::from(product))?,
+                    })
+                })
+                .collect::<Result<Vec<_>>>()?;
             let order = PurchaseOrder::new(
                 key,
                 MemberDocument::parse(demo.rut)?,

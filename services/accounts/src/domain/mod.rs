@@ -1,5 +1,6 @@
 //! The accounts domain: members, their club account and the ledger behind its balance; the
-//! profile, registration (pending → active members) and unsubscribing.
+//! profile, registration (pending → active members) and unsubscribing; the relay of purchase
+//! events from the outbox to the event bus.
 //!
 //! Every type here validates on construction, so a value that exists is a valid one; `grpc.rs`
 //! builds them from proto messages and `store.rs` from rows. Prost types never come in here.
@@ -7,6 +8,7 @@
 mod accounts;
 mod ledger;
 mod member;
+mod outbox;
 mod profile;
 mod purchase;
 mod registration;
@@ -23,14 +25,15 @@ pub use member::{
     MemberRecord, MemberState, MemberStatus, PersonName, PhoneNumber, TermsAgreement,
     TermsDecision, UnsubscribedMember, today_in_chile,
 };
+pub use outbox::{OutboxRelay, RelayRound};
 pub use profile::{
     CONFIRMATION_SUBJECT, ConfirmationSettings, ConfirmationToken, LoginEmails, NewConfirmation,
     Profile, ProfileChanges, RESEND_WINDOW, RESENDS_PER_WINDOW, StoredConfirmation, TermsVersion,
     UpdatedProfile,
 };
 pub use purchase::{
-    IdempotencyKey, MemberDocument, PostedPurchase, PurchaseOrder, StoreId, StoreName,
-    payment_method_str,
+    IdempotencyKey, MemberDocument, OrderLine, PostedPurchase, ProductCategoryId, PurchaseOrder,
+    StoreId, StoreName, payment_method_str,
 };
 pub use registration::{Activation, NewMemberProfile, Registration, RegistrationForm};
 pub use unsubscribe::{

@@ -3,12 +3,16 @@
 //!
 //! A [`PurchaseOrder`] is the whole request once valid: the member's document in canonical
 //! form, the store, the instant (not more than [`PurchaseOrder::MAX_CLOCK_SKEW_MS`] ahead of
-//! the server's clock), the payment method and at least one line of positive pesos.
+//! the server's clock), the payment method and at least one line of positive pesos. Each
+//! [`OrderLine`] carries, besides what the accrual engine reads, the club's
+//! [`ProductCategoryId`] that missions count.
 
 use chrono::DateTime;
-use miclub_accrual::{PaymentMethod, Purchase, PurchaseError, PurchaseLine, weekday_in_chile};
+use miclub_accrual::{
+    Category, PaymentMethod, Purchase, PurchaseError, PurchaseLine, weekday_in_chile,
+};
 use miclub_platform::identity::LoginId;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::{MovementId, Reason};
@@ -99,6 +103,76 @@ impl StoreName {
     }
 }
 
+/// The club's product category of a line (1 to 57, 16 unused), what missions count; 0 when the
+/// store system does not know it. It never changes the accrual.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ProductCategoryId(u8);
+
+impl ProductCategoryId {
+    pub const UNKNOWN: Self = Self(0);
+    pub const MAX: u8 = 57;
+    /// The one id in 1..=57 the club does not use.
+    pub const UNUSED: u8 = 16;
+
+    /// Checks the id a store system sent: 0, or 1 to 57 but 16.
+    pub fn parse(raw: i64) -> Result<Self> {
+        match u8::try_from(raw) {
+            Ok(id) if id <= Self::MAX && id != Self::UNUSED => Ok(Self(id)),
+            _ => Err(AccountsError::invalid_field(
+                "lines",
+                "Una línea tiene una categoría de producto inválida: usa 0 (desconocida) o un \
+                 número del 1 al 57, excepto el 16.",
+            )),
+        }
+    }
+
+    pub fn get(self) -> u8 {
+        self.0
+    }
+
+    pub fn is_unknown(self) -> bool {
+        self.0 == 0
+    }
+}
+
+/// One line of a posted purchase: the accrual category, whole pesos, and the product category
+/// for missions. Serialised as stored in `purchases.lines` and sent in the `purchase.posted`
+/// event: `{"category":"meat","amount":15000,"product_category_id":10}`; rows written before
+/// product categories existed lack the field and read as unknown (0).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OrderLine {
+    pub category: Category,
+    /// Whole pesos; [`PurchaseOrder::new`] requires them positive.
+    pub amount: i64,
+    #[serde(default)]
+    pub product_category_id: ProductCategoryId,
+}
+
+impl OrderLine {
+    /// A line whose product category the store system did not send.
+    pub fn new(category: Category, amount: i64) -> Self {
+        Self {
+            category,
+            amount,
+            product_category_id: ProductCategoryId::UNKNOWN,
+        }
+    }
+
+    /// The lines of a `purchases.lines` column, old rows included.
+    pub fn parse_stored(json: &str) -> Result<Vec<Self>> {
+        serde_json::from_str(json)
+            .map_err(|err| AccountsError::CorruptRecord(format!("purchase lines: {err}")))
+    }
+
+    fn for_engine(&self) -> PurchaseLine {
+        PurchaseLine {
+            category: self.category,
+            amount: self.amount,
+        }
+    }
+}
+
 /// Stored form of a payment method (the `purchases.payment_method` column).
 pub fn payment_method_str(method: PaymentMethod) -> &'static str {
     match method {
@@ -121,6 +195,8 @@ pub struct PurchaseOrder {
     /// What the rule engine reads: the weekday in Chile, the payment method and the lines
     /// (1 to [`PurchaseOrder::MAX_LINES`], in the order posted, positive, total bounded).
     purchase: Purchase,
+    /// The lines as posted, product categories included; the same order as `purchase`'s.
+    lines: Vec<OrderLine>,
 }
 
 impl PurchaseOrder {
@@ -137,7 +213,7 @@ impl PurchaseOrder {
         store_name: StoreName,
         purchased_at: i64,
         payment: PaymentMethod,
-        lines: Vec<PurchaseLine>,
+        lines: Vec<OrderLine>,
         now: i64,
     ) -> Result<Self> {
         let instant = DateTime::from_timestamp_millis(purchased_at)
@@ -148,8 +224,9 @@ impl PurchaseOrder {
         if lines.len() > Self::MAX_LINES {
             return Err(AccountsError::invalid("lines", "more than 500 lines"));
         }
-        let purchase = Purchase::new(weekday_in_chile(instant), Some(payment), lines).map_err(
-            |err| match err {
+        let engine_lines = lines.iter().map(OrderLine::for_engine).collect();
+        let purchase = Purchase::new(weekday_in_chile(instant), Some(payment), engine_lines)
+            .map_err(|err| match err {
                 PurchaseError::NoLines => AccountsError::invalid("lines", "no lines"),
                 PurchaseError::NonPositiveAmount { .. } => {
                     AccountsError::invalid("lines", "a line amount is not positive")
@@ -157,8 +234,7 @@ impl PurchaseOrder {
                 PurchaseError::TotalTooLarge => {
                     AccountsError::invalid("lines", "the total is too large")
                 }
-            },
-        )?;
+            })?;
         Ok(Self {
             key,
             document,
@@ -167,6 +243,7 @@ impl PurchaseOrder {
             purchased_at,
             payment,
             purchase,
+            lines,
         })
     }
 
@@ -199,8 +276,8 @@ impl PurchaseOrder {
         self.payment
     }
 
-    pub fn lines(&self) -> &[PurchaseLine] {
-        self.purchase.lines()
+    pub fn lines(&self) -> &[OrderLine] {
+        &self.lines
     }
 
     /// Whole pesos paid.
@@ -208,7 +285,8 @@ impl PurchaseOrder {
         self.purchase.total()
     }
 
-    /// The lines as stored and as sent to missions: `[{"category":"meat","amount":1000}]`.
+    /// The lines as stored and as sent to missions:
+    /// `[{"category":"meat","amount":1000,"product_category_id":10}]`.
     pub fn lines_json(&self) -> String {
         serde_json::to_string(self.lines()).unwrap_or_default()
     }
@@ -220,8 +298,17 @@ impl PurchaseOrder {
 
     /// Hex SHA-256 of the canonical payload (everything but the key): JSON with a fixed field
     /// order, the document in canonical form and the instant in milliseconds, so the same
-    /// purchase sent with another RUT format or UTC offset is still the same purchase.
+    /// purchase sent with another RUT format or UTC offset is still the same purchase. A line's
+    /// product category enters only when known, so posts without product categories keep the
+    /// digests they had before product categories existed (their retries still replay).
     pub fn digest(&self) -> String {
+        #[derive(Serialize)]
+        struct CanonicalLine {
+            category: Category,
+            amount: i64,
+            #[serde(skip_serializing_if = "unknown_category")]
+            product_category_id: ProductCategoryId,
+        }
         #[derive(Serialize)]
         struct Canonical<'a> {
             version: u8,
@@ -230,7 +317,7 @@ impl PurchaseOrder {
             store_name: &'a str,
             purchased_at: i64,
             payment_method: &'a str,
-            lines: &'a [PurchaseLine],
+            lines: Vec<CanonicalLine>,
         }
         let canonical = Canonical {
             version: 1,
@@ -239,7 +326,15 @@ impl PurchaseOrder {
             store_name: self.store_name.as_str(),
             purchased_at: self.purchased_at,
             payment_method: payment_method_str(self.payment()),
-            lines: self.lines(),
+            lines: self
+                .lines
+                .iter()
+                .map(|line| CanonicalLine {
+                    category: line.category,
+                    amount: line.amount,
+                    product_category_id: line.product_category_id,
+                })
+                .collect(),
         };
         let bytes = serde_json::to_vec(&canonical).unwrap_or_default();
         Sha256::digest(&bytes)
@@ -247,6 +342,10 @@ impl PurchaseOrder {
             .map(|byte| format!("{byte:02x}"))
             .collect()
     }
+}
+
+fn unknown_category(id: &ProductCategoryId) -> bool {
+    id.is_unknown()
 }
 
 /// The answer of a post, stored with the purchase so a retry gets the same one.
@@ -270,7 +369,7 @@ mod tests {
 
     const NOW: i64 = 1_780_000_000_000;
 
-    fn order(document: &str, purchased_at: i64, lines: Vec<PurchaseLine>) -> Result<PurchaseOrder> {
+    fn order(document: &str, purchased_at: i64, lines: Vec<OrderLine>) -> Result<PurchaseOrder> {
         PurchaseOrder::new(
             IdempotencyKey::parse("till-042:000123")?,
             MemberDocument::parse(document)?,
@@ -283,10 +382,14 @@ mod tests {
         )
     }
 
-    fn meat(amount: i64) -> PurchaseLine {
-        PurchaseLine {
-            category: Category::Meat,
-            amount,
+    fn meat(amount: i64) -> OrderLine {
+        OrderLine::new(Category::Meat, amount)
+    }
+
+    fn beef(amount: i64) -> OrderLine {
+        OrderLine {
+            product_category_id: ProductCategoryId::parse(10).unwrap(),
+            ..meat(amount)
         }
     }
 
@@ -332,7 +435,7 @@ mod tests {
         assert_eq!(two.total(), 1_250);
         assert_eq!(
             two.lines_json(),
-            r#"[{"category":"meat","amount":1000},{"category":"meat","amount":250}]"#
+            r#"[{"category":"meat","amount":1000,"product_category_id":0},{"category":"meat","amount":250,"product_category_id":0}]"#
         );
         assert_eq!(
             two.reason().unwrap().as_str(),
@@ -350,5 +453,78 @@ mod tests {
         assert_eq!(a.digest().len(), 64);
         assert_ne!(a.digest(), other_amount.digest());
         assert_ne!(a.digest(), other_instant.digest());
+    }
+
+    #[test]
+    fn a_product_category_is_unknown_or_one_to_57_but_16() {
+        for good in [0, 1, 15, 17, 57] {
+            assert_eq!(
+                ProductCategoryId::parse(good).unwrap().get(),
+                good as u8,
+                "{good}"
+            );
+        }
+        for bad in [-1, 16, 58, 256, i64::MAX] {
+            let err = ProductCategoryId::parse(bad).unwrap_err();
+            match err {
+                AccountsError::InvalidField { field, message } => {
+                    assert_eq!(field, "lines");
+                    assert!(message.contains("categoría de producto"), "{message}");
+                }
+                other => panic!("{bad}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn lines_keep_their_product_category_and_old_stored_lines_read_as_unknown() {
+        let posted = order("11111111-1", NOW, vec![beef(15_000), meat(250)]).unwrap();
+        assert_eq!(
+            posted.lines_json(),
+            r#"[{"category":"meat","amount":15000,"product_category_id":10},{"category":"meat","amount":250,"product_category_id":0}]"#
+        );
+        assert_eq!(
+            OrderLine::parse_stored(&posted.lines_json()).unwrap(),
+            posted.lines()
+        );
+        let old = OrderLine::parse_stored(r#"[{"category":"drinks","amount":990}]"#).unwrap();
+        assert_eq!(old, vec![OrderLine::new(Category::Drinks, 990)]);
+        assert!(OrderLine::parse_stored("not json").is_err());
+    }
+
+    #[test]
+    fn the_digest_of_lines_without_product_categories_is_the_one_of_before_they_existed() {
+        // The canonical form as it was before product categories: posts retried across the
+        // upgrade must still match their stored digest.
+        #[derive(Serialize)]
+        struct Before<'a> {
+            version: u8,
+            member_document: &'a str,
+            store_id: &'a str,
+            store_name: &'a str,
+            purchased_at: i64,
+            payment_method: &'a str,
+            lines: &'a [PurchaseLine],
+        }
+        let posted = order("11111111-1", NOW, vec![meat(1_000), meat(250)]).unwrap();
+        let before = serde_json::to_vec(&Before {
+            version: 1,
+            member_document: "11111111-1",
+            store_id: "lider-providencia",
+            store_name: "Lider Providencia",
+            purchased_at: NOW,
+            payment_method: "partner_card",
+            lines: posted.purchase().lines(),
+        })
+        .unwrap();
+        let before: String = Sha256::digest(&before)
+            .iter()
+            .map(|byte| format!("{byte:02x}"))
+            .collect();
+        assert_eq!(posted.digest(), before);
+
+        // A known product category is part of the purchase.
+        let with_category = order("11111111-1", NOW, vec![beef(1_000), meat(250)]).unwrap();
+        assert_ne!(with_category.digest(), posted.digest());
     }
 }

@@ -2,7 +2,7 @@
 //! back office (purchase posting, other movements, confirmation of due accruals), which need a
 //! service token ([`TokenVerifier::service`](miclub_platform::tokens::TokenVerifier::service)).
 
-use miclub_accrual::{Category, PaymentMethod, PurchaseLine};
+use miclub_accrual::{Category, PaymentMethod};
 use miclub_platform::storage::{millis_to_rfc3339, now_millis};
 use miclub_proto::accounts::v1 as pb;
 use tonic::{Request, Response, Status};
@@ -10,8 +10,8 @@ use tonic::{Request, Response, Status};
 use super::AccountsGrpc;
 use crate::domain::{
     IdempotencyKey, ManualMovement, MemberDocument, MemberId, Month, Movement, MovementId,
-    MovementKind, MovementStatus, PageRequest, PurchaseOrder, Reason, StoreId, StoreName,
-    parse_instant,
+    MovementKind, MovementStatus, OrderLine, PageRequest, ProductCategoryId, PurchaseOrder, Reason,
+    StoreId, StoreName, parse_instant,
 };
 use crate::error::{AccountsError, Result};
 
@@ -146,9 +146,10 @@ fn purchase_order(message: pb::PostPurchaseRequest, now: i64) -> Result<Purchase
                     return Err(AccountsError::invalid("lines", "a line without category"));
                 }
             };
-            Ok(PurchaseLine {
+            Ok(OrderLine {
                 category,
                 amount: line.amount,
+                product_category_id: ProductCategoryId::parse(i64::from(line.product_category_id))?,
             })
         })
         .collect::<Result<Vec<_>>>()?;

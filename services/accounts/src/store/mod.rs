@@ -1,9 +1,9 @@
 //! Storage of accounts (sqlx, portable SQL on PostgreSQL and SQLite; see `platform::storage`).
 //!
 //! [`Store`] keeps its `impl` blocks spread over files: members and club accounts here, the
-//! ledger in [`ledger`], purchase posting in [`purchases`], profile updates, email
-//! confirmations and the terms decision in [`profile`], registration (pending members, their
-//! activation) and unsubscribing in [`registration`].
+//! ledger in [`ledger`], purchase posting in [`purchases`], the outbox relay's side in
+//! [`outbox`], profile updates, email confirmations and the terms decision in [`profile`],
+//! registration (pending members, their activation) and unsubscribing in [`registration`].
 
 use miclub_platform::storage::{Database, DatabaseSettings, flag, is_unique_violation};
 use sqlx::Row;
@@ -18,10 +18,12 @@ use crate::domain::{
 use crate::error::{AccountsError, Result};
 
 mod ledger;
+mod outbox;
 mod profile;
 mod purchases;
 mod registration;
 
+pub use outbox::ClaimedEvent;
 pub use registration::Registered;
 
 /// Schema migrations, embedded in the binary.

@@ -10,7 +10,7 @@ use sqlx::Row;
 
 use super::{Store, corrupt};
 use crate::domain::{
-    IdempotencyKey, MemberId, MovementId, NewPurchase, PostedPurchase, StoredPurchase,
+    IdempotencyKey, MemberId, MovementId, NewPurchase, OrderLine, PostedPurchase, StoredPurchase,
     payment_method_str,
 };
 use crate::error::{AccountsError, Result};
@@ -69,6 +69,20 @@ impl Store {
                     replayed: false,
                 },
             })
+        })
+        .transpose()
+    }
+
+    /// The lines of a posted purchase as stored; lines written before product categories
+    /// existed read as unknown (0).
+    pub async fn purchase_lines(&self, purchase_id: &str) -> Result<Option<Vec<OrderLine>>> {
+        let row = sqlx::query("SELECT lines FROM purchases WHERE purchase_id = $1")
+            .bind(purchase_id)
+            .fetch_optional(self.db.pool())
+            .await?;
+        row.map(|row| -> Result<Vec<OrderLine>> {
+            let lines: String = row.try_get("lines")?;
+            OrderLine::parse_stored(&lines)
         })
         .transpose()
     }

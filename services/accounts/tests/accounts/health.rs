@@ -53,6 +53,7 @@ async fn a_stopping_service_reports_not_serving_while_it_drains_then_stops(env: 
         key_source: keys.key_source(),
         notifier: std::sync::Arc::new(miclub_platform::notify::DevMailbox::default()),
         login_emails: std::sync::Arc::new(crate::support::FakeLoginEmails::default()),
+        bus: crate::support::TestBus::for_env(&env).await,
     };
     let app = Application::build(settings, deps).await.unwrap();
     let port = app.port();

@@ -1,6 +1,6 @@
 //! Accounts tested from the outside: the real `Application` on port 0, called over gRPC, on
 //! PostgreSQL + Redis and on SQLite + memory (`backend_tests!`), plus the store's ledger rules,
-//! registration and unsubscribing.
+//! registration and unsubscribing, and the relay of purchase events to the event bus.
 
 mod access;
 mod balance;
@@ -9,6 +9,7 @@ mod health;
 mod ledger;
 mod member;
 mod movements;
+mod outbox;
 mod posting;
 mod profile;
 mod registration_and_unsubscribe;

@@ -1,12 +1,14 @@
 //! Typed helpers: spawn accounts on port 0 against a test environment, mint tokens, add
-//! members and movements straight through the store, read the mails accounts sent and the
-//! emails it handed to auth.
+//! members and movements straight through the store, read the mails accounts sent, the
+//! emails it handed to auth and the events it published.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use async_trait::async_trait;
 
+use miclub_accounts::config::RelaySettings;
 use miclub_accounts::domain::{
     BirthDate, Document, DocumentType, Email, GenderId, Member, MemberId, Movement, MovementId,
     MovementKind, MovementStatus, PersonName, PhoneNumber, Reason, TermsAgreement, TermsDecision,
@@ -14,6 +16,9 @@ use miclub_accounts::domain::{
 use miclub_accounts::error::AccountsError;
 use miclub_accounts::store::Store;
 use miclub_accounts::{Application, Dependencies, LoginEmails, Settings};
+use miclub_platform::events::{
+    self, Delivery, Event, EventBus, EventBusSettings, EventError, SharedBus,
+};
 use miclub_platform::grpc::ServerSettings;
 use miclub_platform::notify::{DevMailbox, Mail, Notifier, Outgoing};
 use miclub_platform::shutdown::{self, ShutdownTrigger};
@@ -136,6 +141,123 @@ impl Notifier for TestMail {
     }
 }
 
+/// The test's event bus (Redis Streams beside PostgreSQL, in memory beside SQLite, as
+/// `backend_tests!` pairs them) behind a switch that makes publishing fail like a Redis that is
+/// down, and an optional delay per publish that widens the window of concurrent relays.
+#[derive(Debug)]
+pub struct TestBus {
+    inner: SharedBus,
+    failing: AtomicBool,
+    publish_delay_ms: AtomicUsize,
+    attempts: AtomicUsize,
+}
+
+impl TestBus {
+    /// The bus matching `env`'s backends, under a key prefix of the test's own.
+    pub async fn for_env(env: &TestEnv) -> Arc<Self> {
+        let settings = EventBusSettings {
+            redis_url: env.ephemeral.redis_url.clone(),
+            key_prefix: format!("{}bus:", env.ephemeral.key_prefix),
+            ..EventBusSettings::default()
+        };
+        let inner = events::connect(&settings).await.expect("test event bus");
+        Arc::new(Self {
+            inner,
+            failing: AtomicBool::new(false),
+            publish_delay_ms: AtomicUsize::new(0),
+            attempts: AtomicUsize::new(0),
+        })
+    }
+
+    /// From now on every publish fails (`true`) or goes through (`false`).
+    pub fn fail(&self, failing: bool) {
+        self.failing.store(failing, Ordering::SeqCst);
+    }
+
+    /// Each publish waits this long first.
+    pub fn delay_publishes(&self, delay: Duration) {
+        self.publish_delay_ms
+            .store(delay.as_millis() as usize, Ordering::SeqCst);
+    }
+
+    /// Publishes attempted, failed ones included.
+    pub fn attempts(&self) -> usize {
+        self.attempts.load(Ordering::SeqCst)
+    }
+
+    /// Reads `stream` as consumer group `group` until no event comes for `quiet`, acking each,
+    /// and answers every event delivered, in order.
+    pub async fn drain(&self, stream: &str, group: &str, quiet: Duration) -> Vec<Event> {
+        let mut seen = Vec::new();
+        loop {
+            let got = self
+                .inner
+                .read(stream, group, "test", 100, quiet)
+                .await
+                .expect("read the test bus");
+            if got.is_empty() {
+                return seen;
+            }
+            for delivery in got {
+                self.inner
+                    .ack(stream, group, &delivery.delivery_id)
+                    .await
+                    .expect("ack on the test bus");
+                seen.push(delivery.event);
+            }
+        }
+    }
+
+    /// Waits up to `within` for `count` events on `stream` for `group`, then keeps reading for
+    /// `quiet` more to catch any extra (duplicate) delivery; answers all it saw.
+    pub async fn wait_for(
+        &self,
+        stream: &str,
+        group: &str,
+        count: usize,
+        within: Duration,
+        quiet: Duration,
+    ) -> Vec<Event> {
+        let deadline = tokio::time::Instant::now() + within;
+        let mut seen = Vec::new();
+        while seen.len() < count && tokio::time::Instant::now() < deadline {
+            seen.extend(self.drain(stream, group, Duration::from_millis(100)).await);
+        }
+        seen.extend(self.drain(stream, group, quiet).await);
+        seen
+    }
+}
+
+#[async_trait]
+impl EventBus for TestBus {
+    async fn publish(&self, stream: &str, event: &Event) -> Result<(), EventError> {
+        self.attempts.fetch_add(1, Ordering::SeqCst);
+        let delay = self.publish_delay_ms.load(Ordering::SeqCst);
+        if delay > 0 {
+            tokio::time::sleep(Duration::from_millis(delay as u64)).await;
+        }
+        if self.failing.load(Ordering::SeqCst) {
+            return Err(EventError::Unavailable("redis (test: told to fail)".into()));
+        }
+        self.inner.publish(stream, event).await
+    }
+
+    async fn read(
+        &self,
+        stream: &str,
+        group: &str,
+        consumer: &str,
+        max: usize,
+        wait: Duration,
+    ) -> Result<Vec<Delivery>, EventError> {
+        self.inner.read(stream, group, consumer, max, wait).await
+    }
+
+    async fn ack(&self, stream: &str, group: &str, delivery_id: &str) -> Result<(), EventError> {
+        self.inner.ack(stream, group, delivery_id).await
+    }
+}
+
 /// The token of the confirmation link in `mail`'s body.
 pub fn link_token(mail: &Mail) -> String {
     let prefix = format!("{PUBLIC_URL}/confirmar-correo?token=");
@@ -161,8 +283,14 @@ pub struct TestApp {
     pub mail: Arc<TestMail>,
     /// The emails accounts handed to auth.
     pub login_emails: Arc<FakeLoginEmails>,
+    /// The bus accounts' outbox relay publishes to.
+    pub bus: Arc<TestBus>,
     _shutdown: ShutdownTrigger,
 }
+
+/// How often the test app's relay runs unless a test says otherwise: short, so an event is on
+/// the bus soon after its purchase.
+pub const TEST_RELAY_INTERVAL: Duration = Duration::from_millis(50);
 
 impl TestApp {
     pub async fn spawn(env: TestEnv) -> Self {
@@ -174,6 +302,16 @@ impl TestApp {
     }
 
     async fn spawn_with(env: TestEnv, seed_demo: bool) -> Self {
+        Self::spawn_relaying_every(env, seed_demo, TEST_RELAY_INTERVAL).await
+    }
+
+    /// Accounts whose outbox relay runs every `relay_interval` (hours: it stays out of the way
+    /// of a test that drives relays itself).
+    pub async fn spawn_relaying_every(
+        env: TestEnv,
+        seed_demo: bool,
+        relay_interval: Duration,
+    ) -> Self {
         let keys = TestKeys::new();
         let settings = Settings {
             server: ServerSettings {
@@ -187,15 +325,21 @@ impl TestApp {
             public_url: PUBLIC_URL.into(),
             // Short, so a test sees the background retry of DisableCredentials happen.
             credentials_retry_interval_secs: 1,
+            relay: RelaySettings {
+                interval_ms: relay_interval.as_millis() as u64,
+                ..RelaySettings::default()
+            },
             ..Settings::default()
         };
         let mail = Arc::new(TestMail::default());
         let login_emails = Arc::new(FakeLoginEmails::default());
+        let bus = TestBus::for_env(&env).await;
         let deps = Dependencies {
             store: env.store.clone(),
             key_source: keys.key_source(),
             notifier: mail.clone(),
             login_emails: login_emails.clone(),
+            bus: bus.clone(),
         };
         let app = Application::build(settings, deps)
             .await
@@ -211,6 +355,7 @@ impl TestApp {
             env,
             mail,
             login_emails,
+            bus,
             _shutdown: trigger,
         }
     }
@@ -367,6 +512,7 @@ pub fn purchase(
                 |(category, amount)| miclub_proto::accounts::v1::PurchaseLine {
                     category: *category as i32,
                     amount: *amount,
+                    product_category_id: 0,
                 },
             )
             .collect(),
