@@ -1,0 +1,13 @@
+//! Missions tested from the outside: the real `Application` on port 0, called over gRPC with
+//! tokens of the tests' own keys, reading purchase events from an in-memory bus, recording
+//! rewards on a fake accounts that keeps each call; the same database is also driven through
+//! the domain for the concurrent and redelivery cases. On PostgreSQL + Redis and on SQLite +
+//! memory (`backend_tests!`).
+
+mod access;
+mod health;
+mod progress;
+mod redelivery;
+mod rewards;
+mod seed;
+mod support;
