@@ -16,6 +16,13 @@ pub enum ContentError {
         field: &'static str,
         reason: &'static str,
     },
+    /// An input refused with a message the caller shows as it is (Spanish, for members and
+    /// operators alike).
+    #[error("invalid {field}: {message}")]
+    InvalidInput {
+        field: &'static str,
+        message: &'static str,
+    },
     /// No version of the terms is in force yet.
     #[error("no terms published")]
     TermsNotFound,
@@ -31,9 +38,15 @@ impl ContentError {
         ContentError::Invalid { field, reason }
     }
 
+    pub fn invalid_input(field: &'static str, message: &'static str) -> Self {
+        ContentError::InvalidInput { field, message }
+    }
+
     pub fn error_code(&self) -> ErrorCode {
         match self {
-            ContentError::Invalid { .. } => ErrorCode::InvalidArgument,
+            ContentError::Invalid { .. } | ContentError::InvalidInput { .. } => {
+                ErrorCode::InvalidArgument
+            }
             ContentError::TermsNotFound => ErrorCode::NotFound,
             ContentError::CorruptRecord(_) => ErrorCode::Internal,
             ContentError::Database(err) if is_unavailable(err) => ErrorCode::Unavailable,
@@ -47,6 +60,9 @@ impl ContentError {
         let body = ErrorBody::new(self.error_code());
         match self {
             ContentError::Invalid { field, .. } => body.with_field(*field),
+            ContentError::InvalidInput { field, message } => {
+                body.with_field(*field).with_message(*message)
+            }
             ContentError::TermsNotFound => {
                 body.with_message("Aún no hay términos y condiciones publicados.")
             }
@@ -83,6 +99,17 @@ mod tests {
             body.message,
             "Aún no hay términos y condiciones publicados."
         );
+    }
+
+    #[test]
+    fn an_invalid_input_carries_its_field_and_spanish_message() {
+        let status = ContentError::invalid_input("meatAmount", "El monto no puede ser negativo.")
+            .into_status("simulate");
+        assert_eq!(status.code(), tonic::Code::InvalidArgument);
+        let body = ErrorBody::from_status(&status);
+        assert_eq!(body.code, ErrorCode::InvalidArgument);
+        assert_eq!(body.field.as_deref(), Some("meatAmount"));
+        assert_eq!(body.message, "El monto no puede ser negativo.");
     }
 
     #[test]

@@ -1,24 +1,30 @@
 //! The Mi Club content service: the public content of the portal, served over gRPC
-//! (`miclub.content.v1.ContentService`) with health and reflection. Today that is the terms and
-//! conditions with their versions; promotions, partner benefits, banners, FAQs, the simulator
-//! and the runtime context flags come later.
+//! (`miclub.content.v1.ContentService`) with health and reflection: the terms and conditions
+//! with their versions, promotions, partner benefits (alianzas), campaign banners, FAQs, the
+//! runtime flags, and the accumulation simulator (the accrual engine and rule data accounts
+//! posts purchases with). Anonymous calls read; internal calls (a service token) write.
 //!
 //! Requests flow one way: [`grpc`] turns proto messages into [`domain`] calls, the domain calls
 //! [`store`]. [`Application`] composes it all; the `miclub-content` binary and the standalone
-//! binary both run it. Start-up publishes the terms shipped in `data/terms/` when the database
-//! lacks them, which is how the initial version reaches every environment, production included.
+//! binary both run it. Start-up publishes the terms shipped in `data/terms/` and the catalog
+//! and flags shipped in `data/*.toml` ([`seed`]) that the database lacks, which is how the
+//! initial content reaches every environment, production included; a stored row is never
+//! overwritten by the shipped one.
 
 pub mod config;
 pub mod domain;
 pub mod error;
 pub mod grpc;
+pub mod seed;
 pub mod store;
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use miclub_platform::grpc::{Health, ServerSettings};
 use miclub_platform::shutdown::Shutdown;
 use miclub_platform::storage::now_millis;
+use miclub_platform::tokens::{KeySource, TokenVerifier};
 use miclub_proto::content::v1::content_service_server::ContentServiceServer;
 use tokio::net::TcpListener;
 use tonic::service::Routes;
@@ -33,9 +39,12 @@ use crate::store::Store;
 /// Fully-qualified name of the gRPC service, as health and reflection report it.
 pub const SERVICE_NAME: &str = "miclub.content.v1.ContentService";
 
-/// What content needs from the process that runs it (nothing yet: its calls are anonymous).
-#[derive(Debug, Clone, Default)]
-pub struct Dependencies {}
+/// What content needs from the process that runs it.
+#[derive(Debug, Clone)]
+pub struct Dependencies {
+    /// Verification keys of the service tokens of internal calls (auth's JWKS).
+    pub key_source: Arc<dyn KeySource>,
+}
 
 /// Content, built and listening, ready to serve.
 pub struct Application {
@@ -57,14 +66,32 @@ impl std::fmt::Debug for Application {
 }
 
 impl Application {
-    /// Connects to the database and migrates it, publishes the shipped terms when missing, and
-    /// binds the gRPC listener (port 0 picks a free one).
-    pub async fn build(settings: Settings, _deps: Dependencies) -> anyhow::Result<Self> {
+    /// Loads the accrual rules, connects to the database and migrates it, publishes the shipped
+    /// terms, catalog and flags the database lacks, and binds the gRPC listener (port 0 picks a
+    /// free one).
+    pub async fn build(settings: Settings, deps: Dependencies) -> anyhow::Result<Self> {
+        let rules = settings.accrual.load_rules()?;
+        tracing::info!(rules_version = rules.version(), "accrual rules loaded");
+        let shipped = seed::shipped()?;
         let store = Store::connect(&settings.database_or_default()).await?;
-        let content = Content::new(store.clone());
-        content.publish_shipped_terms(now_millis()).await?;
+        let content = Content::new(store.clone(), Arc::new(rules), shipped.flags);
+        let now = now_millis();
+        content.publish_shipped_terms(now).await?;
+        let seeded = content.seed_shipped(&shipped, now).await?;
+        tracing::info!(
+            promotions = seeded.promotions,
+            alliances = seeded.alliances,
+            banners = seeded.banners,
+            faqs = seeded.faqs,
+            flags = seeded.flags,
+            "shipped content seeded where missing"
+        );
+        // Service tokens only: no member session is ever checked here, so no revocation list.
+        let verifier = Arc::new(TokenVerifier::new(&settings.tokens, deps.key_source, None));
         let (server, health, routes) = miclub_platform::grpc::server(&[SERVICE_NAME]).await?;
-        let routes = routes.add_service(ContentServiceServer::new(ContentGrpc::new(content)));
+        let routes = routes.add_service(ContentServiceServer::new(ContentGrpc::new(
+            content, verifier,
+        )));
         let listener = settings.server.bind().await?;
         let port = listener.local_addr()?.port();
         Ok(Self {

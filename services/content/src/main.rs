@@ -1,12 +1,16 @@
 //! `miclub-content`: the content service as its own process (production runs one per pod).
 //!
 //! Reads sections `content` (see `config.rs`) and `telemetry` of the layered configuration
-//! (`APP_CONTENT__…`). Serves until SIGTERM.
+//! (`APP_CONTENT__…`). Auth is reached at `content.auth` for the keys that verify the service
+//! tokens of internal calls. Serves until SIGTERM.
+
+use std::sync::Arc;
 
 use miclub_content::{Application, Dependencies, Settings};
 use miclub_platform::config::Layered;
 use miclub_platform::shutdown::Shutdown;
 use miclub_platform::telemetry::{self, TelemetrySettings};
+use miclub_platform::tokens::GrpcKeySource;
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
@@ -17,7 +21,8 @@ async fn main() -> anyhow::Result<()> {
     )?;
     let settings: Settings = config.section("content")?;
     settings.validate(config.environment())?;
-    let app = Application::build(settings, Dependencies::default()).await?;
+    let key_source = Arc::new(GrpcKeySource::new(settings.auth.channel()?));
+    let app = Application::build(settings, Dependencies { key_source }).await?;
     tracing::info!(port = app.port(), "content service ready");
     app.run_until_stopped(Shutdown::on_signals()).await
 }

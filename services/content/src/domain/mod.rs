@@ -1,26 +1,183 @@
-//! The content domain: the terms and conditions and their versions.
+//! The content domain: the terms and conditions and their versions, the catalog (promotions,
+//! partner benefits, banners, FAQs), the runtime flags and the accumulation simulator.
 //!
 //! Every type here validates on construction, so a value that exists is a valid one; `grpc.rs`
 //! builds answers from them and `store.rs` builds them from rows. Prost types never come in
 //! here. [`Content`] is what the gRPC layer calls; it takes the current instant as an argument,
 //! so every rule about time is tested without a clock.
 
+mod catalog;
+mod flags;
+mod simulator;
 mod terms;
 
+use std::sync::Arc;
+
+use chrono::{DateTime, NaiveDate};
+use miclub_accrual::{Accrual, RuleSet};
+
+pub use catalog::{
+    Alliance, AllianceFields, Banner, BannerFields, Faq, FaqAudience, FaqFields, Promotion,
+    PromotionFields,
+};
+pub use flags::{FlagName, Flags};
+pub use simulator::{MAX_AMOUNT, Simulation, amount_field, category_name};
 pub use terms::{Terms, TermsVersion, shipped_terms};
 
 use crate::error::{ContentError, Result};
-use crate::store::Store;
+use crate::seed::Shipped;
+use crate::store::{Store, Write};
+
+/// The calendar day of `now` (Unix ms) in Chile (America/Santiago), the day content is in
+/// force for.
+pub fn today_in_chile(now: i64) -> NaiveDate {
+    DateTime::from_timestamp_millis(now)
+        .unwrap_or_default()
+        .with_timezone(&chrono_tz::America::Santiago)
+        .date_naive()
+}
+
+/// How many shipped rows a start-up stored, per kind.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Seeded {
+    pub promotions: usize,
+    pub alliances: usize,
+    pub banners: usize,
+    pub faqs: usize,
+    pub flags: usize,
+}
 
 /// The content use cases, over the store.
 #[derive(Debug, Clone)]
 pub struct Content {
     store: Store,
+    /// The accrual rules the simulator applies: the same data accounts posts purchases with.
+    rules: Arc<RuleSet>,
+    /// The values of flags the database lacks (a fresh one before seeding).
+    default_flags: Flags,
 }
 
 impl Content {
-    pub fn new(store: Store) -> Self {
-        Self { store }
+    pub fn new(store: Store, rules: Arc<RuleSet>, default_flags: Flags) -> Self {
+        Self {
+            store,
+            rules,
+            default_flags,
+        }
+    }
+
+    /// Stores every shipped row and flag whose id the database lacks; stored ones are kept as
+    /// they are, so an operator's change survives restarts. Safe from several replicas at once.
+    pub async fn seed_shipped(&self, shipped: &Shipped, now: i64) -> Result<Seeded> {
+        let mut seeded = Seeded::default();
+        for promotion in &shipped.promotions {
+            seeded.promotions += usize::from(
+                self.store
+                    .write_promotion(promotion, Write::IfMissing, now)
+                    .await?,
+            );
+        }
+        for alliance in &shipped.alliances {
+            seeded.alliances += usize::from(
+                self.store
+                    .write_alliance(alliance, Write::IfMissing, now)
+                    .await?,
+            );
+        }
+        for banner in &shipped.banners {
+            seeded.banners += usize::from(
+                self.store
+                    .write_banner(banner, Write::IfMissing, now)
+                    .await?,
+            );
+        }
+        for faq in &shipped.faqs {
+            seeded.faqs += usize::from(self.store.write_faq(faq, Write::IfMissing, now).await?);
+        }
+        for name in FlagName::ALL {
+            seeded.flags += usize::from(
+                self.store
+                    .insert_flag_if_missing(name, shipped.flags.get(name), now)
+                    .await?,
+            );
+        }
+        Ok(seeded)
+    }
+
+    /// Promotions in force on `today`, in display order.
+    pub async fn promotions(&self, today: NaiveDate) -> Result<Vec<Promotion>> {
+        self.store.promotions_in_force(&iso(today)).await
+    }
+
+    /// Partner benefits in force on `today`, in display order.
+    pub async fn alliances(&self, today: NaiveDate) -> Result<Vec<Alliance>> {
+        self.store.alliances_in_force(&iso(today)).await
+    }
+
+    /// Banners in force on `today`, in display order.
+    pub async fn banners(&self, today: NaiveDate) -> Result<Vec<Banner>> {
+        self.store.banners_in_force(&iso(today)).await
+    }
+
+    /// The FAQs of `audience`, in display order.
+    pub async fn faqs(&self, audience: FaqAudience) -> Result<Vec<Faq>> {
+        self.store.faqs(audience).await
+    }
+
+    pub async fn upsert_promotion(&self, promotion: &Promotion, now: i64) -> Result<()> {
+        self.store
+            .write_promotion(promotion, Write::Replace, now)
+            .await
+            .map(drop)
+    }
+
+    pub async fn upsert_alliance(&self, alliance: &Alliance, now: i64) -> Result<()> {
+        self.store
+            .write_alliance(alliance, Write::Replace, now)
+            .await
+            .map(drop)
+    }
+
+    pub async fn upsert_banner(&self, banner: &Banner, now: i64) -> Result<()> {
+        self.store
+            .write_banner(banner, Write::Replace, now)
+            .await
+            .map(drop)
+    }
+
+    pub async fn upsert_faq(&self, faq: &Faq, now: i64) -> Result<()> {
+        self.store
+            .write_faq(faq, Write::Replace, now)
+            .await
+            .map(drop)
+    }
+
+    /// The flags as stored; a flag the database lacks has its shipped value.
+    pub async fn flags(&self) -> Result<Flags> {
+        let mut flags = self.default_flags;
+        for (name, value) in self.store.flags().await? {
+            flags.set(name, value);
+        }
+        Ok(flags)
+    }
+
+    /// Sets one flag on behalf of `by` (the calling service client) and answers every flag as
+    /// it is afterwards, with the value it had before.
+    pub async fn set_flag(
+        &self,
+        name: FlagName,
+        value: bool,
+        by: &str,
+        now: i64,
+    ) -> Result<(Flags, bool)> {
+        let before = self.flags().await?.get(name);
+        self.store.set_flag(name, value, now, by).await?;
+        Ok((self.flags().await?, before))
+    }
+
+    /// What a simulated cart earns under the accrual rules.
+    pub fn simulate(&self, simulation: &Simulation) -> Accrual {
+        simulation.run(&self.rules)
     }
 
     /// The terms in force at `now` (Unix ms): the newest version published at or before it.
@@ -52,5 +209,34 @@ impl Content {
             }
         }
         Ok(())
+    }
+}
+
+fn iso(date: NaiveDate) -> String {
+    date.format("%Y-%m-%d").to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_day_in_chile_changes_at_santiago_midnight_not_utc() {
+        // 2026-11-22T02:59:59Z is still Saturday 21 November at 23:59:59 in summer time (UTC-3).
+        let saturday_night = 1_795_316_399_000;
+        assert_eq!(
+            DateTime::from_timestamp_millis(saturday_night)
+                .unwrap()
+                .to_rfc3339(),
+            "2026-11-22T02:59:59+00:00"
+        );
+        assert_eq!(
+            today_in_chile(saturday_night),
+            NaiveDate::from_ymd_opt(2026, 11, 21).unwrap()
+        );
+        assert_eq!(
+            today_in_chile(saturday_night + 1_000),
+            NaiveDate::from_ymd_opt(2026, 11, 22).unwrap()
+        );
     }
 }

@@ -2,14 +2,14 @@
 
 use std::time::Duration;
 
-use miclub_content::{Application, Dependencies};
+use miclub_content::Application;
 use miclub_platform::backend_tests;
-use miclub_platform::testing::TestEnv;
+use miclub_platform::testing::{TestEnv, TestKeys};
 use tonic_health::pb::HealthCheckRequest;
 use tonic_health::pb::health_check_response::ServingStatus;
 use tonic_health::pb::health_client::HealthClient;
 
-use crate::support::{TestApp, settings};
+use crate::support::{TestApp, dependencies, settings};
 
 async fn health_client(port: u16) -> HealthClient<tonic::transport::Channel> {
     let channel = tonic::transport::Endpoint::from_shared(format!("http://127.0.0.1:{port}"))
@@ -39,7 +39,7 @@ async fn health_reports_serving_for_the_server_and_for_the_content_service(env: 
 async fn a_stopping_service_reports_not_serving_while_it_drains_then_stops(env: TestEnv) {
     let mut settings = settings(&env);
     settings.server.drain_delay_ms = 1_000;
-    let app = Application::build(settings, Dependencies::default())
+    let app = Application::build(settings, dependencies(&TestKeys::new()))
         .await
         .unwrap();
     let port = app.port();

@@ -1,7 +1,12 @@
 //! Content tested from the outside: the real `Application` on port 0, called over gRPC, on
-//! PostgreSQL + Redis and on SQLite + memory (`backend_tests!`), plus the store's rules about
-//! terms versions.
+//! PostgreSQL + Redis and on SQLite + memory (`backend_tests!`): terms versions, the catalog and
+//! its seeding, the runtime flags, the simulator, and the simulator's parity with purchase
+//! posting in the real accounts service.
 
+mod catalog;
+mod flags;
 mod health;
+mod posting_parity;
+mod simulator;
 mod support;
 mod terms;

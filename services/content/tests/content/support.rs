@@ -1,13 +1,18 @@
-//! Typed helpers: spawn content on port 0 against a test environment, call it, and write terms
-//! versions straight through the store.
+//! Typed helpers: spawn content on port 0 against a test environment (and start it again on the
+//! same database), call it anonymously or with service and member tokens minted by test keys,
+//! and reach its database straight through the store.
 
 use miclub_content::domain::{Terms, TermsVersion};
 use miclub_content::store::Store;
 use miclub_content::{Application, Dependencies, Settings};
+use miclub_platform::error::{ErrorBody, ErrorCode};
 use miclub_platform::grpc::ServerSettings;
 use miclub_platform::shutdown::{self, ShutdownTrigger};
-use miclub_platform::testing::TestEnv;
+use miclub_platform::testing::{TestEnv, TestKeys};
+use miclub_platform::tokens::with_bearer;
 use miclub_proto::content::v1::content_service_client::ContentServiceClient;
+use sqlx::Row;
+use tokio::task::JoinHandle;
 use tonic::transport::Channel;
 
 pub const MINUTE_MS: i64 = 60 * 1_000;
@@ -18,12 +23,16 @@ pub struct TestApp {
     pub port: u16,
     /// The same database the service uses, to arrange versions and count rows.
     pub store: Store,
+    /// The keys the service verifies tokens with.
+    pub keys: TestKeys,
     /// Kept for the life of the test: dropping it removes the database.
-    _env: TestEnv,
-    _shutdown: ShutdownTrigger,
+    env: TestEnv,
+    shutdown: ShutdownTrigger,
+    running: JoinHandle<anyhow::Result<()>>,
 }
 
-/// Settings of a test instance: loopback, port 0, no drain delay, the environment's database.
+/// Settings of a test instance: loopback, port 0, no drain delay, the environment's database,
+/// the built-in accrual rules.
 pub fn settings(env: &TestEnv) -> Settings {
     Settings {
         server: ServerSettings {
@@ -32,24 +41,54 @@ pub fn settings(env: &TestEnv) -> Settings {
             drain_delay_ms: 0,
         },
         database: env.database.clone(),
+        ..Settings::default()
+    }
+}
+
+/// Dependencies that verify tokens with `keys`.
+pub fn dependencies(keys: &TestKeys) -> Dependencies {
+    Dependencies {
+        key_source: keys.key_source(),
     }
 }
 
 impl TestApp {
     pub async fn spawn(env: TestEnv) -> Self {
-        let app = Application::build(settings(&env), Dependencies::default())
+        Self::spawn_with(env, TestKeys::new(), settings).await
+    }
+
+    /// Content with settings of the test's own (say, a rules file).
+    pub async fn spawn_with(
+        env: TestEnv,
+        keys: TestKeys,
+        settings_of: impl FnOnce(&TestEnv) -> Settings,
+    ) -> Self {
+        let app = Application::build(settings_of(&env), dependencies(&keys))
             .await
             .expect("content builds");
         let port = app.port();
         let (trigger, shutdown) = shutdown::channel();
-        tokio::spawn(app.run_until_stopped(shutdown));
+        let running = tokio::spawn(app.run_until_stopped(shutdown));
         let store = Store::connect(&env.database).await.expect("test store");
         Self {
             port,
             store,
-            _env: env,
-            _shutdown: trigger,
+            keys,
+            env,
+            shutdown: trigger,
+            running,
         }
+    }
+
+    /// Stops the service and starts it again on the same database, as a deploy does.
+    pub async fn restart(self) -> Self {
+        self.shutdown.trigger();
+        self.running
+            .await
+            .expect("content task")
+            .expect("content stops cleanly");
+        self.store.database().close().await;
+        Self::spawn_with(self.env, self.keys, settings).await
     }
 
     pub async fn client(&self) -> ContentServiceClient<Channel> {
@@ -57,6 +96,38 @@ impl TestApp {
             .await
             .expect("connect to content")
     }
+
+    /// `message` with a service token of the back office.
+    pub fn as_service<T>(&self, message: T) -> tonic::Request<T> {
+        with_bearer(message, &self.keys.service_token("backoffice", 300))
+    }
+
+    /// `message` with a member's access token, which internal calls refuse.
+    pub fn as_member<T>(&self, message: T) -> tonic::Request<T> {
+        let token =
+            self.keys
+                .member_token("7b0f6d2e-0000-4000-8000-000000000001", "sid-member", 300);
+        with_bearer(message, &token)
+    }
+
+    /// Rows in `table`, one of the service's own.
+    pub async fn count(&self, table: &str) -> i64 {
+        let row = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "SELECT COUNT(*) AS n FROM {table}"
+        )))
+        .fetch_one(self.store.database().pool())
+        .await
+        .unwrap();
+        row.get("n")
+    }
+}
+
+/// The error body of a refused call, checked against the expected gRPC and API codes.
+pub fn refused(status: &tonic::Status, grpc: tonic::Code, code: ErrorCode) -> ErrorBody {
+    assert_eq!(status.code(), grpc, "{status:?}");
+    let body = ErrorBody::from_status(status);
+    assert_eq!(body.code, code, "{status:?}");
+    body
 }
 
 /// A terms version with a recognisable text.

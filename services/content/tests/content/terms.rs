@@ -1,15 +1,18 @@
 //! `GetCurrentTerms` and the publication of the shipped terms.
 
+use std::sync::Arc;
+
+use miclub_accrual::RuleSet;
 use miclub_content::Application;
 use miclub_content::domain::{Content, shipped_terms};
 use miclub_content::error::ContentError;
 use miclub_content::store::Store;
 use miclub_platform::backend_tests;
 use miclub_platform::storage::now_millis;
-use miclub_platform::testing::TestEnv;
+use miclub_platform::testing::{TestEnv, TestKeys};
 use miclub_proto::content::v1::GetCurrentTermsRequest;
 
-use crate::support::{DAY_MS, MINUTE_MS, TestApp, settings, terms};
+use crate::support::{DAY_MS, MINUTE_MS, TestApp, dependencies, settings, terms};
 
 async fn the_shipped_terms_are_served_to_anyone_without_a_token(env: TestEnv) {
     let app = TestApp::spawn(env).await;
@@ -80,7 +83,7 @@ async fn a_version_dated_in_the_future_is_not_current_yet(env: TestEnv) {
     assert_eq!(served.version, "2026-11-01");
 
     // At its instant it is in force.
-    let content = Content::new(app.store.clone());
+    let content = content_over(app.store.clone());
     assert_eq!(
         content
             .current_terms(tomorrow - 1)
@@ -95,7 +98,7 @@ async fn a_version_dated_in_the_future_is_not_current_yet(env: TestEnv) {
 
 async fn before_any_version_is_in_force_the_terms_are_not_found(env: TestEnv) {
     let app = TestApp::spawn(env).await;
-    let content = Content::new(app.store.clone());
+    let content = content_over(app.store.clone());
     let in_force_from = shipped_terms()[0].published_at;
 
     let before = content.current_terms(in_force_from - 1).await;
@@ -168,8 +171,8 @@ async fn concurrent_starts_publish_the_shipped_terms_once(env: TestEnv) {
 
     // And services started on top of that, at the same time, add nothing.
     let (one, two) = tokio::join!(
-        Application::build(settings(&env), Default::default()),
-        Application::build(settings(&env), Default::default()),
+        Application::build(settings(&env), dependencies(&TestKeys::new())),
+        Application::build(settings(&env), dependencies(&TestKeys::new())),
     );
     one.unwrap();
     two.unwrap();
@@ -178,6 +181,15 @@ async fn concurrent_starts_publish_the_shipped_terms_once(env: TestEnv) {
         first.find_terms(&shipped.version).await.unwrap(),
         Some(shipped)
     );
+}
+
+/// The domain over `store`, with the built-in rules and the shipped flags.
+fn content_over(store: Store) -> Content {
+    Content::new(
+        store,
+        Arc::new(RuleSet::builtin()),
+        miclub_content::seed::shipped().unwrap().flags,
+    )
 }
 
 backend_tests!(
@@ -196,8 +208,8 @@ backend_tests!(
 async fn two_replicas_starting_together_on_a_fresh_postgresql_database_publish_the_terms_once() {
     let env = TestEnv::postgres_redis().await;
     let (one, two) = tokio::join!(
-        Application::build(settings(&env), Default::default()),
-        Application::build(settings(&env), Default::default()),
+        Application::build(settings(&env), dependencies(&TestKeys::new())),
+        Application::build(settings(&env), dependencies(&TestKeys::new())),
     );
     one.unwrap();
     two.unwrap();
@@ -205,7 +217,7 @@ async fn two_replicas_starting_together_on_a_fresh_postgresql_database_publish_t
     let store = Store::connect(&env.database).await.unwrap();
     assert_eq!(store.count_terms().await.unwrap(), 1);
     assert_eq!(
-        Content::new(store)
+        content_over(store)
             .current_terms(now_millis())
             .await
             .unwrap(),

@@ -141,6 +141,7 @@ impl Portal {
                 ..miclub_accounts::Settings::default()
             },
             miclub_accounts::Dependencies {
+                bus: Arc::new(miclub_platform::events::MemoryBus::new()),
                 store: store.clone(),
                 key_source: Arc::new(GrpcKeySource::new(client(auth_port).channel().unwrap())),
                 notifier,
@@ -159,8 +160,11 @@ impl Portal {
             miclub_content::Settings {
                 server: loopback(),
                 database: content_env.database.clone(),
+                ..miclub_content::Settings::default()
             },
-            miclub_content::Dependencies::default(),
+            miclub_content::Dependencies {
+                key_source: Arc::new(GrpcKeySource::new(client(auth_port).channel().unwrap())),
+            },
         )
         .await
         .expect("content builds");

@@ -1,0 +1,191 @@
+//! The catalog and flags shipped with the service, from `data/*.toml` compiled into the binary.
+//!
+//! Start-up stores every shipped row whose id the database lacks (see
+//! [`Content::seed_shipped`](crate::domain::Content::seed_shipped)); rows that exist are never
+//! rewritten, so an operator's change through the internal API survives a restart and a new
+//! release. A shipped file that does not parse or validate is a bug caught by this module's
+//! tests, never a start-up surprise.
+
+use serde::Deserialize;
+
+use crate::domain::{
+    Alliance, AllianceFields, Banner, BannerFields, Faq, FaqFields, Flags, Promotion,
+    PromotionFields,
+};
+use crate::error::Result;
+
+const PROMOTIONS: &str = include_str!("../data/promotions.toml");
+const ALLIANCES: &str = include_str!("../data/alliances.toml");
+const BANNERS: &str = include_str!("../data/banners.toml");
+const FAQS: &str = include_str!("../data/faqs.toml");
+const FLAGS: &str = include_str!("../data/flags.toml");
+
+/// Everything shipped in `data/`, validated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Shipped {
+    pub promotions: Vec<Promotion>,
+    pub alliances: Vec<Alliance>,
+    pub banners: Vec<Banner>,
+    pub faqs: Vec<Faq>,
+    /// The values a fresh database starts with.
+    pub flags: Flags,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PromotionsFile {
+    promotions: Vec<PromotionFields>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AlliancesFile {
+    alliances: Vec<AllianceFields>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BannersFile {
+    banners: Vec<BannerFields>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FaqsFile {
+    faqs: Vec<FaqFields>,
+}
+
+/// The shipped files, parsed and validated.
+pub fn shipped() -> anyhow::Result<Shipped> {
+    let promotions: PromotionsFile = parse("promotions.toml", PROMOTIONS)?;
+    let alliances: AlliancesFile = parse("alliances.toml", ALLIANCES)?;
+    let banners: BannersFile = parse("banners.toml", BANNERS)?;
+    let faqs: FaqsFile = parse("faqs.toml", FAQS)?;
+    Ok(Shipped {
+        promotions: validate("promotions.toml", promotions.promotions, Promotion::new)?,
+        alliances: validate("alliances.toml", alliances.alliances, Alliance::new)?,
+        banners: validate("banners.toml", banners.banners, Banner::new)?,
+        faqs: validate("faqs.toml", faqs.faqs, Faq::new)?,
+        flags: parse("flags.toml", FLAGS)?,
+    })
+}
+
+fn parse<T: serde::de::DeserializeOwned>(file: &str, text: &str) -> anyhow::Result<T> {
+    toml::from_str(text).map_err(|err| anyhow::anyhow!("data/{file}: {err}"))
+}
+
+fn validate<F, T>(
+    file: &str,
+    rows: Vec<F>,
+    new: impl Fn(F) -> Result<T>,
+) -> anyhow::Result<Vec<T>> {
+    rows.into_iter()
+        .enumerate()
+        .map(|(index, row)| {
+            new(row).map_err(|err| anyhow::anyhow!("data/{file} entry {index}: {err}"))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+
+    use super::*;
+    use crate::domain::FaqAudience;
+
+    fn unique<'a>(ids: impl Iterator<Item = &'a str>) -> bool {
+        let ids: Vec<&str> = ids.collect();
+        ids.iter().collect::<HashSet<_>>().len() == ids.len()
+    }
+
+    #[test]
+    fn the_shipped_files_parse_and_validate_with_unique_ids() {
+        let shipped = shipped().unwrap();
+        assert!((4..=6).contains(&shipped.promotions.len()));
+        assert!((3..=4).contains(&shipped.alliances.len()));
+        assert!(unique(shipped.promotions.iter().map(|p| p.id.as_str())));
+        assert!(unique(shipped.alliances.iter().map(|a| a.id.as_str())));
+        assert!(unique(shipped.banners.iter().map(|b| b.id.as_str())));
+        assert!(unique(shipped.faqs.iter().map(|f| f.id.as_str())));
+    }
+
+    #[test]
+    fn shipped_images_live_under_the_portal_folder_of_their_kind_named_by_id() {
+        let shipped = shipped().unwrap();
+        for p in &shipped.promotions {
+            assert_eq!(p.image_url, format!("/images/promociones/{}.svg", p.id));
+        }
+        for a in &shipped.alliances {
+            assert_eq!(a.image_url, format!("/images/alianzas/{}.svg", a.id));
+        }
+        for b in &shipped.banners {
+            assert_eq!(b.image_url, format!("/images/banners/{}.svg", b.id));
+        }
+    }
+
+    #[test]
+    fn the_banners_name_the_club_figures_and_each_special_day() {
+        let titles: Vec<String> = shipped()
+            .unwrap()
+            .banners
+            .iter()
+            .map(|b| b.title.clone())
+            .collect();
+        for needle in [
+            "Acumula 0,8% en todas tus compras",
+            "0,9% pagando con tu Tarjeta Lider BCI",
+            "Lunes 6% de descuento con Tarjeta Lider BCI",
+            "Martes",
+            "Miércoles",
+            "Viernes",
+            "Sábado",
+        ] {
+            assert!(
+                titles.iter().any(|title| title.starts_with(needle)),
+                "no banner titled {needle:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn there_are_general_and_login_faqs_including_password_recovery_and_the_code() {
+        let faqs = shipped().unwrap().faqs;
+        let general = faqs
+            .iter()
+            .filter(|f| f.audience == FaqAudience::General)
+            .count();
+        let login: Vec<&str> = faqs
+            .iter()
+            .filter(|f| f.audience == FaqAudience::Login)
+            .map(|f| f.question.as_str())
+            .collect();
+        assert!((6..=8).contains(&general), "{general} general faqs");
+        assert!((4..=6).contains(&login.len()), "{} login faqs", login.len());
+        assert!(login.contains(&"¿Cómo recupero mi contraseña?"));
+        assert!(login.contains(&"¿Por qué me piden un código?"));
+    }
+
+    #[test]
+    fn shipped_content_stays_in_force_for_years_from_the_start_of_2026() {
+        let shipped = shipped().unwrap();
+        let ranges = shipped
+            .promotions
+            .iter()
+            .map(|p| (&p.starts_on, &p.ends_on))
+            .chain(shipped.alliances.iter().map(|a| (&a.starts_on, &a.ends_on)))
+            .chain(shipped.banners.iter().map(|b| (&b.starts_on, &b.ends_on)));
+        for (starts_on, ends_on) in ranges {
+            assert!(starts_on.as_str() <= "2026-01-01", "{starts_on}");
+            assert!(ends_on.as_str() >= "2027-12-31", "{ends_on}");
+        }
+    }
+
+    #[test]
+    fn a_fresh_database_starts_with_the_portal_on_password_change_on_and_no_login_maintenance() {
+        let flags = shipped().unwrap().flags;
+        assert!(flags.portal_enabled);
+        assert!(flags.change_password_enable);
+        assert!(!flags.is_login_maintenance);
+    }
+}
