@@ -30,6 +30,9 @@ pub struct Settings {
     pub accounts: ClientSettings,
     pub content: ClientSettings,
     pub registration: ClientSettings,
+    pub missions: ClientSettings,
+    /// How long the runtime flags read from content are reused.
+    pub flags_cache_secs: u64,
     pub tokens: TokenSettings,
     pub recaptcha: RecaptchaSettings,
     pub flags: FlagSettings,
@@ -52,6 +55,8 @@ impl Default for Settings {
             accounts: ClientSettings::for_url("http://127.0.0.1:50052"),
             content: ClientSettings::for_url("http://127.0.0.1:50054"),
             registration: ClientSettings::for_url("http://127.0.0.1:50055"),
+            missions: ClientSettings::for_url("http://127.0.0.1:50053"),
+            flags_cache_secs: 30,
             tokens: TokenSettings::default(),
             recaptcha: RecaptchaSettings::default(),
             flags: FlagSettings::default(),
@@ -95,8 +100,8 @@ impl Default for RecaptchaSettings {
     }
 }
 
-/// Runtime context flags (spec section 2). Issue 6 moves them to the content service so ops
-/// can switch them without a restart; until then they come from configuration.
+/// Runtime context flags (spec section 2) used until content first answers, and whenever it
+/// never has (content serves the live ones; see `flags.rs`).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(default)]
 pub struct FlagSettings {

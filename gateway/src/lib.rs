@@ -8,6 +8,7 @@ pub mod cookies;
 pub mod csrf;
 pub mod error;
 pub mod extract;
+pub mod flags;
 pub mod openapi;
 pub mod recaptcha;
 pub mod routes;
@@ -31,6 +32,7 @@ use miclub_platform::tokens::{KeySource, TokenVerifier};
 use miclub_proto::accounts::v1::accounts_service_client::AccountsServiceClient;
 use miclub_proto::auth::v1::auth_service_client::AuthServiceClient;
 use miclub_proto::content::v1::content_service_client::ContentServiceClient;
+use miclub_proto::missions::v1::missions_service_client::MissionsServiceClient;
 use miclub_proto::registration::v1::registration_service_client::RegistrationServiceClient;
 use tokio::net::TcpListener;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
@@ -123,6 +125,12 @@ pub fn build_state(settings: Settings, deps: Dependencies) -> anyhow::Result<App
         accounts: AccountsServiceClient::new(settings.accounts.channel()?),
         content: ContentServiceClient::new(settings.content.channel()?),
         registration: RegistrationServiceClient::new(settings.registration.channel()?),
+        missions: MissionsServiceClient::new(settings.missions.channel()?),
+        flags: flags::FlagSource::new(
+            ContentServiceClient::new(settings.content.channel()?),
+            &settings.flags,
+            std::time::Duration::from_secs(settings.flags_cache_secs),
+        ),
         cookies: CookiePolicy {
             secure: settings.secure_cookies,
         },

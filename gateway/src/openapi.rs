@@ -5,8 +5,8 @@ use serde::Serialize;
 use utoipa::{OpenApi, ToSchema};
 
 use crate::routes::{
-    account, context, dev, meta, movements, profile, recovery, registration, session, terms,
-    unsubscribe,
+    account, content, context, dev, meta, missions, movements, profile, recovery, registration,
+    session, terms, unsubscribe,
 };
 
 /// The error body every failure answers with (`platform::error::ErrorBody`).
@@ -64,6 +64,12 @@ pub struct ActionSchema {
         unsubscribe::reasons,
         unsubscribe::validate,
         unsubscribe::unsubscribe,
+        missions::list,
+        content::promotions,
+        content::alliances,
+        content::banners,
+        content::faqs,
+        content::simulate,
         context::context,
         dev::mailbox,
         meta::health,

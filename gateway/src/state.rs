@@ -11,10 +11,12 @@ use miclub_platform::tokens::TokenVerifier;
 use miclub_proto::accounts::v1::accounts_service_client::AccountsServiceClient;
 use miclub_proto::auth::v1::auth_service_client::AuthServiceClient;
 use miclub_proto::content::v1::content_service_client::ContentServiceClient;
+use miclub_proto::missions::v1::missions_service_client::MissionsServiceClient;
 use miclub_proto::registration::v1::registration_service_client::RegistrationServiceClient;
 
 use crate::config::Settings;
 use crate::cookies::CookiePolicy;
+use crate::flags::FlagSource;
 use crate::recaptcha::SharedRecaptcha;
 
 #[derive(Clone, Debug)]
@@ -25,6 +27,8 @@ pub struct AppState {
     pub accounts: AccountsServiceClient<TracedChannel>,
     pub content: ContentServiceClient<TracedChannel>,
     pub registration: RegistrationServiceClient<TracedChannel>,
+    pub missions: MissionsServiceClient<TracedChannel>,
+    pub flags: FlagSource,
     pub verifier: Arc<TokenVerifier>,
     pub store: SharedStore,
     pub recaptcha: SharedRecaptcha,

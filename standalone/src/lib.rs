@@ -9,6 +9,7 @@ use std::sync::Arc;
 use anyhow::Context;
 use miclub_platform::config::Layered;
 use miclub_platform::ephemeral::{self, EphemeralSettings, SharedStore};
+use miclub_platform::events::{self, EventBusSettings, SharedBus};
 use miclub_platform::grpc::ClientSettings;
 use miclub_platform::notify::{self, DevMailbox, NotifierSettings};
 use miclub_platform::shutdown::Shutdown;
@@ -25,6 +26,12 @@ pub struct Settings {
     pub data_dir: PathBuf,
     /// Seed the demo members on start (idempotent).
     pub seed_demo: bool,
+    /// When set, auth accepts the internal client `pos` (a store system) with this secret, so
+    /// tests and demos can post purchases through accounts' gRPC API.
+    pub pos_client_secret: Option<SecretString>,
+    /// When set, auth accepts the internal client `ops` (an operator's tools: content flags,
+    /// missions) with this secret.
+    pub ops_client_secret: Option<SecretString>,
 }
 
 impl Default for Settings {
@@ -32,6 +39,8 @@ impl Default for Settings {
         Self {
             data_dir: PathBuf::from("data"),
             seed_demo: true,
+            pos_client_secret: None,
+            ops_client_secret: None,
         }
     }
 }
@@ -74,9 +83,13 @@ fn sqlite_in(dir: &Path, service: &str, configured: DatabaseSettings) -> Databas
     }
 }
 
-fn loopback(server: &mut miclub_platform::grpc::ServerSettings) {
+/// Every service on loopback, on a free port unless `<service>.server.port` is configured (so
+/// tests and tools can reach one service's gRPC API directly).
+fn loopback(config: &Layered, service: &str, server: &mut miclub_platform::grpc::ServerSettings) {
     server.host = "127.0.0.1".into();
-    server.port = 0;
+    if !config.contains(&format!("{service}.server.port")) {
+        server.port = 0;
+    }
     // One process: nothing balances load across it, so there is nothing to drain for.
     server.drain_delay_ms = 0;
 }
@@ -94,6 +107,8 @@ pub async fn start(config: &Layered, shutdown: Shutdown) -> anyhow::Result<Runni
     let environment = config.environment();
     let store: SharedStore =
         ephemeral::connect(&config.section::<EphemeralSettings>("ephemeral")?).await?;
+    // One bus in the process: accounts publishes purchases on it, missions consumes them.
+    let bus: SharedBus = events::connect(&config.section::<EventBusSettings>("events")?).await?;
     let mailbox = Arc::new(DevMailbox::default());
     let notifier = notify::build(
         &config.section::<NotifierSettings>("notifier")?,
@@ -109,6 +124,11 @@ pub async fn start(config: &Layered, shutdown: Shutdown) -> anyhow::Result<Runni
         client_secret: SecretString::from(random_secret()),
     };
 
+    // Missions grants rewards as movements in accounts.
+    let missions_client = ServiceCredentials {
+        client_id: "missions".into(),
+        client_secret: SecretString::from(random_secret()),
+    };
     // Registration creates members in accounts and credentials in auth the same way.
     let registration_client = ServiceCredentials {
         client_id: "registration".into(),
@@ -116,12 +136,23 @@ pub async fn start(config: &Layered, shutdown: Shutdown) -> anyhow::Result<Runni
     };
 
     let mut auth: miclub_auth::Settings = config.section("auth")?;
-    loopback(&mut auth.server);
-    for internal in [&accounts_client, &registration_client] {
+    loopback(config, "auth", &mut auth.server);
+    for internal in [&accounts_client, &registration_client, &missions_client] {
         auth.service_clients.insert(
             internal.client_id.clone(),
             miclub_auth::secret_digest(internal.client_secret.expose_secret()),
         );
+    }
+    for (client_id, secret) in [
+        ("pos", &settings.pos_client_secret),
+        ("ops", &settings.ops_client_secret),
+    ] {
+        if let Some(secret) = secret {
+            auth.service_clients.insert(
+                client_id.to_owned(),
+                miclub_auth::secret_digest(secret.expose_secret()),
+            );
+        }
     }
     auth.database = sqlite_in(dir, "auth", auth.database);
     auth.seed_demo |= settings.seed_demo;
@@ -146,11 +177,12 @@ pub async fn start(config: &Layered, shutdown: Shutdown) -> anyhow::Result<Runni
     };
 
     let mut accounts: miclub_accounts::Settings = config.section("accounts")?;
-    loopback(&mut accounts.server);
+    loopback(config, "accounts", &mut accounts.server);
     accounts.database = sqlite_in(dir, "accounts", accounts.database);
     accounts.seed_demo |= settings.seed_demo;
     accounts.auth = client(auth_port);
     accounts.service_client = accounts_client;
+    let accrual_rules_file = accounts.accrual.rules_file.clone();
     if !config.contains("accounts.public_url") {
         // Confirmation links point at this portal; with port 0 (tests) only the token matters.
         let gateway: miclub_gateway::Settings = config.section("gateway")?;
@@ -166,6 +198,7 @@ pub async fn start(config: &Layered, shutdown: Shutdown) -> anyhow::Result<Runni
             store: store.clone(),
             key_source: key_source()?,
             notifier,
+            bus: bus.clone(),
             login_emails: Arc::new(miclub_accounts::GrpcLoginEmails::new(
                 client(auth_port).channel()?,
                 service_tokens,
@@ -184,11 +217,18 @@ pub async fn start(config: &Layered, shutdown: Shutdown) -> anyhow::Result<Runni
     });
 
     let mut missions: miclub_missions::Settings = config.section("missions")?;
-    loopback(&mut missions.server);
-    let missions =
-        miclub_missions::Application::build(missions, miclub_missions::Dependencies::default())
-            .await
-            .context("starting missions")?;
+    loopback(config, "missions", &mut missions.server);
+    missions.database = sqlite_in(dir, "missions", missions.database);
+    missions.seed_demo |= settings.seed_demo;
+    missions.auth = client(auth_port);
+    missions.accounts = client(accounts_port);
+    missions.service_client = missions_client;
+    let missions_deps =
+        miclub_missions::Dependencies::over_grpc(&missions, bus.clone(), store.clone())?;
+    let missions = miclub_missions::Application::build(missions, missions_deps)
+        .await
+        .context("starting missions")?;
+    let missions_port = missions.port();
     let stop = shutdown.clone();
     tasks.spawn(async move {
         (
@@ -198,18 +238,26 @@ pub async fn start(config: &Layered, shutdown: Shutdown) -> anyhow::Result<Runni
     });
 
     let mut content: miclub_content::Settings = config.section("content")?;
-    loopback(&mut content.server);
+    loopback(config, "content", &mut content.server);
     content.database = sqlite_in(dir, "content", content.database);
-    let content =
-        miclub_content::Application::build(content, miclub_content::Dependencies::default())
-            .await
-            .context("starting content")?;
+    if !config.contains("content.accrual.rules_file") {
+        // One rules file for the simulator and purchase posting.
+        content.accrual.rules_file = accrual_rules_file.clone();
+    }
+    let content = miclub_content::Application::build(
+        content,
+        miclub_content::Dependencies {
+            key_source: key_source()?,
+        },
+    )
+    .await
+    .context("starting content")?;
     let content_port = content.port();
     let stop = shutdown.clone();
     tasks.spawn(async move { ("content".to_owned(), content.run_until_stopped(stop).await) });
 
     let mut registration: miclub_registration::Settings = config.section("registration")?;
-    loopback(&mut registration.server);
+    loopback(config, "registration", &mut registration.server);
     registration.database = sqlite_in(dir, "registration", registration.database);
     registration.auth = client(auth_port);
     registration.accounts = client(accounts_port);
@@ -237,6 +285,7 @@ pub async fn start(config: &Layered, shutdown: Shutdown) -> anyhow::Result<Runni
     gateway.accounts = client(accounts_port);
     gateway.content = client(content_port);
     gateway.registration = client(registration_port);
+    gateway.missions = client(missions_port);
     if !config.contains("gateway.dev_mailbox") {
         gateway.dev_mailbox = !environment.is_production();
     }

@@ -25,6 +25,7 @@ pub async fn context(
     State(state): State<AppState>,
 ) -> ([(header::HeaderName, &'static str); 1], Json<Context>) {
     let settings = &state.settings;
+    let flags = state.flags.current().await;
     let site_key = match settings.recaptcha.kind {
         crate::config::RecaptchaKind::Google => settings.recaptcha.site_key.clone(),
         crate::config::RecaptchaKind::PassThrough => None,
@@ -32,9 +33,9 @@ pub async fn context(
     (
         [(header::CACHE_CONTROL, "no-cache")],
         Json(Context {
-            portal_enabled: settings.flags.portal_enabled,
-            change_password_enable: settings.flags.change_password_enable,
-            is_login_maintenance: settings.flags.is_login_maintenance,
+            portal_enabled: flags.portal_enabled,
+            change_password_enable: flags.change_password_enable,
+            is_login_maintenance: flags.is_login_maintenance,
             recaptcha_site_key: site_key,
             links: settings.links.clone(),
         }),

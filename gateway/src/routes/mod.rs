@@ -1,9 +1,11 @@
 //! The `/api` routes, one module per area, merged in [`api_router`].
 
 pub mod account;
+pub mod content;
 pub mod context;
 pub mod dev;
 pub mod meta;
+pub mod missions;
 pub mod movements;
 pub mod profile;
 pub mod recovery;
@@ -60,6 +62,12 @@ pub fn api_router(state: &AppState) -> Router<AppState> {
         .route("/api/unsubscribe", post(unsubscribe::unsubscribe))
         .route("/api/unsubscribe/reasons", get(unsubscribe::reasons))
         .route("/api/unsubscribe/validate", post(unsubscribe::validate))
+        .route("/api/missions", get(missions::list))
+        .route("/api/promotions", get(content::promotions))
+        .route("/api/alliances", get(content::alliances))
+        .route("/api/banners", get(content::banners))
+        .route("/api/faqs", get(content::faqs))
+        .route("/api/simulator", post(content::simulate))
         .route("/api/balance", get(account::balance))
         .route("/api/context", get(context::context))
         .route("/api/health", get(meta::health))

@@ -186,7 +186,7 @@ pub async fn change_password(
     member: MemberToken,
     ApiJson(body): ApiJson<PasswordChange>,
 ) -> ApiResult<(CookieJar, StatusCode)> {
-    if !state.settings.flags.change_password_enable {
+    if !state.flags.current().await.change_password_enable {
         return Err(ApiError::new(ErrorCode::Forbidden)
             .with_message("El cambio de contraseña no está disponible en este momento."));
     }

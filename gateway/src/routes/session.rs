@@ -14,6 +14,7 @@ use miclub_proto::accounts::v1::GetMemberRequest;
 use miclub_proto::auth::v1::{
     LogoutRequest, RefreshSessionRequest, ResendOtpRequest, StartLoginRequest, VerifyOtpRequest,
 };
+use miclub_proto::missions::v1::HasMissionsRequest;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -79,8 +80,8 @@ pub(super) async fn edge_limit(state: &AppState, kind: &str, ip: &str) -> ApiRes
     Ok(())
 }
 
-fn login_open(state: &AppState) -> ApiResult<()> {
-    if state.settings.flags.is_login_maintenance {
+async fn login_open(state: &AppState) -> ApiResult<()> {
+    if state.flags.current().await.is_login_maintenance {
         return Err(ApiError::new(ErrorCode::Unavailable).with_message(LOGIN_MAINTENANCE_MESSAGE));
     }
     Ok(())
@@ -111,7 +112,7 @@ pub async fn login(
     headers: HeaderMap,
     ApiJson(body): ApiJson<LoginRequest>,
 ) -> ApiResult<(CookieJar, Json<OtpSent>)> {
-    login_open(&state)?;
+    login_open(&state).await?;
     edge_limit(&state, "login", &ip).await?;
     let token = headers
         .get("recaptcha-token")
@@ -154,7 +155,7 @@ pub async fn resend_otp(
     ClientIp(ip): ClientIp,
     jar: CookieJar,
 ) -> ApiResult<Json<OtpSent>> {
-    login_open(&state)?;
+    login_open(&state).await?;
     edge_limit(&state, "otp", &ip).await?;
     let challenge_id =
         cookie_value(&jar, CHALLENGE_COOKIE).ok_or_else(|| ApiError::new(ErrorCode::OtpExpired))?;
@@ -185,7 +186,7 @@ pub async fn validate_otp(
     jar: CookieJar,
     ApiJson(body): ApiJson<ValidateOtpRequest>,
 ) -> ApiResult<(CookieJar, Json<LoginResult>)> {
-    login_open(&state)?;
+    login_open(&state).await?;
     edge_limit(&state, "otp", &ip).await?;
     let challenge_id =
         cookie_value(&jar, CHALLENGE_COOKIE).ok_or_else(|| ApiError::new(ErrorCode::OtpExpired))?;
@@ -222,7 +223,8 @@ pub async fn validate_otp(
             return Err(status.into());
         }
     };
-    tracing::info!(member_id = %answer.member_id, migrating = answer.is_user_migrating, "member logged in");
+    let has_missions = has_missions(&state, &session.access_token).await;
+    tracing::info!(member_id = %answer.member_id, migrating = answer.is_user_migrating, has_missions, "member logged in");
     let jar = state.cookies.session(
         jar,
         session.access_token.clone(),
@@ -235,11 +237,27 @@ pub async fn validate_otp(
         Json(LoginResult {
             token: session.access_token,
             user: User::from(member),
-            // Missions arrive with their own issue; until then no member has any.
-            has_missions: false,
+            has_missions,
             is_user_migrating: answer.is_user_migrating,
         }),
     ))
+}
+
+/// Whether the member has missions, for the menu. Missions being down costs the member the
+/// menu entry until the next login, never the login itself.
+async fn has_missions(state: &AppState, access_token: &str) -> bool {
+    match state
+        .missions
+        .clone()
+        .has_missions(with_bearer(HasMissionsRequest {}, access_token))
+        .await
+    {
+        Ok(answer) => answer.into_inner().has_missions,
+        Err(status) => {
+            tracing::warn!(code = ?status.code(), error = %status.message(), "has_missions unknown: missions did not answer");
+            false
+        }
+    }
 }
 
 /// Rotates the refresh token and renews the access token.

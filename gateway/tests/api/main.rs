@@ -6,6 +6,7 @@
 //! area's routes (profile, password, terms, movements) are tested in [`account_routes`].
 
 mod account_routes;
+mod content_routes;
 mod joining_routes;
 mod recovery_routes;
 
@@ -24,6 +25,8 @@ use miclub_proto::auth::v1 as auth;
 use miclub_proto::auth::v1::auth_service_server::{AuthService, AuthServiceServer};
 use miclub_proto::content::v1 as content;
 use miclub_proto::content::v1::content_service_server::{ContentService, ContentServiceServer};
+use miclub_proto::missions::v1 as missions;
+use miclub_proto::missions::v1::missions_service_server::{MissionsService, MissionsServiceServer};
 use miclub_proto::registration::v1 as registration;
 use miclub_proto::registration::v1::registration_service_server::{
     RegistrationService, RegistrationServiceServer,
@@ -59,6 +62,12 @@ struct Script {
     last_unsubscribe: Option<accounts::UnsubscribeRequest>,
     /// What ValidateUnsubscribe answers; None answers "not yet".
     unsubscribed_at: Option<String>,
+    /// What content's GetFlags answers; None answers UNIMPLEMENTED (content not reachable).
+    flags: Option<content::Flags>,
+    flag_reads: usize,
+    missions_error: Option<ErrorBody>,
+    has_missions: bool,
+    last_simulation: Option<content::SimulateRequest>,
 }
 
 #[derive(Clone)]
@@ -674,6 +683,225 @@ impl ContentService for Fakes {
             }),
         }))
     }
+
+    async fn list_promotions(
+        &self,
+        _: Request<content::ListPromotionsRequest>,
+    ) -> Result<Response<content::ListPromotionsResponse>, Status> {
+        self.content_fails()?;
+        Ok(Response::new(content::ListPromotionsResponse {
+            promotions: vec![content::Promotion {
+                id: "carnes-2x1".into(),
+                title: "2x1 en carnes".into(),
+                description: "Todos los martes.".into(),
+                image_url: "/images/promociones/carnes-2x1.svg".into(),
+                link_url: "https://www.lider.cl/".into(),
+                badge: "2x1".into(),
+                starts_on: "2026-01-01".into(),
+                ends_on: "2027-12-31".into(),
+                position: 1,
+            }],
+        }))
+    }
+
+    async fn list_alliances(
+        &self,
+        _: Request<content::ListAlliancesRequest>,
+    ) -> Result<Response<content::ListAlliancesResponse>, Status> {
+        self.content_fails()?;
+        Ok(Response::new(content::ListAlliancesResponse {
+            alliances: vec![content::Alliance {
+                id: "bci".into(),
+                partner: "Tarjeta Lider BCI".into(),
+                title: "6% los lunes".into(),
+                conditions: "Tope $10.000.".into(),
+                ..Default::default()
+            }],
+        }))
+    }
+
+    async fn list_banners(
+        &self,
+        _: Request<content::ListBannersRequest>,
+    ) -> Result<Response<content::ListBannersResponse>, Status> {
+        self.content_fails()?;
+        Ok(Response::new(content::ListBannersResponse {
+            banners: vec![content::Banner {
+                id: "base".into(),
+                title: "Acumula 0,8% en todas tus compras".into(),
+                image_alt: "Carro de compras".into(),
+                ..Default::default()
+            }],
+        }))
+    }
+
+    async fn list_faqs(
+        &self,
+        request: Request<content::ListFaqsRequest>,
+    ) -> Result<Response<content::ListFaqsResponse>, Status> {
+        self.content_fails()?;
+        let audience = request.into_inner().audience;
+        let question = if audience == content::FaqAudience::Login as i32 {
+            "¿Por qué me piden un código?"
+        } else {
+            "¿Qué es Mi Club?"
+        };
+        Ok(Response::new(content::ListFaqsResponse {
+            faqs: vec![content::Faq {
+                id: "q1".into(),
+                audience,
+                question: question.into(),
+                answer: "Respuesta.".into(),
+                position: 1,
+            }],
+        }))
+    }
+
+    async fn get_flags(
+        &self,
+        _: Request<content::GetFlagsRequest>,
+    ) -> Result<Response<content::GetFlagsResponse>, Status> {
+        let mut script = self.script();
+        script.flag_reads += 1;
+        match script.flags {
+            Some(flags) => Ok(Response::new(content::GetFlagsResponse {
+                flags: Some(flags),
+            })),
+            None => Err(Status::unimplemented("content is not reachable")),
+        }
+    }
+
+    async fn simulate(
+        &self,
+        request: Request<content::SimulateRequest>,
+    ) -> Result<Response<content::SimulateResponse>, Status> {
+        self.content_fails()?;
+        let request = request.into_inner();
+        self.script().last_simulation = Some(request);
+        Ok(Response::new(content::SimulateResponse {
+            total_earned: 300,
+            rules_version: "2026-11".into(),
+            lines: vec![content::SimulatedLine {
+                category: "fruits_and_vegetables".into(),
+                amount: 10_000,
+                earned: 300,
+                rate_bp: 300,
+                rule: "Martes de frutas y verduras".into(),
+            }],
+        }))
+    }
+
+    async fn set_flag(
+        &self,
+        _: Request<content::SetFlagRequest>,
+    ) -> Result<Response<content::SetFlagResponse>, Status> {
+        Err(Status::unimplemented("ops call content directly"))
+    }
+
+    async fn upsert_promotion(
+        &self,
+        _: Request<content::UpsertPromotionRequest>,
+    ) -> Result<Response<content::UpsertPromotionResponse>, Status> {
+        Err(Status::unimplemented(
+            "the back office calls content directly",
+        ))
+    }
+
+    async fn upsert_alliance(
+        &self,
+        _: Request<content::UpsertAllianceRequest>,
+    ) -> Result<Response<content::UpsertAllianceResponse>, Status> {
+        Err(Status::unimplemented(
+            "the back office calls content directly",
+        ))
+    }
+
+    async fn upsert_banner(
+        &self,
+        _: Request<content::UpsertBannerRequest>,
+    ) -> Result<Response<content::UpsertBannerResponse>, Status> {
+        Err(Status::unimplemented(
+            "the back office calls content directly",
+        ))
+    }
+
+    async fn upsert_faq(
+        &self,
+        _: Request<content::UpsertFaqRequest>,
+    ) -> Result<Response<content::UpsertFaqResponse>, Status> {
+        Err(Status::unimplemented(
+            "the back office calls content directly",
+        ))
+    }
+}
+
+impl Fakes {
+    fn content_fails(&self) -> Result<(), Status> {
+        match self.script().content_error.clone() {
+            Some(body) => Err(body.into_status()),
+            None => Ok(()),
+        }
+    }
+}
+
+#[tonic::async_trait]
+impl MissionsService for Fakes {
+    async fn list_my_missions(
+        &self,
+        request: Request<missions::ListMyMissionsRequest>,
+    ) -> Result<Response<missions::ListMyMissionsResponse>, Status> {
+        self.member_only(&request)?;
+        if let Some(body) = self.script().missions_error.clone() {
+            return Err(body.into_status());
+        }
+        Ok(Response::new(missions::ListMyMissionsResponse {
+            missions: vec![missions::MemberMission {
+                mission_id: "m-carnes".into(),
+                category_id: 10,
+                title: "Carnes del mes".into(),
+                description: "Compra $20.000 en carnes".into(),
+                goal_kind: missions::GoalKind::Amount as i32,
+                goal: 20_000,
+                progress: 12_000,
+                reward: 1_000,
+                starts_on: "2026-11-01".into(),
+                ends_on: "2026-11-30".into(),
+                status: missions::MissionStatus::InProgress as i32,
+                completed_at: String::new(),
+            }],
+        }))
+    }
+
+    async fn has_missions(
+        &self,
+        request: Request<missions::HasMissionsRequest>,
+    ) -> Result<Response<missions::HasMissionsResponse>, Status> {
+        self.member_only(&request)?;
+        if let Some(body) = self.script().missions_error.clone() {
+            return Err(body.into_status());
+        }
+        Ok(Response::new(missions::HasMissionsResponse {
+            has_missions: self.script().has_missions,
+        }))
+    }
+
+    async fn upsert_mission(
+        &self,
+        _: Request<missions::UpsertMissionRequest>,
+    ) -> Result<Response<missions::UpsertMissionResponse>, Status> {
+        Err(Status::unimplemented(
+            "the back office calls missions directly",
+        ))
+    }
+
+    async fn set_history_loading(
+        &self,
+        _: Request<missions::SetHistoryLoadingRequest>,
+    ) -> Result<Response<missions::SetHistoryLoadingResponse>, Status> {
+        Err(Status::unimplemented(
+            "the migration tool calls missions directly",
+        ))
+    }
 }
 
 struct TestGateway {
@@ -692,7 +920,8 @@ async fn spawn_fakes(fakes: Fakes) -> String {
             .add_service(AuthServiceServer::new(fakes.clone()))
             .add_service(AccountsServiceServer::new(fakes.clone()))
             .add_service(ContentServiceServer::new(fakes.clone()))
-            .add_service(RegistrationServiceServer::new(fakes))
+            .add_service(RegistrationServiceServer::new(fakes.clone()))
+            .add_service(MissionsServiceServer::new(fakes))
             .serve_with_incoming(tokio_stream::wrappers::TcpListenerStream::new(listener)),
     );
     format!("http://{address}")
@@ -711,7 +940,8 @@ async fn gateway_with(adjust: impl FnOnce(&mut Settings)) -> TestGateway {
         auth: ClientSettings::for_url(url.clone()),
         accounts: ClientSettings::for_url(url.clone()),
         content: ClientSettings::for_url(url.clone()),
-        registration: ClientSettings::for_url(url),
+        registration: ClientSettings::for_url(url.clone()),
+        missions: ClientSettings::for_url(url),
         ..Settings::default()
     };
     adjust(&mut settings);

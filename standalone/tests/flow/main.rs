@@ -3,6 +3,7 @@
 //! (profile, email confirmation, password change, terms, movements) is in [`account`].
 
 mod account;
+mod club;
 mod joining;
 
 use std::net::TcpListener;
@@ -35,11 +36,12 @@ impl Drop for Portal {
 
 impl Portal {
     async fn start() -> Self {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
+        Self::start_with(&[]).await
+    }
+
+    /// With more settings, as `APP_…` environment variables.
+    async fn start_with(extra: &[(&str, String)]) -> Self {
+        let port = free_port();
         let data = TempDir(
             std::env::temp_dir().join(format!("miclub-flow-{}-{port}", std::process::id())),
         );
@@ -50,6 +52,7 @@ impl Portal {
             .env("APP_CONFIG_DIR", data.0.join("no-config"))
             .env("APP_GATEWAY__FLAGS__CHANGE_PASSWORD_ENABLE", "true")
             .env("RUST_LOG", "warn")
+            .envs(extra.iter().map(|(k, v)| (*k, v.as_str())))
             .stdout(Stdio::null())
             .spawn()
             .expect("start the miclub binary");
@@ -83,6 +86,14 @@ impl Portal {
                 .unwrap(),
         }
     }
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
 }
 
 struct Browser {

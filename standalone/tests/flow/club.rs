@@ -1,0 +1,230 @@
+//! The club around the account, against the real binary: a purchase a store system posts
+//! through accounts' internal gRPC API reaches missions over the event bus and moves the
+//! member's progress; missions' conflict state and menu flag; an operator's flag change seen by
+//! the portal without a restart; the public content and the simulator.
+
+use miclub_proto::accounts::v1 as accounts;
+use miclub_proto::accounts::v1::accounts_service_client::AccountsServiceClient;
+use miclub_proto::auth::v1::IssueServiceTokenRequest;
+use miclub_proto::auth::v1::auth_service_client::AuthServiceClient;
+use miclub_proto::content::v1 as content;
+use miclub_proto::content::v1::content_service_client::ContentServiceClient;
+
+use super::*;
+
+const POS_SECRET: &str = "secreto-de-la-caja-de-prueba";
+const OPS_SECRET: &str = "secreto-de-operaciones-de-prueba";
+
+/// The portal with its auth, accounts and content on known ports and the `pos` and `ops`
+/// internal clients enabled.
+struct Club {
+    portal: Portal,
+    auth: String,
+    accounts: String,
+    content: String,
+}
+
+async fn club() -> Club {
+    let (auth, accounts, content) = (free_port(), free_port(), free_port());
+    let portal = Portal::start_with(&[
+        ("APP_AUTH__SERVER__PORT", auth.to_string()),
+        ("APP_ACCOUNTS__SERVER__PORT", accounts.to_string()),
+        ("APP_CONTENT__SERVER__PORT", content.to_string()),
+        ("APP_STANDALONE__POS_CLIENT_SECRET", POS_SECRET.to_owned()),
+        ("APP_STANDALONE__OPS_CLIENT_SECRET", OPS_SECRET.to_owned()),
+        ("APP_GATEWAY__FLAGS_CACHE_SECS", "1".to_owned()),
+        ("APP_ACCOUNTS__RELAY__INTERVAL_MS", "100".to_owned()),
+    ])
+    .await;
+    let url = |port: u16| format!("http://127.0.0.1:{port}");
+    Club {
+        portal,
+        auth: url(auth),
+        accounts: url(accounts),
+        content: url(content),
+    }
+}
+
+impl Club {
+    async fn service_token(&self, client_id: &str, secret: &str) -> String {
+        AuthServiceClient::connect(self.auth.clone())
+            .await
+            .unwrap()
+            .issue_service_token(IssueServiceTokenRequest {
+                client_id: client_id.to_owned(),
+                client_secret: secret.to_owned(),
+            })
+            .await
+            .unwrap()
+            .into_inner()
+            .access_token
+    }
+}
+
+fn with_token<T>(message: T, token: &str) -> tonic::Request<T> {
+    let mut request = tonic::Request::new(message);
+    request
+        .metadata_mut()
+        .insert("authorization", format!("Bearer {token}").parse().unwrap());
+    request
+}
+
+async fn context(browser: &Browser) -> Value {
+    browser.get("/api/context").await.json().await.unwrap()
+}
+
+async fn missions_of(browser: &Browser) -> Value {
+    let answer = browser.get("/api/missions").await;
+    assert_eq!(answer.status(), StatusCode::OK);
+    answer.json().await.unwrap()
+}
+
+fn progress_of(missions: &Value, mission_id: &str) -> i64 {
+    missions["missions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["missionId"] == mission_id)
+        .unwrap_or_else(|| panic!("{mission_id} in {missions}"))["progress"]
+        .as_i64()
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_purchase_posted_by_a_store_moves_the_members_mission_progress() {
+    let club = club().await;
+    let ana = club.portal.browser();
+    let login = ana.log_in("11.111.111-1", "ana@example.cl").await;
+    assert_eq!(login["has_missions"], true);
+    let before = progress_of(&missions_of(&ana).await, "demo-licores");
+
+    let pos = club.service_token("pos", POS_SECRET).await;
+    let posted = AccountsServiceClient::connect(club.accounts.clone())
+        .await
+        .unwrap()
+        .post_purchase(with_token(
+            accounts::PostPurchaseRequest {
+                idempotency_key: "caja-7-boleta-900001".into(),
+                member_document: "11.111.111-1".into(),
+                store_id: "lider-providencia".into(),
+                store_name: "Lider Providencia".into(),
+                purchased_at: chrono::Utc::now().to_rfc3339(),
+                payment_method: accounts::PaymentMethod::OtherCard as i32,
+                lines: vec![accounts::PurchaseLine {
+                    category: accounts::Category::Drinks as i32,
+                    amount: 4_000,
+                    product_category_id: 34,
+                }],
+            },
+            &pos,
+        ))
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(posted.accrued > 0);
+
+    // The relay publishes, missions consumes: the progress moves within seconds.
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        let now = progress_of(&missions_of(&ana).await, "demo-licores");
+        if now == before + 4_000 {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "progress stayed at {now}, expected {}",
+            before + 4_000
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn missions_show_409_while_history_loads_and_no_menu_without_missions() {
+    let portal = Portal::start().await;
+    let diego = portal.browser();
+    diego.log_in("44.444.444-4", "diego@example.cl").await;
+    let answer = diego.get("/api/missions").await;
+    assert_eq!(answer.status(), StatusCode::CONFLICT);
+    assert_eq!(
+        answer.json::<Value>().await.unwrap()["code"],
+        "ERR_MISSIONS_NOT_READY"
+    );
+
+    let bruno = portal.browser();
+    let login = bruno.log_in("22.222.222-2", "bruno@example.cl").await;
+    assert_eq!(login["has_missions"], false);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_operator_switches_the_portal_off_and_on_without_a_restart() {
+    let club = club().await;
+    let browser = club.portal.browser();
+    assert_eq!(context(&browser).await["portalEnabled"], true);
+
+    let ops = club.service_token("ops", OPS_SECRET).await;
+    let mut content = ContentServiceClient::connect(club.content.clone())
+        .await
+        .unwrap();
+    let set = |value: bool| {
+        with_token(
+            content::SetFlagRequest {
+                flag: content::FlagName::PortalEnabled as i32,
+                value,
+            },
+            &ops,
+        )
+    };
+    content.set_flag(set(false)).await.unwrap();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while context(&browser).await["portalEnabled"] != false {
+        assert!(Instant::now() < deadline, "the switch was not seen");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    content.set_flag(set(true)).await.unwrap();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while context(&browser).await["portalEnabled"] != true {
+        assert!(Instant::now() < deadline, "the portal did not come back");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_public_content_is_seeded_and_the_simulator_uses_the_rules() {
+    let portal = Portal::start().await;
+    let browser = portal.browser();
+    for (path, key) in [
+        ("/api/promotions", "promotions"),
+        ("/api/alliances", "alliances"),
+        ("/api/banners", "banners"),
+        ("/api/faqs?audience=login", "faqs"),
+        ("/api/faqs", "faqs"),
+    ] {
+        let body: Value = browser.get(path).await.json().await.unwrap();
+        assert!(
+            !body[key].as_array().unwrap().is_empty(),
+            "{path} has content"
+        );
+    }
+    // Tuesday, fruits and vegetables: 3% by the rules file.
+    let simulated = browser
+        .post(
+            "/api/simulator",
+            Some(json!({"weekDay": 2, "fruitsAndVegetablesAmount": 10000, "otherAmount": 5000})),
+        )
+        .await;
+    assert_eq!(simulated.status(), StatusCode::OK);
+    let body: Value = simulated.json().await.unwrap();
+    assert_eq!(body["totalEarned"], 300 + 40);
+    let refused = browser
+        .post(
+            "/api/simulator",
+            Some(json!({"weekDay": 2, "drinksAmount": -1})),
+        )
+        .await;
+    assert_eq!(refused.status(), StatusCode::BAD_REQUEST);
+    assert_eq!(
+        refused.json::<Value>().await.unwrap()["field"],
+        "drinksAmount"
+    );
+}
