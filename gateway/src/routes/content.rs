@@ -139,7 +139,7 @@ fn whole(field: &'static str, value: Option<serde_json::Value>, message: &str) -
     }
 }
 
-const NOT_AN_AMOUNT: &str = "Ingresa un monto en pesos, sin decimales.";
+const NOT_AN_AMOUNT: &str = "Ingresa el monto en pesos, sin decimales.";
 
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
