@@ -3,6 +3,7 @@
  * built web app, and whatever extra configuration the file needs; stops it afterwards.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -10,8 +11,22 @@ import { join } from 'node:path';
 
 import { DIST_DIR, MICLUB_BIN, REPO_DIR } from './paths';
 
+/**
+ * The internal gRPC side of one instance: fixed loopback ports for the services the tests call
+ * and the secrets of the internal clients standalone registers at auth ("pos", a store system
+ * that posts purchases; "ops", the back office that sets flags).
+ */
+export type MiclubGrpc = {
+  authPort: number;
+  accountsPort: number;
+  contentPort: number;
+  posClientSecret: string;
+  opsClientSecret: string;
+};
+
 export type Miclub = {
   baseUrl: string;
+  grpc: MiclubGrpc;
   /** Everything the process printed so far, for failure messages. */
   logs: () => string;
   stop: () => Promise<void>;
@@ -44,6 +59,13 @@ function exited(child: ChildProcess): Promise<void> {
 
 export async function startMiclub(extraEnv: Record<string, string> = {}): Promise<Miclub> {
   const port = await freePort();
+  const grpc: MiclubGrpc = {
+    authPort: await freePort(),
+    accountsPort: await freePort(),
+    contentPort: await freePort(),
+    posClientSecret: randomBytes(24).toString('hex'),
+    opsClientSecret: randomBytes(24).toString('hex'),
+  };
   const dataDir = await mkdtemp(join(tmpdir(), 'miclub-e2e-'));
   let output = '';
   const child = spawn(MICLUB_BIN, [], {
@@ -53,6 +75,15 @@ export async function startMiclub(extraEnv: Record<string, string> = {}): Promis
       APP_GATEWAY__PORT: String(port),
       APP_STANDALONE__DATA_DIR: dataDir,
       APP_GATEWAY__WEB_DIR: DIST_DIR,
+      // Explicit ports are honoured by standalone (others stay on port 0), so the tests can call
+      // the internal APIs as a store system or the back office would.
+      APP_AUTH__SERVER__PORT: String(grpc.authPort),
+      APP_ACCOUNTS__SERVER__PORT: String(grpc.accountsPort),
+      APP_CONTENT__SERVER__PORT: String(grpc.contentPort),
+      APP_STANDALONE__POS_CLIENT_SECRET: grpc.posClientSecret,
+      APP_STANDALONE__OPS_CLIENT_SECRET: grpc.opsClientSecret,
+      // An operator's flag switch shows at the next poll instead of after the 30 s cache.
+      APP_GATEWAY__FLAGS_CACHE_SECS: '1',
       ...extraEnv,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -79,7 +110,7 @@ export async function startMiclub(extraEnv: Record<string, string> = {}): Promis
     }
     try {
       const response = await fetch(`${baseUrl}/api/health`);
-      if (response.status === 200) return { baseUrl, logs: () => output, stop };
+      if (response.status === 200) return { baseUrl, grpc, logs: () => output, stop };
     } catch {
       // Not listening yet.
     }

@@ -1,6 +1,6 @@
-import { screen, waitFor, within } from '@testing-library/react';
+import { act, screen, waitFor, within } from '@testing-library/react';
 import { delay, http, HttpResponse } from 'msw';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 
 import { CONTEXT_REFETCH_INTERVAL_MS, getContextQueryOptions } from '@/features/context/api/get-context';
 import { sessionStore } from '@/lib/session';
@@ -9,7 +9,7 @@ import { server } from '@/testing/mocks/server';
 import { currentLocation, dataLayerEvents, renderApp } from '@/testing/test-utils';
 
 import { focusMainHeading } from './route-focus';
-import { COMING_SOON_ROUTES } from './router';
+import { pageTypeOf } from './router';
 
 describe('the maintenance screen', () => {
   it('replaces the whole page when the context switches the portal off', async () => {
@@ -53,11 +53,70 @@ describe('the maintenance screen', () => {
   });
 });
 
+describe('runtime flags changed while the page is open', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  /** Lets the minute of the context poll pass (only intervals are faked: MSW and React keep running). */
+  async function nextContextPoll() {
+    await act(async () => {
+      vi.advanceTimersByTime(CONTEXT_REFETCH_INTERVAL_MS);
+    });
+  }
+
+  it('replaces the page with the maintenance screen within a minute, without a reload', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    renderApp('/promociones');
+    await screen.findByRole('heading', { level: 1, name: 'Promociones' });
+    db.context.portalEnabled = false;
+    await nextContextPoll();
+    expect(await screen.findByRole('heading', { name: '¡PRONTO EL NUEVO MI CLUB!' })).toBeInTheDocument();
+    expect(screen.queryByRole('banner')).not.toBeInTheDocument();
+    expect(dataLayerEvents('tipo_pagina').at(-1)).toMatchObject({ tipo_pagina: 'mantencion' });
+    // And back, when ops open the portal again.
+    db.context.portalEnabled = true;
+    await nextContextPoll();
+    expect(await screen.findByRole('heading', { level: 1, name: 'Promociones' })).toBeInTheDocument();
+  });
+
+  it('closes the login when isLoginMaintenance turns on, and reopens it when it turns off', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    renderApp('/login');
+    await screen.findByLabelText('RUT');
+    db.context.isLoginMaintenance = true;
+    await nextContextPoll();
+    await waitFor(() => expect(screen.queryByLabelText('RUT')).not.toBeInTheDocument());
+    db.context.isLoginMaintenance = false;
+    await nextContextPoll();
+    expect(await screen.findByLabelText('RUT')).toBeInTheDocument();
+  });
+
+  it('offers the password change in Mis Datos once changePasswordEnable turns on', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    loginAs('Ana');
+    const { user } = renderApp('/mi-club');
+    await screen.findByRole('heading', { name: 'Hola, Ana' });
+    await user.click(screen.getByRole('button', { name: 'Mis Datos' }));
+    await screen.findByRole('heading', { level: 2, name: 'Mis Datos' });
+    await screen.findByLabelText('Correo electrónico');
+    expect(screen.queryByLabelText('Contraseña actual')).not.toBeInTheDocument();
+    db.context.changePasswordEnable = true;
+    await nextContextPoll();
+    expect(await screen.findByLabelText('Contraseña actual')).toBeInTheDocument();
+  });
+});
+
 describe('the shell', () => {
-  it.each(COMING_SOON_ROUTES)('shows a coming-soon panel on $path', async ({ path, title }) => {
+  it.each([
+    { path: '/promociones', title: 'Promociones', pageType: 'promociones' },
+    { path: '/alianzas', title: 'Alianzas', pageType: 'alianzas' },
+    { path: '/preguntas-login', title: 'Preguntas frecuentes para iniciar sesión', pageType: 'preguntas_login' },
+    { path: '/preguntas-frecuentes', title: 'Preguntas frecuentes', pageType: 'preguntas_frecuentes' },
+  ])('shows $path inside header, main and footer', async ({ path, title, pageType }) => {
     renderApp(path);
     expect(await screen.findByRole('heading', { level: 1, name: title })).toBeInTheDocument();
-    expect(screen.getByText('Próximamente')).toBeInTheDocument();
+    expect(pageTypeOf(path)).toBe(pageType);
     expect(screen.getByRole('banner')).toBeInTheDocument();
     expect(screen.getByRole('main')).toBeInTheDocument();
     expect(screen.getByRole('contentinfo')).toBeInTheDocument();

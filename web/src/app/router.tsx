@@ -15,7 +15,9 @@ import { useSessionKeeper } from './session-keeper';
 const loadLogin = () => import('./routes/login');
 const loadSiteFrame = () => import('./routes/site-frame');
 const loadMiClub = () => import('./routes/mi-club');
-const loadComingSoon = () => import('./routes/coming-soon');
+const loadPromotions = () => import('./routes/promotions');
+const loadAlliances = () => import('./routes/alliances');
+const loadFaqs = () => import('./routes/faqs');
 const loadNotFound = () => import('./routes/not-found');
 const loadTerms = () => import('./routes/terms');
 const loadConfirmEmail = () => import('./routes/confirm-email');
@@ -26,20 +28,15 @@ const loadVerificationEmail = () => import('./routes/verification-email');
 const LoginRoute = lazy(loadLogin);
 const SiteFrame = lazy(loadSiteFrame);
 const MiClubRoute = lazy(loadMiClub);
-const ComingSoonRoute = lazy(loadComingSoon);
+const PromotionsRoute = lazy(loadPromotions);
+const AlliancesRoute = lazy(loadAlliances);
+const FaqsRoute = lazy(loadFaqs);
 const NotFoundRoute = lazy(loadNotFound);
 const TermsRoute = lazy(loadTerms);
 const ConfirmEmailRoute = lazy(loadConfirmEmail);
 const PasswordRecoveryRoute = lazy(loadPasswordRecovery);
 const RegistrationRoute = lazy(loadRegistration);
 const VerificationEmailRoute = lazy(loadVerificationEmail);
-
-/** Routes of spec section 2 with the title their placeholder shows until their issue lands. */
-export const COMING_SOON_ROUTES: { path: string; title: string; pageType: PageType }[] = [
-  { path: '/promociones', title: 'Promociones', pageType: 'promociones' },
-  { path: '/alianzas', title: 'Alianzas', pageType: 'alianzas' },
-  { path: '/preguntas-login', title: 'Preguntas frecuentes para iniciar sesión', pageType: 'preguntas_login' },
-];
 
 const PAGE_TYPES: Record<string, PageType> = {
   '/login': 'login',
@@ -49,7 +46,10 @@ const PAGE_TYPES: Record<string, PageType> = {
   '/recuperar-contrasena': 'recuperar_contrasena',
   '/registro': 'registro',
   '/registro/verificar-correo': 'verificar_correo',
-  ...Object.fromEntries(COMING_SOON_ROUTES.map((route) => [route.path, route.pageType])),
+  '/promociones': 'promociones',
+  '/alianzas': 'alianzas',
+  '/preguntas-login': 'preguntas_login',
+  '/preguntas-frecuentes': 'preguntas_frecuentes',
 };
 
 export function pageTypeOf(pathname: string): PageType {
@@ -74,8 +74,10 @@ export function preloadRoute(pathname: string): void {
   else if (pageType === 'recuperar_contrasena') void loadPasswordRecovery();
   else if (pageType === 'registro') void loadRegistration();
   else if (pageType === 'verificar_correo') void loadVerificationEmail();
-  else if (pageType === 'no_encontrada') void loadNotFound();
-  else void loadComingSoon();
+  else if (pageType === 'promociones') void loadPromotions();
+  else if (pageType === 'alianzas') void loadAlliances();
+  else if (pageType === 'preguntas_login' || pageType === 'preguntas_frecuentes') void loadFaqs();
+  else void loadNotFound();
 }
 
 function FullPageSpinner() {
@@ -131,9 +133,10 @@ export function AppRoutes() {
           <Route path="/recuperar-contrasena" element={<PasswordRecoveryRoute />} />
           <Route path="/registro" element={<RegistrationRoute />} />
           <Route path="/registro/verificar-correo" element={<VerificationEmailRoute />} />
-          {COMING_SOON_ROUTES.map((route) => (
-            <Route key={route.path} path={route.path} element={<ComingSoonRoute title={route.title} />} />
-          ))}
+          <Route path="/promociones" element={<PromotionsRoute />} />
+          <Route path="/alianzas" element={<AlliancesRoute />} />
+          <Route path="/preguntas-login" element={<FaqsRoute audience="login" />} />
+          <Route path="/preguntas-frecuentes" element={<FaqsRoute audience="general" />} />
           <Route path="*" element={<NotFoundRoute />} />
         </Route>
       </Routes>

@@ -11,6 +11,7 @@ export type PageType =
   | 'alianzas'
   | 'recuperar_contrasena'
   | 'preguntas_login'
+  | 'preguntas_frecuentes'
   | 'terminos_y_condiciones'
   | 'confirmar_correo'
   | 'verificar_correo'
@@ -53,8 +54,24 @@ export interface AnalyticsEvents {
   'desuscripción_confirmada': { motivo: number };
   /** Unsubscribe: the gateway refused a step or did not answer. */
   'desuscripción_fallida': { paso: 1 | 2; codigo_error: string };
+  /** Promotions: the member followed a promotion's link ("Ver promoción"). */
+  promocion_click: { promocion_id: string; promocion_titulo: string };
+  /** Promotions: the member opened a promotion's details. */
+  promocion_seleccion: { promocion_id: string; promocion_titulo: string };
+  /**
+   * Simulator: "Calcular" was pressed with a valid form; `weekDay` 1 (lunes) to 7 (domingo) and
+   * the five amounts in whole pesos (spec section 7).
+   */
+  simulador_calcular: {
+    weekDay: number;
+    meatAmount: number;
+    fruitsAndVegetablesAmount: number;
+    cleaningAmount: number;
+    drinksAmount: number;
+    otherAmount: number;
+    partnerCard: boolean;
+  };
 }
-
 
 export type AnalyticsEventName = keyof AnalyticsEvents;
 export type DataLayerEntry = { event: AnalyticsEventName } & Record<string, unknown>;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { ageOn, chileToday, lastMonths, parseIsoDate } from './dates';
+import { ageOn, chileToday, formatDayMonth, lastMonths, parseIsoDate } from './dates';
 
 describe('Chile calendar dates', () => {
   it('takes the day in Santiago, not in UTC', () => {
@@ -32,5 +32,28 @@ describe('Chile calendar dates', () => {
     const birth = { year: 2008, month: 11, day: 21 };
     expect(ageOn(birth, { year: 2026, month: 11, day: 20 })).toBe(17);
     expect(ageOn(birth, { year: 2026, month: 11, day: 21 })).toBe(18);
+  });
+});
+
+describe('formatDayMonth', () => {
+  const now = new Date('2026-11-21T15:00:00Z');
+
+  it('writes a day of the current year without the year', () => {
+    expect(formatDayMonth('2026-12-31', now)).toBe('31 de diciembre');
+    expect(formatDayMonth('2026-03-01', now)).toBe('1 de marzo');
+  });
+
+  it('adds the year when it is another one', () => {
+    expect(formatDayMonth('2027-01-31', now)).toBe('31 de enero de 2027');
+  });
+
+  it('counts the year in Chile, not in UTC', () => {
+    // 03:00 UTC on January 1st is still December 31st in Santiago.
+    expect(formatDayMonth('2026-12-31', new Date('2027-01-01T02:00:00Z'))).toBe('31 de diciembre');
+  });
+
+  it('gives null for what is not a date', () => {
+    expect(formatDayMonth('2026-02-30', now)).toBeNull();
+    expect(formatDayMonth('', now)).toBeNull();
   });
 });

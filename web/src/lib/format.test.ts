@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { formatDate, formatDateTime, formatPesos, formatShortDate } from './format';
+import { formatAmountInput, formatDate, formatDateTime, formatPesos, formatShortDate, parseAmountInput } from './format';
 
 describe('formatPesos', () => {
   it('writes pesos with a dollar sign, dots for thousands and no decimals', () => {
@@ -45,5 +45,22 @@ describe('formatDate and formatShortDate', () => {
   it('answer null for what is not a date', () => {
     expect(formatDate('nunca')).toBeNull();
     expect(formatShortDate('')).toBeNull();
+  });
+});
+
+describe('amount fields', () => {
+  it('keep only digits, without leading zeros, with dots for thousands', () => {
+    expect(formatAmountInput('12345')).toBe('12.345');
+    expect(formatAmountInput('$1.234.567')).toBe('1.234.567');
+    expect(formatAmountInput('-12,5e3')).toBe('1.253');
+    expect(formatAmountInput('007')).toBe('7');
+    expect(formatAmountInput('0')).toBe('0');
+    expect(formatAmountInput('abc')).toBe('');
+  });
+
+  it('read back whole pesos, 0 when empty', () => {
+    expect(parseAmountInput('12.345')).toBe(12345);
+    expect(parseAmountInput('')).toBe(0);
+    expect(parseAmountInput(formatAmountInput('10000000'))).toBe(10_000_000);
   });
 });

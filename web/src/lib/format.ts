@@ -35,3 +35,15 @@ export function formatDate(iso: string): string | null {
 export function formatShortDate(iso: string): string | null {
   return formatInChile(iso, { day: '2-digit', month: '2-digit', year: 'numeric' });
 }
+
+/** Whole pesos as typed: only digits are kept, written with dots for thousands ("12.345"). */
+export function formatAmountInput(raw: string): string {
+  const digits = raw.replace(/\D/g, '').replace(/^0+(?=\d)/, '').slice(0, 12);
+  return digits.replace(/\B(?=(\d{3})+(?!\d))/g, '.');
+}
+
+/** The whole pesos of an amount field ("12.345" → 12345); 0 when empty. */
+export function parseAmountInput(formatted: string): number {
+  const digits = formatted.replace(/\D/g, '');
+  return digits ? Number(digits) : 0;
+}

@@ -30,7 +30,8 @@ export const DEFAULT_SITE_LINKS: SiteLinks = {
   alliances: 'https://www.lider.cl/mi-club/alianzas',
   moreWaysToAccumulate: 'https://www.lider.cl/mi-club/mas-formas-de-acumular',
   liderBciCard: 'https://www.tarjetaliderbci.cl/',
-  faq: 'https://www.lider.cl/mi-club/preguntas-frecuentes',
+  /** The portal's own general FAQs (content service); ops may point it elsewhere. */
+  faq: '/preguntas-frecuentes',
   privacyPolicy: 'https://www.lider.cl/politica-de-privacidad',
   cookiePolicy: 'https://www.lider.cl/politica-de-cookies',
   stores: 'https://www.lider.cl/tiendas',

@@ -25,6 +25,15 @@ const MovementsSection = lazy(() =>
 const UnsubscribeFlow = lazy(() =>
   import('@/features/unsubscribe/components/unsubscribe-flow').then((module) => ({ default: module.UnsubscribeFlow })),
 );
+const MissionsSection = lazy(() =>
+  import('@/features/missions/components/missions-section').then((module) => ({ default: module.MissionsSection })),
+);
+const BannerStrip = lazy(() =>
+  import('@/features/content/components/banner-strip').then((module) => ({ default: module.BannerStrip })),
+);
+const SimulatorForm = lazy(() =>
+  import('@/features/simulator/components/simulator-form').then((module) => ({ default: module.SimulatorForm })),
+);
 const TermsSection = lazy(() =>
   import('@/features/terms/components/terms-section').then((module) => ({ default: module.TermsSection })),
 );
@@ -72,6 +81,16 @@ export default function MiClubRoute() {
       hasMissions={session.hasMissions}
       onLogout={() => void logout()}
       isLoggingOut={isLoggingOut}
+      homeTop={
+        <Suspense fallback={null}>
+          <BannerStrip />
+        </Suspense>
+      }
+      homeBottom={
+        <SectionChunk>
+          <SimulatorForm />
+        </SectionChunk>
+      }
       sections={{
         1: (
           <SectionChunk>
@@ -102,6 +121,11 @@ export default function MiClubRoute() {
           </SectionChunk>
         ),
         3: <TermsPanel />,
+        4: (
+          <SectionChunk>
+            <MissionsSection />
+          </SectionChunk>
+        ),
       }}
     />
   );

@@ -213,6 +213,152 @@ export const MOCK_UNSUBSCRIBE_REASONS = [
   { id: 99, label: 'Otro motivo', requiresText: true },
 ];
 
+export type MockMission = {
+  missionId: string;
+  categoryId: number;
+  title: string;
+  description: string;
+  goalKind: 'amount' | 'purchases';
+  goal: number;
+  progress: number;
+  reward: number;
+  startsOn: string;
+  endsOn: string;
+  status: 'in_progress' | 'completed' | 'expired';
+  completedAt: string | null;
+};
+
+/** Ana's missions: one by amount, one by purchases, one completed, one expired, one unknown icon. */
+export function anaMissions(): MockMission[] {
+  const base = { startsOn: '2026-11-01', endsOn: '2026-12-31', completedAt: null, status: 'in_progress' as const };
+  return [
+    {
+      ...base,
+      missionId: 'm-carnes',
+      categoryId: 10,
+      title: 'Misión parrillera',
+      description: 'Compra $20.000 en carnes',
+      goalKind: 'amount',
+      goal: 20000,
+      progress: 12000,
+      reward: 1000,
+    },
+    {
+      ...base,
+      missionId: 'm-aceites',
+      categoryId: 2,
+      title: 'Cocina con aceite',
+      description: 'Haz 3 compras con aceites',
+      goalKind: 'purchases',
+      goal: 3,
+      progress: 2,
+      reward: 500,
+    },
+    {
+      ...base,
+      missionId: 'm-licores',
+      categoryId: 34,
+      title: 'Brindis de fin de año',
+      description: 'Compra $15.000 en licores',
+      goalKind: 'amount',
+      goal: 15000,
+      progress: 15000,
+      reward: 1500,
+      status: 'completed',
+      completedAt: '2026-11-15T18:00:00Z',
+    },
+    {
+      ...base,
+      missionId: 'm-ropa',
+      categoryId: 57,
+      title: 'Renueva tu ropa',
+      description: 'Compra $30.000 en vestuario',
+      goalKind: 'amount',
+      goal: 30000,
+      progress: 5000,
+      reward: 2000,
+      startsOn: '2026-10-01',
+      endsOn: '2026-10-31',
+      status: 'expired',
+    },
+    {
+      ...base,
+      missionId: 'm-nueva',
+      categoryId: 99,
+      title: 'Misión sorpresa',
+      description: 'Haz 1 compra en la nueva categoría',
+      goalKind: 'purchases',
+      goal: 1,
+      progress: 0,
+      reward: 300,
+    },
+  ];
+}
+
+export const MOCK_PROMOTIONS = [
+  {
+    id: 'martes-frutas',
+    title: 'Martes de frutas y verduras',
+    description: 'Acumula 3% en frutas y verduras todos los martes.',
+    imageUrl: '/images/promociones/martes-frutas.svg',
+    linkUrl: 'https://www.lider.cl/promociones/martes',
+    badge: 'Solo martes',
+    startsOn: '2026-11-01',
+    endsOn: '2026-12-31',
+  },
+  {
+    id: 'lunes-bci',
+    title: 'Lunes con Tarjeta Lider BCI',
+    description: 'Acumula 6% los lunes pagando con tu Tarjeta Lider BCI.',
+    imageUrl: '/images/promociones/lunes-bci.svg',
+    linkUrl: '/alianzas',
+    badge: '',
+    startsOn: '2026-11-01',
+    endsOn: '2026-12-31',
+  },
+];
+
+export const MOCK_ALLIANCES = [
+  {
+    id: 'bci-cuotas',
+    partner: 'Banco BCI',
+    title: '3 cuotas sin interés',
+    description: 'Paga en 3 cuotas sin interés con tu Tarjeta Lider BCI.',
+    imageUrl: '/images/alianzas/bci-cuotas.svg',
+    linkUrl: 'https://www.tarjetaliderbci.cl/',
+    conditions: 'Compras sobre $30.000. No acumulable con otras promociones.',
+    startsOn: '2026-11-01',
+    endsOn: '2026-12-31',
+  },
+];
+
+export const MOCK_BANNERS = [
+  {
+    id: 'acumula-08',
+    title: 'Acumula 0,8% en todas tus compras',
+    subtitle: 'Y 0,9% con Tarjeta Lider BCI',
+    imageUrl: '/images/banners/acumula-08.svg',
+    imageAlt: 'Carro de supermercado con el texto 0,8% de acumulación',
+    linkUrl: '/promociones',
+  },
+  {
+    id: 'lunes-6',
+    title: 'Lunes 6% con Tarjeta Lider BCI',
+    subtitle: '',
+    imageUrl: '/images/banners/lunes-6.svg',
+    imageAlt: 'Tarjeta Lider BCI con el texto lunes 6%',
+    linkUrl: '',
+  },
+];
+
+export const MOCK_FAQS = {
+  login: [
+    { id: 'login-codigo', question: '¿Por qué me piden un código?', answer: 'Por tu seguridad.\n\nTe lo enviamos a tu correo.' },
+    { id: 'login-clave', question: 'Olvidé mi contraseña', answer: 'Recupérala desde ¿Olvidaste tu contraseña?' },
+  ],
+  general: [{ id: 'general-saldo', question: '¿Cómo uso mi saldo?', answer: 'Como medio de pago en caja.' }],
+};
+
 type MockState = {
   members: MockMember[];
   registration: MockRegistration | null;
@@ -233,6 +379,14 @@ type MockState = {
   /** Confirmation links mailed: token → member and the address it confirms. */
   emailConfirmations: { token: string; member: MockMember; email: string }[];
   requests: { method: string; path: string; headers: Record<string, string>; body: unknown }[];
+  /** Missions by member user; a member without an entry has none. */
+  missions: Record<string, MockMission[]>;
+  /** Users whose history is still loading: GET /api/missions answers 409. */
+  missionsLoading: string[];
+  promotions: typeof MOCK_PROMOTIONS;
+  alliances: typeof MOCK_ALLIANCES;
+  banners: typeof MOCK_BANNERS;
+  faqs: typeof MOCK_FAQS;
 };
 
 function initialState(): MockState {
@@ -258,6 +412,12 @@ function initialState(): MockState {
     movements: { '11.111.111-1': anaMovements() },
     emailConfirmations: [],
     requests: [],
+    missions: { '11.111.111-1': anaMissions() },
+    missionsLoading: [],
+    promotions: MOCK_PROMOTIONS.map((promotion) => ({ ...promotion })),
+    alliances: MOCK_ALLIANCES.map((alliance) => ({ ...alliance })),
+    banners: MOCK_BANNERS.map((banner) => ({ ...banner })),
+    faqs: { login: [...MOCK_FAQS.login], general: [...MOCK_FAQS.general] },
   };
 }
 

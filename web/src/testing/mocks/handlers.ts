@@ -73,6 +73,10 @@ export const API_ERRORS = {
   },
   ERR_IDENTITY_MISMATCH: { status: 422, message: 'Los datos ingresados no coinciden con los de tu cuenta.' },
   ERR_ALREADY_UNSUBSCRIBED: { status: 409, message: 'Ya te diste de baja de Mi Club.' },
+  ERR_MISSIONS_NOT_READY: {
+    status: 409,
+    message: 'Estamos preparando tus misiones. Vuelve a intentarlo en unos minutos.',
+  },
   ERR_INTERNAL: { status: 500, message: 'Ocurrió un error inesperado. Intenta de nuevo más tarde.' },
   ERR_UNAVAILABLE: {
     status: 503,
@@ -787,8 +791,107 @@ const unsubscribeHandlers = [
   }),
 ];
 
+/** The accrual rules of accrual/rules/default.toml: the best matching rule per line, else the base. */
+const MOCK_RULES = {
+  version: '2026-11',
+  base: { rateBp: 80, rule: '0,8% en todas tus compras' },
+  rules: [
+    { rateBp: 90, partnerCard: true, rule: '0,9% en todas tus compras con tarjeta Lider BCI' },
+    { rateBp: 600, weekDay: 1, partnerCard: true, rule: 'Lunes 6% con tarjeta Lider BCI' },
+    { rateBp: 300, weekDay: 2, category: 'fruits_and_vegetables', rule: 'Martes 3% en frutas y verduras' },
+    { rateBp: 300, weekDay: 3, category: 'meat', rule: 'Miércoles 3% en carnes' },
+    { rateBp: 200, weekDay: 5, category: 'drinks', rule: 'Viernes 2% en bebidas' },
+    { rateBp: 200, weekDay: 6, category: 'cleaning', rule: 'Sábado 2% en artículos de limpieza' },
+  ] as { rateBp: number; rule: string; weekDay?: number; partnerCard?: boolean; category?: string }[],
+};
+
+export const SIMULATOR_FIELDS = [
+  ['meatAmount', 'meat'],
+  ['fruitsAndVegetablesAmount', 'fruits_and_vegetables'],
+  ['cleaningAmount', 'cleaning'],
+  ['drinksAmount', 'drinks'],
+  ['otherAmount', 'other'],
+] as const;
+
+/** The gateway's messages for POST /api/simulator (the form shows the same before sending). */
+export const SIMULATOR_SERVER_MESSAGES = {
+  weekDay: 'Elige un día de la semana.',
+  negative: 'El monto no puede ser negativo.',
+  notWhole: 'Ingresa el monto en pesos, sin decimales.',
+  tooLarge: 'El monto máximo por categoría es $10.000.000.',
+  allZero: 'Ingresa al menos un monto.',
+} as const;
+
+const contentHandlers = [
+  http.get('/api/missions', async ({ request }) => {
+    await record(request);
+    if (!db.session) return apiError('ERR_UNAUTHENTICATED');
+    if (db.missionsLoading.includes(db.session.user)) return apiError('ERR_MISSIONS_NOT_READY');
+    return HttpResponse.json(
+      { missions: db.missions[db.session.user] ?? [] },
+      { headers: { 'Cache-Control': 'no-store' } },
+    );
+  }),
+
+  http.get('/api/promotions', async ({ request }) => {
+    await record(request);
+    return HttpResponse.json({ promotions: db.promotions }, { headers: { 'Cache-Control': 'public, max-age=60' } });
+  }),
+
+  http.get('/api/alliances', async ({ request }) => {
+    await record(request);
+    return HttpResponse.json({ alliances: db.alliances }, { headers: { 'Cache-Control': 'public, max-age=60' } });
+  }),
+
+  http.get('/api/banners', async ({ request }) => {
+    await record(request);
+    return HttpResponse.json({ banners: db.banners }, { headers: { 'Cache-Control': 'public, max-age=60' } });
+  }),
+
+  http.get('/api/faqs', async ({ request }) => {
+    await record(request);
+    const audience = new URL(request.url).searchParams.get('audience') ?? 'general';
+    if (audience !== 'general' && audience !== 'login') return fieldError('audience', 'Audiencia no válida.');
+    return HttpResponse.json({ faqs: db.faqs[audience] }, { headers: { 'Cache-Control': 'public, max-age=60' } });
+  }),
+
+  http.post('/api/simulator', async ({ request }) => {
+    await record(request);
+    if (csrfRejected(request)) return apiError('ERR_CSRF');
+    const body = ((await request.json().catch(() => null)) ?? {}) as Record<string, unknown>;
+    const weekDay = body.weekDay;
+    if (typeof weekDay !== 'number' || !Number.isInteger(weekDay) || weekDay < 1 || weekDay > 7) {
+      return fieldError('weekDay', SIMULATOR_SERVER_MESSAGES.weekDay);
+    }
+    const partnerCard = body.partnerCard === true;
+    const lines = [];
+    for (const [field, category] of SIMULATOR_FIELDS) {
+      const amount = body[field] ?? 0;
+      if (typeof amount !== 'number' || !Number.isInteger(amount)) return fieldError(field, SIMULATOR_SERVER_MESSAGES.notWhole);
+      if (amount < 0) return fieldError(field, SIMULATOR_SERVER_MESSAGES.negative);
+      if (amount > 10_000_000) return fieldError(field, SIMULATOR_SERVER_MESSAGES.tooLarge);
+      const best = MOCK_RULES.rules
+        .filter(
+          (rule) =>
+            (rule.weekDay === undefined || rule.weekDay === weekDay) &&
+            (rule.partnerCard === undefined || rule.partnerCard === partnerCard) &&
+            (rule.category === undefined || rule.category === category),
+        )
+        .reduce((winner, rule) => (rule.rateBp > winner.rateBp ? rule : winner), MOCK_RULES.base);
+      lines.push({ category, amount, earned: Math.floor((amount * best.rateBp) / 10_000), rateBp: best.rateBp, rule: best.rule });
+    }
+    if (lines.every((line) => line.amount === 0)) return apiError('ERR_INVALID_ARGUMENT', { message: SIMULATOR_SERVER_MESSAGES.allZero });
+    return HttpResponse.json({
+      totalEarned: lines.reduce((sum, line) => sum + line.earned, 0),
+      rulesVersion: MOCK_RULES.version,
+      lines,
+    });
+  }),
+];
+
 export const handlers = [
   ...sessionHandlers,
+  ...contentHandlers,
   ...accountAreaHandlers,
   ...passwordRecoveryHandlers,
   ...registrationHandlers,

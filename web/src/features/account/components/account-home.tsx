@@ -15,13 +15,25 @@ type AccountHomeProps = {
   isLoggingOut?: boolean;
   /**
    * The sections of other areas by menu index, composed by the app (Mis Datos, Mis Movimientos,
-   * Términos y Condiciones); an index without one shows a coming-soon panel.
+   * Términos y Condiciones, Misiones); an index without one shows a coming-soon panel.
    */
   sections?: Partial<Record<number, ReactNode>>;
+  /** Shown above the balance in Mi Cuenta (the campaign banners). */
+  homeTop?: ReactNode;
+  /** Shown below the balance in Mi Cuenta (the simulator). */
+  homeBottom?: ReactNode;
 };
 
 /** /mi-club: greeting, account menu and the selected section. */
-export function AccountHome({ name, hasMissions, onLogout, isLoggingOut, sections = {} }: AccountHomeProps) {
+export function AccountHome({
+  name,
+  hasMissions,
+  onLogout,
+  isLoggingOut,
+  sections = {},
+  homeTop,
+  homeBottom,
+}: AccountHomeProps) {
   const selectedIndex = useSelectedMenuIndex(hasMissions);
   const notice = useAccountNotice();
   const noticeRef = useRef<HTMLDivElement>(null);
@@ -34,7 +46,15 @@ export function AccountHome({ name, hasMissions, onLogout, isLoggingOut, section
   }, [notice]);
 
   let section: ReactNode;
-  if (selectedIndex === 0) section = <BalanceCard />;
+  if (selectedIndex === 0) {
+    section = (
+      <>
+        {homeTop}
+        <BalanceCard />
+        {homeBottom}
+      </>
+    );
+  }
   else section = sections[selectedIndex] ?? <ComingSoon title={selected?.label ?? ''} headingLevel={2} />;
 
   return (

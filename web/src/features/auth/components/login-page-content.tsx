@@ -34,6 +34,9 @@ export function LoginPageContent({ recaptchaSiteKey, isLoginMaintenance, onLogge
             onLoggedIn={onLoggedIn}
           />
         </div>
+        <p className="login-page__help">
+          ¿Tienes dudas? <Link to="/preguntas-login">Preguntas frecuentes</Link>
+        </p>
       </main>
     </div>
   );

@@ -1,0 +1,6 @@
+import { AlliancesPage } from '@/features/content/components/alliances-page';
+
+/** /alianzas: partner (bank card) benefits. */
+export default function AlliancesRoute() {
+  return <AlliancesPage />;
+}

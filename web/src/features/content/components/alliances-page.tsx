@@ -1,0 +1,60 @@
+import { formatDayMonth } from '@/lib/dates';
+import { isSafeLink } from '@/lib/site-links';
+
+import { useAlliances, type Alliance } from '../api/get-alliances';
+
+import { ContentImage, ContentStates } from './content-states';
+
+export const ALLIANCES_EMPTY = 'No hay beneficios de alianzas vigentes en este momento.';
+export const ALLIANCES_FAILED = 'No pudimos cargar los beneficios de nuestras alianzas. Intenta de nuevo más tarde.';
+
+function AllianceCard({ alliance }: { alliance: Alliance }) {
+  const titleId = `alianza-${alliance.id}`;
+  const until = formatDayMonth(alliance.endsOn);
+  return (
+    <li className="content-card" aria-labelledby={titleId}>
+      <ContentImage className="content-card__image" src={alliance.imageUrl} alt="" width={320} height={180} loading="lazy" />
+      <div className="content-card__body">
+        <p className="content-card__partner">{alliance.partner}</p>
+        <h2 className="content-card__title" id={titleId}>
+          {alliance.title}
+        </h2>
+        <p className="content-card__text">{alliance.description}</p>
+        {alliance.conditions ? (
+          <div className="content-card__conditions">
+            <h3>Condiciones</h3>
+            <p>{alliance.conditions}</p>
+          </div>
+        ) : null}
+        {until ? <p className="content-card__meta">Válido hasta el {until}.</p> : null}
+        {isSafeLink(alliance.linkUrl) ? (
+          <a className="btn btn--secondary btn--small content-card__action" href={alliance.linkUrl}>
+            Ver beneficio<span className="visually-hidden">: {alliance.title}</span>
+          </a>
+        ) : null}
+      </div>
+    </li>
+  );
+}
+
+/** /alianzas: partner (bank card) benefits with their conditions. */
+export function AlliancesPage() {
+  const query = useAlliances();
+  return (
+    <div className="container page content-page">
+      <h1>Alianzas</h1>
+      <p className="content-page__lead">Beneficios exclusivos para socios Mi Club con nuestras marcas aliadas.</p>
+      <section aria-label="Beneficios de alianzas" aria-busy={query.isPending}>
+        <ContentStates query={query} loadingLabel="Cargando beneficios…" empty={ALLIANCES_EMPTY} failure={ALLIANCES_FAILED}>
+          {(alliances) => (
+            <ul className="content-grid">
+              {alliances.map((alliance) => (
+                <AllianceCard key={alliance.id} alliance={alliance} />
+              ))}
+            </ul>
+          )}
+        </ContentStates>
+      </section>
+    </div>
+  );
+}

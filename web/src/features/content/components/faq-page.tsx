@@ -1,0 +1,54 @@
+import { Link } from 'react-router-dom';
+
+import { useFaqs, type FaqAudience } from '../api/get-faqs';
+
+import { ContentStates, Paragraphs } from './content-states';
+
+export const FAQ_TITLES: Record<FaqAudience, string> = {
+  login: 'Preguntas frecuentes para iniciar sesión',
+  general: 'Preguntas frecuentes',
+};
+
+export const FAQS_EMPTY = 'Aún no hay preguntas frecuentes publicadas.';
+export const FAQS_FAILED = 'No pudimos cargar las preguntas frecuentes. Intenta de nuevo más tarde.';
+
+/**
+ * /preguntas-login and /preguntas-frecuentes: an accordion of native details/summary, which
+ * keyboards and screen readers already know how to open and close.
+ */
+export function FaqPage({ audience }: { audience: FaqAudience }) {
+  const query = useFaqs(audience);
+  return (
+    <div className="container page content-page">
+      <h1>{FAQ_TITLES[audience]}</h1>
+      <section aria-label={FAQ_TITLES[audience]} aria-busy={query.isPending}>
+        <ContentStates query={query} loadingLabel="Cargando preguntas…" empty={FAQS_EMPTY} failure={FAQS_FAILED}>
+          {(faqs) => (
+            <div className="faq-list">
+              {faqs.map((faq) => (
+                <details key={faq.id} className="faq">
+                  <summary className="faq__question">{faq.question}</summary>
+                  <div className="faq__answer">
+                    <Paragraphs text={faq.answer} />
+                  </div>
+                </details>
+              ))}
+            </div>
+          )}
+        </ContentStates>
+      </section>
+      <p className="content-page__more">
+        {audience === 'login' ? (
+          <>
+            ¿Listo para ingresar? <Link to="/login">Inicia sesión</Link> ·{' '}
+            <Link to="/preguntas-frecuentes">Todas las preguntas frecuentes</Link>
+          </>
+        ) : (
+          <>
+            ¿Problemas para ingresar? <Link to="/preguntas-login">Ayuda para iniciar sesión</Link>
+          </>
+        )}
+      </p>
+    </div>
+  );
+}

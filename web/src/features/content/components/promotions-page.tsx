@@ -1,0 +1,94 @@
+import { useState, type ReactNode } from 'react';
+
+import { SmartLink } from '@/components/ui/smart-link';
+import { track } from '@/lib/analytics';
+import { formatDayMonth } from '@/lib/dates';
+import { isSafeLink } from '@/lib/site-links';
+
+import { usePromotions, type Promotion } from '../api/get-promotions';
+
+import { ContentImage, ContentStates } from './content-states';
+
+export const PROMOTIONS_EMPTY = 'No hay promociones vigentes en este momento. Vuelve pronto.';
+export const PROMOTIONS_FAILED = 'No pudimos cargar las promociones. Intenta de nuevo más tarde.';
+
+function validity(promotion: Promotion): string | null {
+  const from = formatDayMonth(promotion.startsOn);
+  const to = formatDayMonth(promotion.endsOn);
+  if (from && to) return `Válida del ${from} al ${to}.`;
+  if (to) return `Válida hasta el ${to}.`;
+  return null;
+}
+
+function PromotionCard({ promotion }: { promotion: Promotion }) {
+  const [isOpen, setIsOpen] = useState(false);
+  const titleId = `promocion-${promotion.id}`;
+  const detailsId = `promocion-${promotion.id}-detalle`;
+  const fields = { promocion_id: promotion.id, promocion_titulo: promotion.title };
+  const text = validity(promotion);
+  return (
+    <li className="content-card" aria-labelledby={titleId}>
+      <ContentImage className="content-card__image" src={promotion.imageUrl} alt="" width={320} height={180} loading="lazy" />
+      <div className="content-card__body">
+        {promotion.badge ? <span className="badge badge--accent">{promotion.badge}</span> : null}
+        <h2 className="content-card__title" id={titleId}>
+          {promotion.title}
+        </h2>
+        <p className="content-card__text">{promotion.description}</p>
+        <button
+          type="button"
+          className="btn btn--link content-card__toggle"
+          aria-expanded={isOpen}
+          aria-controls={detailsId}
+          onClick={() => {
+            if (!isOpen) track('promocion_seleccion', fields);
+            setIsOpen(!isOpen);
+          }}
+        >
+          {isOpen ? 'Ocultar detalle' : 'Ver detalle'}
+          <span className="visually-hidden"> de {promotion.title}</span>
+        </button>
+        <div id={detailsId} className="content-card__details" hidden={!isOpen}>
+          <p>{text ?? 'Válida mientras dure la campaña.'}</p>
+        </div>
+        {isSafeLink(promotion.linkUrl) ? (
+          <SmartLink
+            className="btn btn--primary btn--small content-card__action"
+            href={promotion.linkUrl}
+            onClick={() => track('promocion_click', fields)}
+          >
+            Ver promoción<span className="visually-hidden">: {promotion.title}</span>
+          </SmartLink>
+        ) : null}
+      </div>
+    </li>
+  );
+}
+
+/** /promociones: the promotions in force, then whatever the app adds below (the simulator). */
+export function PromotionsPage({ children }: { children?: ReactNode }) {
+  const query = usePromotions();
+  return (
+    <div className="container page content-page">
+      <h1>Promociones</h1>
+      <p className="content-page__lead">Aprovecha las promociones de Mi Club y acumula más en cada compra.</p>
+      <section aria-label="Promociones vigentes" aria-busy={query.isPending}>
+        <ContentStates
+          query={query}
+          loadingLabel="Cargando promociones…"
+          empty={PROMOTIONS_EMPTY}
+          failure={PROMOTIONS_FAILED}
+        >
+          {(promotions) => (
+            <ul className="content-grid">
+              {promotions.map((promotion) => (
+                <PromotionCard key={promotion.id} promotion={promotion} />
+              ))}
+            </ul>
+          )}
+        </ContentStates>
+      </section>
+      {children}
+    </div>
+  );
+}

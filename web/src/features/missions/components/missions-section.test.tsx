@@ -1,0 +1,129 @@
+import { screen, waitFor, within } from '@testing-library/react';
+import { delay, http, HttpResponse } from 'msw';
+import { describe, expect, it } from 'vitest';
+
+import { db } from '@/testing/mocks/db';
+import { apiError } from '@/testing/mocks/handlers';
+import { server } from '@/testing/mocks/server';
+import { renderAccountSection } from '@/testing/test-utils';
+
+import { DEFAULT_MISSION_ICON, MISSION_ICON_NAMES, missionIconUrl } from '../utils/mission-icons';
+
+import { MISSIONS_CONFLICT, MISSIONS_EMPTY, MISSIONS_FAILED, progressText } from './missions-section';
+
+function missionCard(title: string) {
+  return screen.getByRole('heading', { level: 3, name: title }).closest('li') as HTMLElement;
+}
+
+describe('the mission icons', () => {
+  it('cover the categories 1 to 57 except 16, with the names the spec gives', () => {
+    const ids = Object.keys(MISSION_ICON_NAMES).map(Number);
+    expect(ids).toHaveLength(56);
+    expect(ids).not.toContain(16);
+    expect(Math.min(...ids)).toBe(1);
+    expect(Math.max(...ids)).toBe(57);
+    expect(new Set(Object.values(MISSION_ICON_NAMES)).size).toBe(56);
+    expect(missionIconUrl(1)).toBe('/images/misiones/mmbb.svg');
+    expect(missionIconUrl(2)).toBe('/images/misiones/oils.svg');
+    expect(missionIconUrl(10)).toBe('/images/misiones/beef.svg');
+    expect(missionIconUrl(34)).toBe('/images/misiones/liquors.svg');
+    expect(missionIconUrl(57)).toBe('/images/misiones/clothing.svg');
+  });
+
+  it('use the default mission logo for 16 and unknown ids', () => {
+    for (const id of [0, 16, 58, 99, -1]) expect(missionIconUrl(id)).toBe(DEFAULT_MISSION_ICON);
+  });
+});
+
+describe('the progress text', () => {
+  it('writes amounts in pesos and purchases as a count', () => {
+    expect(progressText({ goalKind: 'amount', goal: 20000, progress: 12000 })).toBe('$12.000 de $20.000');
+    expect(progressText({ goalKind: 'purchases', goal: 3, progress: 2 })).toBe('2 de 3 compras');
+    expect(progressText({ goalKind: 'purchases', goal: 1, progress: 0 })).toBe('0 de 1 compra');
+    expect(progressText({ goalKind: 'amount', goal: 1000, progress: 5000 })).toBe('$1.000 de $1.000');
+  });
+});
+
+describe('Misiones', () => {
+  it('shows each mission with icon, progress bar, reward and end date', async () => {
+    await renderAccountSection('Ana', 'Misiones');
+    await screen.findByRole('heading', { level: 3, name: 'Misión parrillera' });
+    const card = missionCard('Misión parrillera');
+    expect(within(card).getByText('Compra $20.000 en carnes')).toBeInTheDocument();
+    const bar = within(card).getByRole('progressbar', { name: 'Misión parrillera' });
+    expect(bar).toHaveAttribute('aria-valuenow', '12000');
+    expect(bar).toHaveAttribute('aria-valuemin', '0');
+    expect(bar).toHaveAttribute('aria-valuemax', '20000');
+    expect(bar).toHaveAttribute('aria-valuetext', '$12.000 de $20.000');
+    expect(within(card).getByText('$12.000 de $20.000')).toBeInTheDocument();
+    expect(within(card).getByText('$1.000')).toBeInTheDocument();
+    expect(within(card).getByText(/^Termina el 31 de diciembre/)).toBeInTheDocument();
+    expect(card.querySelector('img')).toHaveAttribute('src', '/images/misiones/beef.svg');
+
+    const byPurchases = missionCard('Cocina con aceite');
+    expect(within(byPurchases).getByText('2 de 3 compras')).toBeInTheDocument();
+    expect(byPurchases.querySelector('img')).toHaveAttribute('src', '/images/misiones/oils.svg');
+    expect(missionCard('Misión sorpresa').querySelector('img')).toHaveAttribute('src', DEFAULT_MISSION_ICON);
+  });
+
+  it('marks completed and expired missions', async () => {
+    await renderAccountSection('Ana', 'Misiones');
+    await screen.findByRole('heading', { level: 3, name: 'Brindis de fin de año' });
+    expect(within(missionCard('Brindis de fin de año')).getByText('Completada')).toBeInTheDocument();
+    const expired = missionCard('Renueva tu ropa');
+    expect(within(expired).getByText('Vencida')).toBeInTheDocument();
+    expect(within(expired).getByText(/^Terminó el 31 de octubre/)).toBeInTheDocument();
+    expect(within(missionCard('Misión parrillera')).queryByText('Completada')).not.toBeInTheDocument();
+  });
+
+  it('shows a loading state while the missions are on their way', async () => {
+    server.use(
+      http.get('/api/missions', async () => {
+        await delay('infinite');
+        return HttpResponse.json({ missions: [] });
+      }),
+    );
+    await renderAccountSection('Ana', 'Misiones');
+    expect(await screen.findByText('Cargando tus misiones…')).toBeInTheDocument();
+    expect(screen.queryByRole('progressbar')).not.toBeInTheDocument();
+  });
+
+  it('says so when the member has no missions in force', async () => {
+    db.missions['11.111.111-1'] = [];
+    await renderAccountSection('Ana', 'Misiones');
+    expect(await screen.findByText(MISSIONS_EMPTY)).toBeInTheDocument();
+  });
+
+  it('shows the conflict state on 409 and restarts with the retry', async () => {
+    db.missionsLoading.push('11.111.111-1');
+    const { user } = await renderAccountSection('Ana', 'Misiones');
+    expect(await screen.findByText(MISSIONS_CONFLICT)).toBeInTheDocument();
+    expect(screen.queryByText(MISSIONS_FAILED)).not.toBeInTheDocument();
+    db.missionsLoading = [];
+    await user.click(screen.getByRole('button', { name: 'Reintentar' }));
+    expect(await screen.findByRole('heading', { level: 3, name: 'Misión parrillera' })).toBeInTheDocument();
+    expect(screen.queryByText(MISSIONS_CONFLICT)).not.toBeInTheDocument();
+    expect(db.requests.filter((r) => r.path === '/api/missions')).toHaveLength(2);
+  });
+
+  it('shows the generic failure on other errors and restarts with the retry', async () => {
+    server.use(http.get('/api/missions', () => apiError('ERR_INTERNAL')));
+    const { user } = await renderAccountSection('Ana', 'Misiones');
+    expect(await screen.findByRole('alert')).toHaveTextContent(MISSIONS_FAILED);
+    server.resetHandlers();
+    await user.click(screen.getByRole('button', { name: 'Reintentar' }));
+    expect(await screen.findByRole('heading', { level: 3, name: 'Misión parrillera' })).toBeInTheDocument();
+  });
+
+  it('asks again every time the section is opened', async () => {
+    const { user } = await renderAccountSection('Ana', 'Misiones');
+    await screen.findByRole('heading', { level: 3, name: 'Misión parrillera' });
+    const first = db.missions['11.111.111-1']?.[0];
+    if (first) first.progress = 18000;
+    await user.click(screen.getByRole('button', { name: 'Mi Cuenta' }));
+    await user.click(screen.getByRole('button', { name: 'Misiones' }));
+    await waitFor(() =>
+      expect(within(missionCard('Misión parrillera')).getByRole('progressbar')).toHaveAttribute('aria-valuenow', '18000'),
+    );
+  });
+});

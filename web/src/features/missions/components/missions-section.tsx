@@ -1,0 +1,109 @@
+import { Alert } from '@/components/ui/alert';
+import { Button } from '@/components/ui/button';
+import { Spinner } from '@/components/ui/spinner';
+import { formatDayMonth } from '@/lib/dates';
+import { formatPesos } from '@/lib/format';
+import { useSession } from '@/lib/session';
+
+import { useMissions, type Mission } from '../api/get-missions';
+import { missionIconUrl } from '../utils/mission-icons';
+
+export const MISSIONS_EMPTY = 'Aún no tienes misiones activas.';
+export const MISSIONS_CONFLICT = 'Estamos preparando tus misiones. Vuelve a intentarlo en unos minutos.';
+export const MISSIONS_FAILED = 'No pudimos cargar tus misiones. Intenta de nuevo más tarde.';
+
+/** "$12.000 de $20.000" or "2 de 3 compras". */
+export function progressText(mission: Pick<Mission, 'goalKind' | 'goal' | 'progress'>): string {
+  const progress = Math.min(mission.progress, mission.goal);
+  if (mission.goalKind === 'amount') return `${formatPesos(progress)} de ${formatPesos(mission.goal)}`;
+  return `${progress} de ${mission.goal} ${mission.goal === 1 ? 'compra' : 'compras'}`;
+}
+
+function endText(mission: Mission): string | null {
+  const day = formatDayMonth(mission.endsOn);
+  if (!day) return null;
+  return mission.status === 'expired' ? `Terminó el ${day}` : `Termina el ${day}`;
+}
+
+function MissionCard({ mission }: { mission: Mission }) {
+  const titleId = `mission-${mission.missionId}-title`;
+  const progress = Math.max(0, Math.min(mission.progress, mission.goal));
+  const percent = mission.goal > 0 ? Math.round((progress / mission.goal) * 100) : 0;
+  const text = progressText(mission);
+  const end = endText(mission);
+  return (
+    <li className={`mission-card mission-card--${mission.status}`} aria-labelledby={titleId}>
+      <img className="mission-card__icon" src={missionIconUrl(mission.categoryId)} alt="" width={56} height={56} />
+      <div className="mission-card__body">
+        <div className="mission-card__header">
+          <h3 className="mission-card__title" id={titleId}>
+            {mission.title}
+          </h3>
+          {mission.status === 'completed' ? (
+            <span className="badge badge--success">Completada</span>
+          ) : null}
+          {mission.status === 'expired' ? <span className="badge badge--muted">Vencida</span> : null}
+        </div>
+        <p className="mission-card__description">{mission.description}</p>
+        <div
+          className="progress"
+          role="progressbar"
+          aria-labelledby={titleId}
+          aria-valuemin={0}
+          aria-valuemax={mission.goal}
+          aria-valuenow={progress}
+          aria-valuetext={text}
+        >
+          <span className="progress__bar" style={{ width: `${percent}%` }} />
+        </div>
+        <p className="mission-card__progress" data-testid="mission-progress">
+          {text}
+        </p>
+        <p className="mission-card__meta">
+          <span>
+            Premio: <strong>{formatPesos(mission.reward)}</strong>
+          </span>
+          {end ? <span>{end}</span> : null}
+        </p>
+      </div>
+    </li>
+  );
+}
+
+/** "Misiones" [4]: each mission with its icon, progress, reward and end date, in every state. */
+export function MissionsSection() {
+  // Waits for the session check, like the balance (NOT_START until then).
+  const { isConfirmed } = useSession();
+  const { status, restart } = useMissions({ enabled: isConfirmed });
+  const busy = status.state === 'loading' || status.state === 'restart' || status.state === 'not-start';
+  return (
+    <section className="missions" aria-labelledby="missions-title" aria-busy={busy}>
+      <h2 className="missions__title" id="missions-title">
+        Misiones
+      </h2>
+      {busy ? <Spinner label="Cargando tus misiones…" /> : null}
+      {status.state === 'success' && status.missions.length === 0 ? (
+        <p className="missions__empty" role="status">
+          {MISSIONS_EMPTY}
+        </p>
+      ) : null}
+      {status.state === 'success' && status.missions.length > 0 ? (
+        <ul className="missions__list">
+          {status.missions.map((mission) => (
+            <MissionCard key={mission.missionId} mission={mission} />
+          ))}
+        </ul>
+      ) : null}
+      {status.state === 'conflict' || status.state === 'failed' ? (
+        <>
+          <Alert tone={status.state === 'conflict' ? 'info' : 'error'}>
+            {status.state === 'conflict' ? MISSIONS_CONFLICT : MISSIONS_FAILED}
+          </Alert>
+          <Button variant="secondary" onClick={restart}>
+            Reintentar
+          </Button>
+        </>
+      ) : null}
+    </section>
+  );
+}

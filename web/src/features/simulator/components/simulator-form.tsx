@@ -1,0 +1,166 @@
+import { useState, type FormEvent } from 'react';
+
+import { Alert } from '@/components/ui/alert';
+import { Button } from '@/components/ui/button';
+import { SelectField } from '@/components/ui/select-field';
+import { TextField } from '@/components/ui/text-field';
+import { track } from '@/lib/analytics';
+import { ApiError } from '@/lib/api-client';
+import { formatAmountInput, formatPesos, parseAmountInput } from '@/lib/format';
+
+import { useSimulate, type SimulatorRequest, type SimulatorResult } from '../api/simulate';
+import {
+  AMOUNT_FIELDS,
+  formatRate,
+  simulatorProblem,
+  WEEK_DAYS,
+  type AmountField,
+  type SimulatorField,
+} from '../utils/simulator-rules';
+
+export const SIMULATOR_FAILED = 'No pudimos calcular tu acumulación. Intenta de nuevo más tarde.';
+
+const CATEGORY_LABELS: Record<string, string> = Object.fromEntries(
+  AMOUNT_FIELDS.map(({ category, label }) => [category, label]),
+);
+
+const EMPTY_AMOUNTS: Record<AmountField, string> = {
+  meatAmount: '',
+  fruitsAndVegetablesAmount: '',
+  cleaningAmount: '',
+  drinksAmount: '',
+  otherAmount: '',
+};
+
+const KNOWN_FIELDS = new Set<string>(['weekDay', ...AMOUNT_FIELDS.map(({ field }) => field)]);
+
+function Result({ result }: { result: SimulatorResult }) {
+  const lines = result.lines.filter((line) => line.amount > 0);
+  return (
+    <div className="simulator__result">
+      <p className="simulator__total" data-testid="simulator-total">
+        Acumularías <strong>{formatPesos(result.totalEarned)}</strong>
+      </p>
+      {lines.length > 0 ? (
+        <table className="simulator__table">
+          <caption className="visually-hidden">Detalle por categoría</caption>
+          <thead>
+            <tr>
+              <th scope="col">Categoría</th>
+              <th scope="col">Monto</th>
+              <th scope="col">Regla</th>
+              <th scope="col">Acumulas</th>
+            </tr>
+          </thead>
+          <tbody>
+            {lines.map((line) => (
+              <tr key={line.category}>
+                <th scope="row">{CATEGORY_LABELS[line.category] ?? line.category}</th>
+                <td>{formatPesos(line.amount)}</td>
+                <td>
+                  {line.rule} <span className="simulator__rate">({formatRate(line.rateBp)})</span>
+                </td>
+                <td>{formatPesos(line.earned)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+      <p className="simulator__note">Es una estimación: el saldo se acumula al confirmarse tu compra.</p>
+    </div>
+  );
+}
+
+/**
+ * "Simulador de acumulación": a weekday and five amounts in pesos (formatted while typed, digits
+ * only), the partner card, and "Calcular". Checked here first with the gateway's messages; the
+ * gateway's field errors land under their field. No session needed.
+ */
+export function SimulatorForm() {
+  const [weekDay, setWeekDay] = useState('');
+  const [amounts, setAmounts] = useState(EMPTY_AMOUNTS);
+  const [partnerCard, setPartnerCard] = useState(false);
+  const [errors, setErrors] = useState<Partial<Record<SimulatorField, string>>>({});
+  const [formError, setFormError] = useState<string | null>(null);
+  const mutation = useSimulate();
+
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const request: SimulatorRequest = {
+      weekDay: weekDay ? Number(weekDay) : 0,
+      meatAmount: parseAmountInput(amounts.meatAmount),
+      fruitsAndVegetablesAmount: parseAmountInput(amounts.fruitsAndVegetablesAmount),
+      cleaningAmount: parseAmountInput(amounts.cleaningAmount),
+      drinksAmount: parseAmountInput(amounts.drinksAmount),
+      otherAmount: parseAmountInput(amounts.otherAmount),
+      partnerCard,
+    };
+    const problem = simulatorProblem(request);
+    mutation.reset();
+    if (problem) {
+      setErrors(problem.field ? { [problem.field]: problem.message } : {});
+      setFormError(problem.field ? null : problem.message);
+      return;
+    }
+    setErrors({});
+    setFormError(null);
+    track('simulador_calcular', request);
+    mutation.mutate(request, {
+      onError: (error) => {
+        const body = error instanceof ApiError && error.status === 400 ? error.body : null;
+        if (body?.field && KNOWN_FIELDS.has(body.field)) setErrors({ [body.field as SimulatorField]: body.message });
+        else setFormError(body?.message ?? SIMULATOR_FAILED);
+      },
+    });
+  }
+
+  return (
+    <section className="simulator" aria-labelledby="simulator-title">
+      <h2 id="simulator-title">Simulador de acumulación</h2>
+      <p className="simulator__lead">Calcula cuánto acumularías en Mi Club con tu próxima compra.</p>
+      <form className="simulator__form" onSubmit={submit} noValidate>
+        <SelectField
+          label="Día de la compra"
+          value={weekDay}
+          onChange={(event) => setWeekDay(event.target.value)}
+          error={errors.weekDay}
+        >
+          <option value="">Elige un día</option>
+          {WEEK_DAYS.map((day, index) => (
+            <option key={day} value={index + 1}>
+              {day.charAt(0).toUpperCase() + day.slice(1)}
+            </option>
+          ))}
+        </SelectField>
+        <fieldset className="simulator__amounts">
+          <legend>¿Cuánto gastarías en cada categoría? (en pesos)</legend>
+          {AMOUNT_FIELDS.map(({ field, label }) => (
+            <TextField
+              key={field}
+              label={label}
+              name={field}
+              inputMode="numeric"
+              autoComplete="off"
+              placeholder="0"
+              value={amounts[field] ? `$${amounts[field]}` : ''}
+              onChange={(event) => {
+                const value = formatAmountInput(event.target.value);
+                setAmounts((previous) => ({ ...previous, [field]: value }));
+              }}
+              error={errors[field]}
+            />
+          ))}
+        </fieldset>
+        <label className="checkbox">
+          <input type="checkbox" checked={partnerCard} onChange={(event) => setPartnerCard(event.target.checked)} />
+          <span>Pago con Tarjeta Lider BCI</span>
+        </label>
+        {formError ? <Alert>{formError}</Alert> : null}
+        <Button type="submit" isLoading={mutation.isPending}>
+          Calcular
+        </Button>
+      </form>
+      <div aria-live="polite">{mutation.data ? <Result result={mutation.data} /> : null}</div>
+    </section>
+  );
+}
