@@ -8,7 +8,7 @@ import { ApiError } from '@/lib/api-client';
 import { chileToday } from '@/lib/dates';
 import { capitalizeFirst, toDisplayError } from '@/lib/errors';
 
-import { useGenders } from '../api/get-genders';
+import { useGenders } from '@/lib/genders';
 import type { MemberProfile } from '../api/get-profile';
 import { useUpdateProfile, type ProfileUpdate } from '../api/update-profile';
 import {

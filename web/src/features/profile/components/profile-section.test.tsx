@@ -2,12 +2,12 @@ import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { delay, http, HttpResponse } from 'msw';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
+import { FALLBACK_GENDERS } from '@/lib/genders';
 import { db, findMember, memberNamed, MOCK_NOW } from '@/testing/mocks/db';
 import { apiError } from '@/testing/mocks/handlers';
 import { server } from '@/testing/mocks/server';
 import { renderAccountSection } from '@/testing/test-utils';
 
-import { FALLBACK_GENDERS } from '../api/get-genders';
 
 const LABELS = {
   email: 'Correo electrónico',

@@ -10,9 +10,9 @@ import { SelectField } from '@/components/ui/select-field';
 import { TextField } from '@/components/ui/text-field';
 import { trackClick } from '@/lib/analytics';
 import { chileToday } from '@/lib/dates';
+import { useGenders } from '@/lib/genders';
 import { EMAIL_MAX_LENGTH, latestAdultBirthDate, NAME_MAX_LENGTH } from '@/lib/personal-data';
 
-import { useGenders } from '../api/get-genders';
 import type { RegistrationPersonalData, RegistrationView } from '../api/get-registration';
 import { useSavePersonalData } from '../api/save-personal-data';
 import {

@@ -1,6 +1,8 @@
 /**
- * GET /api/profile/genders: the gender options of Mis Datos. Any failure falls back to the
- * spec's fixed list (spec section 8), so the form never waits on it nor shows an error for it.
+ * GET /api/profile/genders (public): the gender options of Mis Datos and of registration step 2.
+ * Any failure falls back to the spec's fixed list (spec section 8), so a form never waits on it
+ * nor shows an error for it. Shared from lib because two features read the same endpoint and
+ * one request serves both.
  */
 import { queryOptions, useQuery } from '@tanstack/react-query';
 
