@@ -5,7 +5,8 @@
 //! `APP_EVENTS__REDIS_URL`, …); the ephemeral store is the one auth writes session revocations
 //! to, the event bus the one missions reads purchase events from. Auth is reached at `accounts.auth` for its
 //! verification keys and, with accounts' own client credentials (`accounts.service_client`),
-//! to hand it confirmed emails. Serves until SIGTERM.
+//! to hand it confirmed emails. Serves until SIGTERM;
+//! with `--migrate-only` it applies the database migrations and exits instead.
 
 use std::sync::Arc;
 
@@ -27,6 +28,12 @@ async fn main() -> anyhow::Result<()> {
         &config.section::<TelemetrySettings>("telemetry")?,
     )?;
     let settings: Settings = config.section("accounts")?;
+    if migrate_only() {
+        // `Store::connect` applies the embedded migrations; nothing else starts.
+        miclub_accounts::store::Store::connect(&settings.database_or_default()).await?;
+        tracing::info!("accounts migrations applied");
+        return Ok(());
+    }
     let ephemeral_settings: EphemeralSettings = config.section("ephemeral")?;
     settings.validate(environment, !ephemeral_settings.redis_url.is_empty())?;
     let store = ephemeral::connect(&ephemeral_settings).await?;
@@ -64,4 +71,9 @@ async fn main() -> anyhow::Result<()> {
     .await?;
     tracing::info!(port = app.port(), "accounts service ready");
     app.run_until_stopped(Shutdown::on_signals()).await
+}
+
+/// `--migrate-only`: apply this service's database migrations and exit (the Kubernetes Job).
+fn migrate_only() -> bool {
+    std::env::args().skip(1).any(|arg| arg == "--migrate-only")
 }

@@ -43,6 +43,14 @@ pub const SERVICE_NAME: &str = "miclub.auth.v1.AuthService";
 static POSTGRES_MIGRATIONS: Migrator = sqlx::migrate!("./migrations/postgres");
 static SQLITE_MIGRATIONS: Migrator = sqlx::migrate!("./migrations/sqlite");
 
+/// Applies auth's migrations to `database` and nothing else (the `--migrate-only` Job).
+pub async fn migrate(database: &Database) -> anyhow::Result<()> {
+    database
+        .migrate(&POSTGRES_MIGRATIONS, &SQLITE_MIGRATIONS)
+        .await?;
+    Ok(())
+}
+
 /// How often expired refresh tokens are deleted.
 const PURGE_EVERY: Duration = Duration::from_secs(3600);
 

@@ -2,13 +2,14 @@
 //!
 //! Reads sections `auth`, `telemetry`, `ephemeral` and `notifier` of the layered configuration
 //! (`APP_AUTH__…`, `APP_EPHEMERAL__REDIS_URL`, …), builds the shared stores, and serves until
-//! SIGTERM.
+//! SIGTERM. With `--migrate-only` it applies the database migrations and exits instead.
 
 use miclub_auth::{Application, Dependencies, Settings};
 use miclub_platform::config::Layered;
 use miclub_platform::ephemeral::{self, EphemeralSettings};
 use miclub_platform::notify::{self, NotifierSettings};
 use miclub_platform::shutdown::Shutdown;
+use miclub_platform::storage::Database;
 use miclub_platform::telemetry::{self, TelemetrySettings};
 
 #[tokio::main]
@@ -17,6 +18,12 @@ async fn main() -> anyhow::Result<()> {
     let environment = config.environment();
     let _telemetry = telemetry::init("auth", &config.section::<TelemetrySettings>("telemetry")?)?;
     let settings: Settings = config.section("auth")?;
+    if std::env::args().skip(1).any(|arg| arg == "--migrate-only") {
+        // The same embedded migrations `Application::build` applies; nothing else starts.
+        miclub_auth::migrate(&Database::connect(&settings.database_or_default()).await?).await?;
+        tracing::info!("auth migrations applied");
+        return Ok(());
+    }
     let ephemeral_settings: EphemeralSettings = config.section("ephemeral")?;
     if environment.is_production() && ephemeral_settings.redis_url.is_empty() {
         anyhow::bail!(

@@ -2,7 +2,8 @@
 //!
 //! Reads sections `content` (see `config.rs`) and `telemetry` of the layered configuration
 //! (`APP_CONTENT__…`). Auth is reached at `content.auth` for the keys that verify the service
-//! tokens of internal calls. Serves until SIGTERM.
+//! tokens of internal calls. Serves until SIGTERM;
+//! with `--migrate-only` it applies the database migrations and exits instead.
 
 use std::sync::Arc;
 
@@ -20,9 +21,20 @@ async fn main() -> anyhow::Result<()> {
         &config.section::<TelemetrySettings>("telemetry")?,
     )?;
     let settings: Settings = config.section("content")?;
+    if migrate_only() {
+        // `Store::connect` applies the embedded migrations; nothing else starts.
+        miclub_content::store::Store::connect(&settings.database_or_default()).await?;
+        tracing::info!("content migrations applied");
+        return Ok(());
+    }
     settings.validate(config.environment())?;
     let key_source = Arc::new(GrpcKeySource::new(settings.auth.channel()?));
     let app = Application::build(settings, Dependencies { key_source }).await?;
     tracing::info!(port = app.port(), "content service ready");
     app.run_until_stopped(Shutdown::on_signals()).await
+}
+
+/// `--migrate-only`: apply this service's database migrations and exit (the Kubernetes Job).
+fn migrate_only() -> bool {
+    std::env::args().skip(1).any(|arg| arg == "--migrate-only")
 }

@@ -3,7 +3,8 @@
 //! Reads sections `missions` (see `config.rs`), `telemetry`, `ephemeral` and `events` of the
 //! layered configuration (`APP_MISSIONS__…`, `APP_EVENTS__REDIS_URL`, …). Auth is reached at
 //! `missions.auth` for verification keys and service tokens (`missions.service_client`),
-//! accounts at `missions.accounts` to record rewards. Serves until SIGTERM.
+//! accounts at `missions.accounts` to record rewards. Serves until SIGTERM;
+//! with `--migrate-only` it applies the database migrations and exits instead.
 
 use miclub_missions::{Application, Dependencies, Settings};
 use miclub_platform::config::Layered;
@@ -21,6 +22,12 @@ async fn main() -> anyhow::Result<()> {
         &config.section::<TelemetrySettings>("telemetry")?,
     )?;
     let settings: Settings = config.section("missions")?;
+    if migrate_only() {
+        // `Store::connect` applies the embedded migrations; nothing else starts.
+        miclub_missions::store::Store::connect(&settings.database_or_default()).await?;
+        tracing::info!("missions migrations applied");
+        return Ok(());
+    }
     settings.validate(environment)?;
     let ephemeral_settings: EphemeralSettings = config.section("ephemeral")?;
     let bus_settings: EventBusSettings = config.section("events")?;
@@ -40,4 +47,9 @@ async fn main() -> anyhow::Result<()> {
     let app = Application::build(settings, deps).await?;
     tracing::info!(port = app.port(), "missions service ready");
     app.run_until_stopped(Shutdown::on_signals()).await
+}
+
+/// `--migrate-only`: apply this service's database migrations and exit (the Kubernetes Job).
+fn migrate_only() -> bool {
+    std::env::args().skip(1).any(|arg| arg == "--migrate-only")
 }

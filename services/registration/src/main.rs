@@ -4,7 +4,8 @@
 //! Reads sections `registration` (see `config.rs`), `telemetry` and `ephemeral` of the layered
 //! configuration (`APP_REGISTRATION__…`, `APP_EPHEMERAL__REDIS_URL`, …). Accounts, auth and
 //! content are reached at `registration.accounts`, `.auth` and `.content`, accounts and auth with
-//! registration's own client credentials (`registration.service_client`). Serves until SIGTERM.
+//! registration's own client credentials (`registration.service_client`). Serves until SIGTERM;
+//! with `--migrate-only` it applies the database migrations and exits instead.
 
 use miclub_platform::config::Layered;
 use miclub_platform::ephemeral::{self, EphemeralSettings};
@@ -21,6 +22,12 @@ async fn main() -> anyhow::Result<()> {
         &config.section::<TelemetrySettings>("telemetry")?,
     )?;
     let settings: Settings = config.section("registration")?;
+    if migrate_only() {
+        // `Store::connect` applies the embedded migrations; nothing else starts.
+        miclub_registration::store::Store::connect(&settings.database_or_default()).await?;
+        tracing::info!("registration migrations applied");
+        return Ok(());
+    }
     settings.validate(environment)?;
     let ephemeral_settings: EphemeralSettings = config.section("ephemeral")?;
     if environment.is_production() && ephemeral_settings.redis_url.is_empty() {
@@ -38,4 +45,9 @@ async fn main() -> anyhow::Result<()> {
     let app = Application::build(settings, deps).await?;
     tracing::info!(port = app.port(), "registration service ready");
     app.run_until_stopped(Shutdown::on_signals()).await
+}
+
+/// `--migrate-only`: apply this service's database migrations and exit (the Kubernetes Job).
+fn migrate_only() -> bool {
+    std::env::args().skip(1).any(|arg| arg == "--migrate-only")
 }
