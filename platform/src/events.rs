@@ -12,7 +12,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::fmt;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig, MultiplexedConnection};
@@ -63,6 +63,18 @@ pub trait EventBus: Send + Sync + fmt::Debug {
 
     /// Marks a delivery done for `group`; it is not delivered to the group again.
     async fn ack(&self, stream: &str, group: &str, delivery_id: &str) -> Result<(), EventError>;
+
+    /// Takes over up to `max` deliveries of `group` that another consumer took and has not
+    /// acknowledged for at least `min_idle` (a pod that died, or was scaled away), and hands
+    /// them to `consumer`, which must then handle and ack them like its own.
+    async fn claim_stale(
+        &self,
+        stream: &str,
+        group: &str,
+        consumer: &str,
+        min_idle: Duration,
+        max: usize,
+    ) -> Result<Vec<Delivery>, EventError>;
 }
 
 pub type SharedBus = Arc<dyn EventBus>;
@@ -352,6 +364,48 @@ impl EventBus for RedisBus {
     async fn ack(&self, stream: &str, group: &str, delivery_id: &str) -> Result<(), EventError> {
         self.xack(&self.key(stream), group, delivery_id).await
     }
+
+    async fn claim_stale(
+        &self,
+        stream: &str,
+        group: &str,
+        consumer: &str,
+        min_idle: Duration,
+        max: usize,
+    ) -> Result<Vec<Delivery>, EventError> {
+        if max == 0 {
+            return Ok(Vec::new());
+        }
+        let key = self.key(stream);
+        self.ensure_group(&key, group).await?;
+        let mut conn = self.conn.clone();
+        // Redis 7: [next cursor, claimed entries, ids deleted from the stream].
+        let reply: Value = redis::cmd("XAUTOCLAIM")
+            .arg(&key)
+            .arg(group)
+            .arg(consumer)
+            .arg(min_idle.as_millis() as u64)
+            .arg("0-0")
+            .arg("COUNT")
+            .arg(max)
+            .query_async(&mut conn)
+            .await?;
+        let entries = match reply {
+            Value::Array(mut parts) if parts.len() >= 2 => parts.swap_remove(1),
+            _ => return Err(EventError::Malformed("XAUTOCLAIM reply".into())),
+        };
+        // The same shape as one stream of an XREADGROUP reply.
+        let (deliveries, unreadable) =
+            parse_read_reply(Value::Array(vec![Value::Array(vec![Value::Nil, entries])]))?;
+        for delivery_id in unreadable {
+            tracing::warn!(stream = %key, group, delivery_id = %delivery_id, "skipping an unreadable claimed entry");
+            self.xack(&key, group, &delivery_id).await?;
+        }
+        if !deliveries.is_empty() {
+            tracing::info!(stream = %key, group, consumer, claimed = deliveries.len(), "claimed deliveries another consumer left unacknowledged");
+        }
+        Ok(deliveries)
+    }
 }
 
 /// Splits an `XREADGROUP` reply into deliveries and the ids of entries that cannot be delivered
@@ -461,8 +515,8 @@ struct MemoryStream {
 struct MemoryGroup {
     /// The last sequence handed to any consumer of the group.
     last_delivered: Option<u64>,
-    /// Delivered and not acked, by consumer.
-    pending: HashMap<String, VecDeque<u64>>,
+    /// Delivered and not acked, by consumer, with when each was (last) delivered.
+    pending: HashMap<String, VecDeque<(u64, Instant)>>,
 }
 
 impl MemoryBus {
@@ -479,7 +533,7 @@ impl MemoryBus {
         let group = groups.entry(group.to_owned()).or_default();
         let mut out = Vec::new();
         let pending = group.pending.entry(consumer.to_owned()).or_default();
-        for seq in pending.iter().take(max) {
+        for (seq, _) in pending.iter().take(max) {
             if let Some(event) = entries.get(seq) {
                 out.push(Delivery {
                     delivery_id: seq.to_string(),
@@ -492,7 +546,7 @@ impl MemoryBus {
         }
         let from = group.last_delivered.map_or(0, |s| s + 1);
         for (seq, event) in entries.range(from..).take(max) {
-            pending.push_back(*seq);
+            pending.push_back((*seq, Instant::now()));
             group.last_delivered = Some(*seq);
             out.push(Delivery {
                 delivery_id: seq.to_string(),
@@ -544,10 +598,58 @@ impl EventBus for MemoryBus {
             .and_then(|s| s.groups.get_mut(group))
         {
             for pending in group.pending.values_mut() {
-                pending.retain(|s| *s != seq);
+                pending.retain(|(s, _)| *s != seq);
             }
         }
         Ok(())
+    }
+
+    async fn claim_stale(
+        &self,
+        stream: &str,
+        group: &str,
+        consumer: &str,
+        min_idle: Duration,
+        max: usize,
+    ) -> Result<Vec<Delivery>, EventError> {
+        let mut streams = self.streams.lock().expect("memory bus lock");
+        let Some(MemoryStream {
+            entries, groups, ..
+        }) = streams.get_mut(stream)
+        else {
+            return Ok(Vec::new());
+        };
+        let Some(group) = groups.get_mut(group) else {
+            return Ok(Vec::new());
+        };
+        let mut claimed = Vec::new();
+        for (owner, pending) in group.pending.iter_mut() {
+            if owner == consumer {
+                continue;
+            }
+            while claimed.len() < max {
+                match pending.front() {
+                    Some((seq, at)) if at.elapsed() >= min_idle => {
+                        claimed.push(*seq);
+                        pending.pop_front();
+                    }
+                    _ => break,
+                }
+            }
+        }
+        let mine = group.pending.entry(consumer.to_owned()).or_default();
+        let now = Instant::now();
+        let mut out = Vec::new();
+        for seq in claimed {
+            mine.push_back((seq, now));
+            if let Some(event) = entries.get(&seq) {
+                out.push(Delivery {
+                    delivery_id: seq.to_string(),
+                    event: event.clone(),
+                });
+            }
+        }
+        Ok(out)
     }
 }
 

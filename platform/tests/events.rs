@@ -63,7 +63,44 @@ bus_tests!(
     a_blocking_read_with_nothing_published_returns_empty_after_the_wait,
     a_duplicate_publish_is_delivered_twice_with_the_same_event_id,
     consumers_of_one_group_share_the_events_without_overlap,
+    a_delivery_a_vanished_consumer_left_is_claimed_by_another_once_idle,
 );
+
+async fn a_delivery_a_vanished_consumer_left_is_claimed_by_another_once_idle(bus: SharedBus) {
+    bus.publish(STREAM, &event("a")).await.unwrap();
+    let taken = bus
+        .read(STREAM, "g", "pod-0", 10, Duration::ZERO)
+        .await
+        .unwrap();
+    assert_eq!(ids(&taken), ["a"]);
+
+    // Not idle long enough: nobody takes it from pod-0 yet.
+    let early = bus
+        .claim_stale(STREAM, "g", "pod-1", Duration::from_secs(3600), 10)
+        .await
+        .unwrap();
+    assert!(early.is_empty());
+
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let claimed = bus
+        .claim_stale(STREAM, "g", "pod-1", Duration::from_millis(20), 10)
+        .await
+        .unwrap();
+    assert_eq!(ids(&claimed), ["a"]);
+    bus.ack(STREAM, "g", &claimed[0].delivery_id).await.unwrap();
+
+    // Done: neither the old owner nor a second claim sees it again.
+    let again = bus
+        .claim_stale(STREAM, "g", "pod-2", Duration::ZERO, 10)
+        .await
+        .unwrap();
+    assert!(again.is_empty());
+    let old_owner = bus
+        .read(STREAM, "g", "pod-0", 10, Duration::ZERO)
+        .await
+        .unwrap();
+    assert!(old_owner.is_empty());
+}
 
 async fn an_unacknowledged_delivery_is_redelivered_to_the_same_consumer_before_new_ones(
     bus: SharedBus,

@@ -43,6 +43,9 @@ pub const SERVICE_NAME: &str = "miclub.missions.v1.MissionsService";
 
 /// Pause of the consumer after a failed read or count.
 const CONSUMER_BACKOFF: Duration = Duration::from_secs(1);
+/// How long another consumer's unacknowledged delivery waits before this one takes it over:
+/// far longer than counting one event takes, so a live consumer is never robbed.
+const CLAIM_IDLE: Duration = Duration::from_secs(60);
 
 /// What missions needs from the process that runs it.
 #[derive(Debug, Clone)]
@@ -123,6 +126,7 @@ impl Application {
                 batch: settings.consumer.batch.max(1),
                 wait: settings.consumer.wait(),
                 backoff: CONSUMER_BACKOFF,
+                claim_idle: CLAIM_IDLE,
             },
         );
         let (server, health, routes) = miclub_platform::grpc::server(&[SERVICE_NAME]).await?;

@@ -256,6 +256,19 @@ impl EventBus for TestBus {
     async fn ack(&self, stream: &str, group: &str, delivery_id: &str) -> Result<(), EventError> {
         self.inner.ack(stream, group, delivery_id).await
     }
+
+    async fn claim_stale(
+        &self,
+        stream: &str,
+        group: &str,
+        consumer: &str,
+        min_idle: Duration,
+        max: usize,
+    ) -> Result<Vec<Delivery>, EventError> {
+        self.inner
+            .claim_stale(stream, group, consumer, min_idle, max)
+            .await
+    }
 }
 
 /// The token of the confirmation link in `mail`'s body.

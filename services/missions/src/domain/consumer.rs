@@ -30,6 +30,9 @@ pub struct ConsumerOptions {
     pub wait: Duration,
     /// Pause after a failed read or a failed count.
     pub backoff: Duration,
+    /// Deliveries another consumer of the group has held unacknowledged this long (a pod that
+    /// died or was scaled away) are taken over by this one.
+    pub claim_idle: Duration,
 }
 
 /// What one poll did.
@@ -59,18 +62,33 @@ impl Consumer {
         }
     }
 
-    /// Reads one batch (waiting up to `wait`) and handles it.
+    /// Takes over what other consumers left unacknowledged for `claim_idle`, else reads one
+    /// batch (waiting up to `wait`), and handles it.
     pub async fn poll_once(&self) -> Result<Polled, EventError> {
-        let deliveries = self
+        let stale = self
             .bus
-            .read(
+            .claim_stale(
                 streams::PURCHASES,
                 GROUP,
                 &self.options.name,
+                self.options.claim_idle,
                 self.options.batch,
-                self.options.wait,
             )
             .await?;
+        let deliveries = if stale.is_empty() {
+            self.bus
+                .read(
+                    streams::PURCHASES,
+                    GROUP,
+                    &self.options.name,
+                    self.options.batch,
+                    self.options.wait,
+                )
+                .await?
+        } else {
+            tracing::info!(consumer = %self.options.name, claimed = stale.len(), "took over deliveries another consumer left");
+            stale
+        };
         let mut polled = Polled {
             read: deliveries.len(),
             ..Polled::default()

@@ -60,6 +60,7 @@ async fn an_event_delivered_again_after_a_crash_before_its_ack_counts_once(env: 
             batch: 100,
             wait: Duration::ZERO,
             backoff: Duration::ZERO,
+            claim_idle: Duration::from_secs(3600),
         },
     );
     let polled = consumer.poll_once().await.unwrap();
@@ -68,6 +69,43 @@ async fn an_event_delivered_again_after_a_crash_before_its_ack_counts_once(env: 
     assert_eq!(again.read, 0, "acknowledged this time");
 
     assert_eq!(app.progress("carnes", ANA).await.unwrap().progress, 6_000);
+}
+
+async fn an_event_a_vanished_consumer_left_is_taken_over_by_another_and_counts_once(env: TestEnv) {
+    let app = TestApp::spawn(env).await;
+    app.upsert(amount_mission("carnes", 10, 20_000, &[ANA]))
+        .await;
+    let bus = Arc::new(MemoryBus::new());
+    let event = purchase_event("orphaned", ANA, &noon(0), &[(10, 7_000)]);
+    bus.publish(streams::PURCHASES, &event).await.unwrap();
+    // pod-0 took it and was scaled away before acknowledging it.
+    let taken = bus
+        .read(streams::PURCHASES, GROUP, "pod-0", 10, Duration::ZERO)
+        .await
+        .unwrap();
+    assert_eq!(taken.len(), 1);
+
+    let survivor = Consumer::new(
+        app.missions.clone(),
+        bus.clone(),
+        ConsumerOptions {
+            name: "pod-1".into(),
+            batch: 100,
+            wait: Duration::ZERO,
+            backoff: Duration::ZERO,
+            claim_idle: Duration::from_millis(20),
+        },
+    );
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let polled = survivor.poll_once().await.unwrap();
+    assert_eq!((polled.read, polled.acked, polled.failed), (1, 1, false));
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert_eq!(
+        survivor.poll_once().await.unwrap().read,
+        0,
+        "taken over once"
+    );
+    assert_eq!(app.progress("carnes", ANA).await.unwrap().progress, 7_000);
 }
 
 async fn the_same_event_processed_twice_at_once_counts_once(env: TestEnv) {
@@ -94,4 +132,5 @@ backend_tests!(
     the_same_event_published_twice_counts_once,
     an_event_delivered_again_after_a_crash_before_its_ack_counts_once,
     the_same_event_processed_twice_at_once_counts_once,
+    an_event_a_vanished_consumer_left_is_taken_over_by_another_and_counts_once,
 );
