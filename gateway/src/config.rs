@@ -12,6 +12,10 @@ use serde::Deserialize;
 pub struct Settings {
     pub host: String,
     pub port: u16,
+    /// Port of the ops listener serving `GET /metrics` (Prometheus) on `host`
+    /// (`APP_GATEWAY__OPS_PORT`); absent: none (the default, and standalone's), 0: any free
+    /// port. The deployment sets 9090.
+    pub ops_port: Option<u16>,
     /// The built web app (`web/dist`); served with SPA fallback when it exists.
     pub web_dir: Option<PathBuf>,
     /// Origins allowed on state-changing requests, e.g. `https://miclub.cl`. Empty: the
@@ -44,6 +48,7 @@ impl Default for Settings {
         Self {
             host: "0.0.0.0".into(),
             port: 8080,
+            ops_port: None,
             web_dir: Some(PathBuf::from("web/dist")),
             allowed_origins: Vec::new(),
             secure_cookies: false,

@@ -1,7 +1,7 @@
 //! The Mi Club gateway: the REST API the web app calls (`docs/api.md`), translated into gRPC
 //! calls to the services. It owns cookies, CSRF checks, edge rate limits, request ids and the
 //! mapping of service errors to HTTP statuses and Spanish bodies; it holds no business rules.
-//! It also serves the built web app.
+//! It also serves the built web app, and its request metrics on an ops port ([`ops`]).
 
 pub mod config;
 pub mod cookies;
@@ -10,6 +10,7 @@ pub mod error;
 pub mod extract;
 pub mod flags;
 pub mod openapi;
+pub mod ops;
 pub mod recaptcha;
 pub mod routes;
 pub mod state;
@@ -27,7 +28,7 @@ use miclub_platform::config::Environment;
 use miclub_platform::ephemeral::SharedStore;
 use miclub_platform::notify::DevMailbox;
 use miclub_platform::shutdown::Shutdown;
-use miclub_platform::telemetry::extract_context;
+use miclub_platform::telemetry::{extract_context, metrics_handle, ops_router};
 use miclub_platform::tokens::{KeySource, TokenVerifier};
 use miclub_proto::accounts::v1::accounts_service_client::AccountsServiceClient;
 use miclub_proto::auth::v1::auth_service_client::AuthServiceClient;
@@ -67,6 +68,8 @@ pub struct Dependencies {
 pub struct Application {
     listener: TcpListener,
     router: Router,
+    /// Serves `GET /metrics` when `ops_port` is set.
+    ops_listener: Option<TcpListener>,
 }
 
 const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
@@ -78,9 +81,21 @@ impl Application {
         let listener = TcpListener::bind(&address)
             .await
             .with_context(|| format!("binding {address}"))?;
+        let ops_listener = match state.settings.ops_port {
+            Some(port) => {
+                metrics_handle();
+                let address = format!("{}:{port}", state.settings.host);
+                let ops = TcpListener::bind(&address)
+                    .await
+                    .with_context(|| format!("binding the ops port {address}"))?;
+                Some(ops)
+            }
+            None => None,
+        };
         Ok(Self {
             listener,
             router: router(state),
+            ops_listener,
         })
     }
 
@@ -91,16 +106,39 @@ impl Application {
             .unwrap_or_default()
     }
 
+    /// The port `GET /metrics` is served on, when there is an ops listener.
+    pub fn ops_port(&self) -> Option<u16> {
+        self.ops_listener
+            .as_ref()
+            .and_then(|l| l.local_addr().ok())
+            .map(|a| a.port())
+    }
+
     pub async fn run_until_stopped(self, shutdown: Shutdown) -> anyhow::Result<()> {
         tracing::info!(address = %self.listener.local_addr()?, "gateway listening");
-        axum::serve(
+        // Metrics stay scrapeable while the gateway drains; the task ends with it.
+        let ops = self.ops_listener.map(|listener| {
+            tokio::spawn(async move {
+                if let Ok(address) = listener.local_addr() {
+                    tracing::info!(%address, "ops listener serving /metrics");
+                }
+                if let Err(err) = axum::serve(listener, ops_router()).await {
+                    tracing::error!(error = %err, "ops listener failed");
+                }
+            })
+        });
+        let served = axum::serve(
             self.listener,
             self.router
                 .into_make_service_with_connect_info::<SocketAddr>(),
         )
         .with_graceful_shutdown(shutdown.wait())
         .await
-        .context("gateway server failed")?;
+        .context("gateway server failed");
+        if let Some(ops) = ops {
+            ops.abort();
+        }
+        served?;
         tracing::info!("gateway stopped");
         Ok(())
     }
@@ -194,7 +232,8 @@ pub fn router(state: AppState) -> Router {
                 .level(tracing::Level::INFO)
                 .latency_unit(tower_http::LatencyUnit::Millis),
         );
-    app.layer(trace)
+    app.layer(axum::middleware::from_fn(ops::count_request))
+        .layer(trace)
         .layer(PropagateRequestIdLayer::new(REQUEST_ID))
         .layer(SetRequestIdLayer::new(REQUEST_ID, MakeRequestUuid))
         .layer(SetResponseHeaderLayer::if_not_present(

@@ -4,6 +4,9 @@
 //! Every operation a security rule depends on is atomic in both implementations: a counter
 //! increment starts its window on the first hit, `take` reads and deletes in one step (single
 //! use), and `set_if_absent` is the cooldown primitive.
+//!
+//! Each Redis command runs in a client span (`db.system = redis`, `db.operation`), so a trace
+//! shows its Redis calls; keys are not recorded (they can hold member ids).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -124,6 +127,11 @@ fn millis(ttl: Duration) -> u64 {
 
 #[async_trait]
 impl EphemeralStore for RedisStore {
+    #[tracing::instrument(
+        name = "redis",
+        skip_all,
+        fields(otel.name = "GET", otel.kind = "client", db.system = "redis", db.operation = "GET")
+    )]
     async fn get(&self, key: &str) -> Result<Option<String>, StoreError> {
         let mut conn = self.conn.clone();
         Ok(redis::cmd("GET")
@@ -132,6 +140,11 @@ impl EphemeralStore for RedisStore {
             .await?)
     }
 
+    #[tracing::instrument(
+        name = "redis",
+        skip_all,
+        fields(otel.name = "SET", otel.kind = "client", db.system = "redis", db.operation = "SET")
+    )]
     async fn set(&self, key: &str, value: &str, ttl: Duration) -> Result<(), StoreError> {
         let mut conn = self.conn.clone();
         let _: () = redis::cmd("SET")
@@ -144,6 +157,16 @@ impl EphemeralStore for RedisStore {
         Ok(())
     }
 
+    #[tracing::instrument(
+        name = "redis",
+        skip_all,
+        fields(
+            otel.name = "SET NX",
+            otel.kind = "client",
+            db.system = "redis",
+            db.operation = "SET NX"
+        )
+    )]
     async fn set_if_absent(
         &self,
         key: &str,
@@ -162,6 +185,16 @@ impl EphemeralStore for RedisStore {
         Ok(reply.is_some())
     }
 
+    #[tracing::instrument(
+        name = "redis",
+        skip_all,
+        fields(
+            otel.name = "GETDEL",
+            otel.kind = "client",
+            db.system = "redis",
+            db.operation = "GETDEL"
+        )
+    )]
     async fn take(&self, key: &str) -> Result<Option<String>, StoreError> {
         let mut conn = self.conn.clone();
         Ok(redis::cmd("GETDEL")
@@ -170,6 +203,11 @@ impl EphemeralStore for RedisStore {
             .await?)
     }
 
+    #[tracing::instrument(
+        name = "redis",
+        skip_all,
+        fields(otel.name = "DEL", otel.kind = "client", db.system = "redis", db.operation = "DEL")
+    )]
     async fn delete(&self, key: &str) -> Result<(), StoreError> {
         let mut conn = self.conn.clone();
         let _: i64 = redis::cmd("DEL")
@@ -179,6 +217,11 @@ impl EphemeralStore for RedisStore {
         Ok(())
     }
 
+    #[tracing::instrument(
+        name = "redis",
+        skip_all,
+        fields(otel.name = "INCR", otel.kind = "client", db.system = "redis", db.operation = "INCR")
+    )]
     async fn incr(&self, key: &str, window: Duration) -> Result<i64, StoreError> {
         let mut conn = self.conn.clone();
         Ok(self
@@ -189,6 +232,11 @@ impl EphemeralStore for RedisStore {
             .await?)
     }
 
+    #[tracing::instrument(
+        name = "redis",
+        skip_all,
+        fields(otel.name = "PTTL", otel.kind = "client", db.system = "redis", db.operation = "PTTL")
+    )]
     async fn ttl(&self, key: &str) -> Result<Option<Duration>, StoreError> {
         let mut conn = self.conn.clone();
         let ms: i64 = redis::cmd("PTTL")
@@ -198,6 +246,11 @@ impl EphemeralStore for RedisStore {
         Ok((ms >= 0).then(|| Duration::from_millis(ms as u64)))
     }
 
+    #[tracing::instrument(
+        name = "redis",
+        skip_all,
+        fields(otel.name = "PING", otel.kind = "client", db.system = "redis", db.operation = "PING")
+    )]
     async fn ping(&self) -> Result<(), StoreError> {
         let mut conn = self.conn.clone();
         let _: String = redis::cmd("PING").query_async(&mut conn).await?;
@@ -287,5 +340,48 @@ impl EphemeralStore for MemoryStore {
 
     async fn ping(&self) -> Result<(), StoreError> {
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use opentelemetry::trace::SpanKind;
+    use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider};
+
+    use super::*;
+    use crate::telemetry::tests::{Captured, test_subscriber};
+
+    #[tokio::test]
+    async fn redis_commands_are_client_spans_naming_the_operation() {
+        let settings = EphemeralSettings {
+            redis_url: std::env::var("TEST_REDIS_URL")
+                .unwrap_or_else(|_| "redis://127.0.0.1:6379".into()),
+            key_prefix: format!("test-{}:", uuid::Uuid::new_v4()),
+            ..EphemeralSettings::default()
+        };
+        let store = RedisStore::connect(&settings).await.unwrap();
+        let exporter = InMemorySpanExporter::default();
+        let provider = SdkTracerProvider::builder()
+            .with_simple_exporter(exporter.clone())
+            .build();
+        let guard =
+            tracing::subscriber::set_default(test_subscriber(&provider, Captured::default()));
+        assert_eq!(store.incr("hits", Duration::from_secs(5)).await.unwrap(), 1);
+        assert_eq!(store.get("hits").await.unwrap().as_deref(), Some("1"));
+        store.delete("hits").await.unwrap();
+        drop(guard);
+        provider.force_flush().unwrap();
+        let spans = exporter.get_finished_spans().unwrap();
+        let names: Vec<&str> = spans.iter().map(|s| s.name.as_ref()).collect();
+        assert_eq!(names, ["INCR", "GET", "DEL"]);
+        for span in &spans {
+            assert_eq!(span.span_kind, SpanKind::Client);
+            let system = span
+                .attributes
+                .iter()
+                .find(|kv| kv.key.as_str() == "db.system")
+                .map(|kv| kv.value.as_str().into_owned());
+            assert_eq!(system.as_deref(), Some("redis"));
+        }
     }
 }

@@ -1,11 +1,12 @@
 //! Serving and calling gRPC the same way in every service.
 //!
 //! Servers get `grpc.health.v1` and reflection, a span per call that continues the caller's
-//! trace, and a drain on shutdown (NOT_SERVING first, then stop accepting, then finish what is in
-//! flight). Clients get lazy channels with timeouts and trace propagation.
+//! trace, a count and latency per method and status code (see `telemetry`), and a drain on
+//! shutdown (NOT_SERVING first, then stop accepting, then finish what is in flight). Clients
+//! get lazy channels with timeouts and trace propagation.
 
 use std::net::SocketAddr;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use serde::Deserialize;
@@ -17,7 +18,7 @@ use tonic_health::ServingStatus;
 use tonic_health::server::HealthReporter;
 
 use crate::shutdown::Shutdown;
-use crate::telemetry::{PropagateTrace, grpc_server_span};
+use crate::telemetry::{PropagateTrace, grpc_server_span, record_grpc_call};
 
 /// A channel whose calls carry the caller's trace context.
 pub type TracedChannel = InterceptedService<Channel, PropagateTrace>;
@@ -154,6 +155,11 @@ pub async fn serve(
 ) -> anyhow::Result<()> {
     let address: SocketAddr = listener.local_addr()?;
     tracing::info!(%address, services = ?health.services, "grpc server listening");
+    let routes = tonic::service::Routes::from(
+        routes
+            .into_axum_router()
+            .layer(axum::middleware::from_fn(count_call)),
+    );
     let stop = async move {
         shutdown.wait().await;
         health.set(ServingStatus::NotServing).await;
@@ -170,4 +176,35 @@ pub async fn serve(
         .context("grpc server failed")?;
     tracing::info!(%address, "grpc server stopped");
     Ok(())
+}
+
+/// Records the call's method, status code and latency. The code is the `grpc-status` header
+/// of an error answered at once (tonic's trailers-only response); a call answered with a
+/// message reports its status in the trailers, which is OK for unary calls.
+async fn count_call(
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let method = request.uri().path().to_owned();
+    let started = Instant::now();
+    let response = next.run(request).await;
+    let code = response
+        .headers()
+        .get("grpc-status")
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.parse::<i32>().ok())
+        .map(tonic::Code::from)
+        .unwrap_or(if response.status().is_success() {
+            tonic::Code::Ok
+        } else {
+            tonic::Code::Unknown
+        });
+    // Unknown methods share one series, so stray paths cannot grow the metric without bound.
+    let method = if code == tonic::Code::Unimplemented {
+        "unimplemented"
+    } else {
+        method.as_str()
+    };
+    record_grpc_call(method, code, started.elapsed());
+    response
 }

@@ -7,16 +7,32 @@
 //! [`flag`]. Each service keeps two migration folders
 //! (`migrations/postgres`, `migrations/sqlite`) because DDL differs, and passes both to
 //! [`Database::migrate`]; the queries themselves are shared.
+//!
+//! [`Database::pool`] is a [`TracedPool`]: every statement run on it directly gets a client span
+//! (`db.system`, `db.operation`, `db.statement`) under the caller's span, so a trace shows its
+//! storage calls. Statements inside a transaction run on the transaction's connection and are
+//! not traced one by one.
 
+use std::ops::Deref;
 use std::path::Path;
+use std::pin::Pin;
 use std::str::FromStr;
+use std::task::Poll;
 use std::time::Duration;
 
 use anyhow::Context;
+use futures::Stream;
+use futures::future::BoxFuture;
+use futures::stream::BoxStream;
 use serde::Deserialize;
-use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
+use sqlx::any::{
+    Any, AnyArguments, AnyConnectOptions, AnyPoolOptions, AnyQueryResult, AnyRow, AnyStatement,
+    AnyTypeInfo,
+};
+use sqlx::error::BoxDynError;
 use sqlx::migrate::Migrator;
-use sqlx::{AnyPool, Executor};
+use sqlx::{AnyPool, Either, Execute, Executor, SqlStr};
+use tracing::Instrument;
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(default)]
@@ -58,7 +74,7 @@ impl Backend {
 /// A connection pool and the backend behind it.
 #[derive(Debug, Clone)]
 pub struct Database {
-    pool: AnyPool,
+    pool: TracedPool,
     backend: Backend,
 }
 
@@ -90,7 +106,14 @@ impl Database {
             .connect_with(options)
             .await
             .with_context(|| format!("connecting to the {backend:?} database"))?;
-        Ok(Self { pool, backend })
+        let system = match backend {
+            Backend::Postgres => "postgresql",
+            Backend::Sqlite => "sqlite",
+        };
+        Ok(Self {
+            pool: TracedPool { pool, system },
+            backend,
+        })
     }
 
     /// Applies the migrations of this backend.
@@ -100,13 +123,14 @@ impl Database {
             Backend::Sqlite => sqlite,
         };
         migrator
-            .run(&self.pool)
+            .run(&self.pool.pool)
             .await
             .context("running database migrations")?;
         Ok(())
     }
 
-    pub fn pool(&self) -> &AnyPool {
+    /// The pool, tracing each statement; it derefs to the plain [`AnyPool`] (for `begin`).
+    pub fn pool(&self) -> &TracedPool {
         &self.pool
     }
 
@@ -117,13 +141,152 @@ impl Database {
     /// A cheap round trip, for readiness.
     pub async fn ping(&self) -> Result<(), sqlx::Error> {
         sqlx::query("SELECT 1")
-            .execute(&self.pool)
+            .execute(&self.pool.pool)
             .await
             .map(|_| ())
     }
 
     pub async fn close(&self) {
         self.pool.close().await;
+    }
+}
+
+/// A connection pool whose statements each run in a `db.query` span.
+#[derive(Debug, Clone)]
+pub struct TracedPool {
+    pool: AnyPool,
+    /// OpenTelemetry's `db.system`: `postgresql` or `sqlite`.
+    system: &'static str,
+}
+
+impl Deref for TracedPool {
+    type Target = AnyPool;
+
+    fn deref(&self) -> &AnyPool {
+        &self.pool
+    }
+}
+
+impl TracedPool {
+    /// The span of one statement and the statement, taken apart so its text can be read.
+    fn traced<'q, E: Execute<'q, Any>>(&self, mut query: E) -> (Owned, tracing::Span) {
+        let persistent = query.persistent();
+        let arguments = query.take_arguments();
+        let sql = query.sql();
+        let operation = sql
+            .as_str()
+            .split_whitespace()
+            .next()
+            .unwrap_or_default()
+            .to_ascii_uppercase();
+        let span = tracing::info_span!(
+            "db.query",
+            otel.name = %operation,
+            otel.kind = "client",
+            db.system = self.system,
+            db.operation = %operation,
+            db.statement = %sql.as_str(),
+        );
+        let owned = Owned {
+            sql,
+            arguments: Some(arguments),
+            persistent,
+        };
+        (owned, span)
+    }
+}
+
+/// A statement with its arguments already taken out (to read its text for the span).
+struct Owned {
+    sql: SqlStr,
+    arguments: Option<Result<Option<AnyArguments>, BoxDynError>>,
+    persistent: bool,
+}
+
+impl<'q> Execute<'q, Any> for Owned {
+    fn sql(self) -> SqlStr {
+        self.sql
+    }
+
+    fn statement(&self) -> Option<&AnyStatement> {
+        None
+    }
+
+    fn take_arguments(&mut self) -> Result<Option<AnyArguments>, BoxDynError> {
+        self.arguments.take().unwrap_or(Ok(None))
+    }
+
+    fn persistent(&self) -> bool {
+        self.persistent
+    }
+}
+
+/// A stream polled inside a span.
+struct InSpan<S> {
+    inner: S,
+    span: tracing::Span,
+}
+
+impl<S: Stream + Unpin> Stream for InSpan<S> {
+    type Item = S::Item;
+
+    fn poll_next(
+        mut self: Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> Poll<Option<Self::Item>> {
+        let this = &mut *self;
+        let _entered = this.span.enter();
+        Pin::new(&mut this.inner).poll_next(cx)
+    }
+}
+
+impl<'p> Executor<'p> for &'_ TracedPool {
+    type Database = Any;
+
+    fn fetch_many<'e, 'q: 'e, E>(
+        self,
+        query: E,
+    ) -> BoxStream<'e, Result<Either<AnyQueryResult, AnyRow>, sqlx::Error>>
+    where
+        'p: 'e,
+        E: 'q + Execute<'q, Any>,
+    {
+        let (query, span) = self.traced(query);
+        let inner = {
+            let _entered = span.enter();
+            Executor::fetch_many(&self.pool, query)
+        };
+        Box::pin(InSpan { inner, span })
+    }
+
+    fn fetch_optional<'e, 'q: 'e, E>(
+        self,
+        query: E,
+    ) -> BoxFuture<'e, Result<Option<AnyRow>, sqlx::Error>>
+    where
+        'p: 'e,
+        E: 'q + Execute<'q, Any>,
+    {
+        let (query, span) = self.traced(query);
+        Box::pin(Executor::fetch_optional(&self.pool, query).instrument(span))
+    }
+
+    fn prepare_with<'e>(
+        self,
+        sql: SqlStr,
+        parameters: &'e [AnyTypeInfo],
+    ) -> BoxFuture<'e, Result<AnyStatement, sqlx::Error>>
+    where
+        'p: 'e,
+    {
+        Executor::prepare_with(&self.pool, sql, parameters)
+    }
+
+    fn describe<'e>(self, sql: SqlStr) -> BoxFuture<'e, Result<sqlx::Describe<Any>, sqlx::Error>>
+    where
+        'p: 'e,
+    {
+        Executor::describe(&self.pool, sql)
     }
 }
 
@@ -192,5 +355,63 @@ pub fn is_unique_violation(err: &sqlx::Error) -> bool {
                 || db.message().contains("UNIQUE constraint failed")
         }
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use opentelemetry::trace::{SpanKind, TraceContextExt};
+    use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider};
+    use tracing_opentelemetry::OpenTelemetrySpanExt;
+
+    use super::*;
+    use crate::telemetry::tests::{Captured, test_subscriber};
+
+    fn attribute(span: &opentelemetry_sdk::trace::SpanData, key: &str) -> String {
+        span.attributes
+            .iter()
+            .find(|kv| kv.key.as_str() == key)
+            .map(|kv| kv.value.as_str().into_owned())
+            .unwrap_or_default()
+    }
+
+    #[tokio::test]
+    async fn statements_on_the_pool_are_client_spans_under_the_callers_span() {
+        let exporter = InMemorySpanExporter::default();
+        let provider = SdkTracerProvider::builder()
+            .with_simple_exporter(exporter.clone())
+            .build();
+        let db = Database::connect(&DatabaseSettings {
+            url: "sqlite::memory:".into(),
+            max_connections: 1,
+            ..DatabaseSettings::default()
+        })
+        .await
+        .unwrap();
+        let guard =
+            tracing::subscriber::set_default(test_subscriber(&provider, Captured::default()));
+        let caller = tracing::info_span!("caller");
+        async {
+            let row = sqlx::query("SELECT 1 AS one").fetch_one(db.pool()).await;
+            assert!(row.is_ok());
+            let rows = sqlx::query("select 2 AS two").fetch_all(db.pool()).await;
+            assert_eq!(rows.unwrap().len(), 1);
+        }
+        .instrument(caller.clone())
+        .await;
+        let caller_context = caller.context().span().span_context().clone();
+        drop(caller);
+        drop(guard);
+        provider.force_flush().unwrap();
+        let spans = exporter.get_finished_spans().unwrap();
+        let queries: Vec<_> = spans.iter().filter(|s| s.name == "SELECT").collect();
+        assert_eq!(queries.len(), 2, "{spans:?}");
+        for query in queries {
+            assert_eq!(query.span_kind, SpanKind::Client);
+            assert_eq!(attribute(query, "db.system"), "sqlite");
+            assert_eq!(attribute(query, "db.operation"), "SELECT");
+            assert_eq!(query.span_context.trace_id(), caller_context.trace_id());
+            assert_eq!(query.parent_span_id, caller_context.span_id());
+        }
     }
 }

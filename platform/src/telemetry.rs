@@ -1,20 +1,37 @@
-//! Logs and traces.
+//! Logs, traces and metrics.
 //!
 //! Logs are structured JSON lines (or compact text for a terminal) through `tracing`; messages
-//! are lowercase with structured fields. Every process also has an OpenTelemetry tracer so a
-//! member request is one trace: the gateway injects W3C `traceparent` into gRPC metadata
+//! are lowercase with structured fields, and a line written inside a traced span carries that
+//! span's `trace_id` and `span_id`. Every process also has an OpenTelemetry tracer so a member
+//! request is one trace: the gateway injects W3C `traceparent` into gRPC metadata
 //! ([`PropagateTrace`]) and each service continues it ([`grpc_server_span`]). Spans are exported
 //! over OTLP only when `OTEL_EXPORTER_OTLP_ENDPOINT` is set.
+//!
+//! Metrics (request counts by status, latency histograms) are kept by a process-wide Prometheus
+//! recorder ([`metrics_handle`]) and served as `GET /metrics` on an ops listener
+//! ([`ops_router`]); `telemetry.ops_port` starts one for the process, the gateway has its own.
 
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 use opentelemetry::propagation::{Extractor, Injector, TextMapPropagator};
-use opentelemetry::trace::TracerProvider as _;
+use opentelemetry::trace::{TraceContextExt, TracerProvider as _};
 use opentelemetry_sdk::propagation::TraceContextPropagator;
-use opentelemetry_sdk::trace::SdkTracerProvider;
 use serde::Deserialize;
+use tracing::Subscriber;
 use tracing_opentelemetry::OpenTelemetrySpanExt;
+use tracing_subscriber::fmt::format::{JsonFields, Writer};
+use tracing_subscriber::fmt::{FmtContext, FormatEvent, FormatFields, MakeWriter};
 use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::registry::LookupSpan;
 use tracing_subscriber::util::SubscriberInitExt;
 use tracing_subscriber::{EnvFilter, Layer};
+
+/// What a test needs to collect spans in memory ([`init_with_provider`] with a provider whose
+/// simple exporter is an [`InMemorySpanExporter`]) without depending on the SDK itself.
+pub use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider, SpanData};
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(default)]
@@ -23,6 +40,10 @@ pub struct TelemetrySettings {
     pub log_filter: String,
     /// JSON lines (for collectors) or human-readable text.
     pub json_logs: bool,
+    /// Port of the ops listener serving `GET /metrics` for the whole process
+    /// (`APP_TELEMETRY__OPS_PORT`); absent: none (tests, standalone), 0: any free port. The
+    /// deployment sets 9090 on every service; the gateway serves its own (`gateway.ops_port`).
+    pub ops_port: Option<u16>,
 }
 
 impl Default for TelemetrySettings {
@@ -30,6 +51,7 @@ impl Default for TelemetrySettings {
         Self {
             log_filter: "info,sqlx=warn,tower_http=warn,h2=warn,hyper=warn".into(),
             json_logs: true,
+            ops_port: None,
         }
     }
 }
@@ -46,7 +68,8 @@ impl Drop for TelemetryGuard {
     }
 }
 
-/// Installs the global subscriber and tracer for a process named `service`.
+/// Installs the global subscriber and tracer for a process named `service`, and serves its
+/// metrics on `ops_port` when one is set (call it inside the Tokio runtime).
 pub fn init(service: &str, settings: &TelemetrySettings) -> anyhow::Result<TelemetryGuard> {
     let mut builder = SdkTracerProvider::builder().with_resource(
         opentelemetry_sdk::Resource::builder()
@@ -59,7 +82,21 @@ pub fn init(service: &str, settings: &TelemetrySettings) -> anyhow::Result<Telem
             .build()?;
         builder = builder.with_batch_exporter(exporter);
     }
-    init_with_provider(service, settings, builder.build())
+    let guard = init_with_provider(service, settings, builder.build())?;
+    if let Some(port) = settings.ops_port {
+        let listener = std::net::TcpListener::bind(("0.0.0.0", port))
+            .with_context(|| format!("binding the ops port {port}"))?;
+        listener.set_nonblocking(true)?;
+        let listener = tokio::net::TcpListener::from_std(listener)?;
+        tracing::info!(address = %listener.local_addr()?, "ops listener serving /metrics");
+        // Lives as long as the process: metrics stay scrapeable while the service drains.
+        tokio::spawn(async move {
+            if let Err(err) = axum::serve(listener, ops_router()).await {
+                tracing::error!(error = %err, "ops listener failed");
+            }
+        });
+    }
+    Ok(guard)
 }
 
 /// Like [`init`] with a provider of the caller's (tests collect spans in memory with it).
@@ -70,25 +107,210 @@ pub fn init_with_provider(
 ) -> anyhow::Result<TelemetryGuard> {
     opentelemetry::global::set_text_map_propagator(TraceContextPropagator::new());
     opentelemetry::global::set_tracer_provider(provider.clone());
+    metrics_handle();
     let filter =
         EnvFilter::try_from_default_env().or_else(|_| EnvFilter::try_new(&settings.log_filter))?;
-    let fmt = if settings.json_logs {
-        tracing_subscriber::fmt::layer()
+    subscriber(
+        service,
+        filter,
+        settings.json_logs,
+        &provider,
+        std::io::stdout,
+    )
+    .try_init()?;
+    Ok(TelemetryGuard { provider })
+}
+
+/// The filter, the log lines written to `writer`, and the tracer of `provider`.
+pub(crate) fn subscriber<W>(
+    service: &str,
+    filter: EnvFilter,
+    json_logs: bool,
+    provider: &SdkTracerProvider,
+    writer: W,
+) -> impl Subscriber + Send + Sync + for<'a> LookupSpan<'a> + 'static
+where
+    W: for<'w> MakeWriter<'w> + Send + Sync + 'static,
+{
+    let fmt = if json_logs {
+        let format = tracing_subscriber::fmt::format()
             .json()
             .flatten_event(true)
             .with_current_span(true)
-            .with_span_list(false)
+            .with_span_list(false);
+        tracing_subscriber::fmt::layer()
+            .fmt_fields(JsonFields::new())
+            .event_format(WithTraceIds(format))
+            .with_writer(writer)
             .boxed()
     } else {
-        tracing_subscriber::fmt::layer().compact().boxed()
+        tracing_subscriber::fmt::layer()
+            .compact()
+            .with_writer(writer)
+            .boxed()
     };
     let otel = tracing_opentelemetry::layer().with_tracer(provider.tracer(service.to_owned()));
     tracing_subscriber::registry()
         .with(filter)
         .with(fmt)
         .with(otel)
-        .try_init()?;
-    Ok(TelemetryGuard { provider })
+        .with(RecordTraceIds)
+}
+
+/// The OpenTelemetry ids of a span, kept in its extensions for the log lines written inside it.
+#[derive(Debug, Clone)]
+struct TraceIds {
+    trace_id: String,
+    span_id: String,
+}
+
+/// Notes a span's trace and span ids the first time it is entered. Not earlier: until then a
+/// server span may still be given the caller's trace as its parent.
+struct RecordTraceIds;
+
+impl<S> Layer<S> for RecordTraceIds
+where
+    S: Subscriber + for<'a> LookupSpan<'a>,
+{
+    fn on_enter(&self, id: &tracing::span::Id, ctx: tracing_subscriber::layer::Context<'_, S>) {
+        let Some(span) = ctx.span(id) else {
+            return;
+        };
+        if span.extensions().get::<TraceIds>().is_some() {
+            return;
+        }
+        let Some(context) = tracing::dispatcher::get_default(|dispatch| {
+            tracing_opentelemetry::get_otel_context(id, dispatch)
+        }) else {
+            return;
+        };
+        let otel_span = context.span();
+        let span_context = otel_span.span_context();
+        if span_context.is_valid() {
+            span.extensions_mut().insert(TraceIds {
+                trace_id: span_context.trace_id().to_string(),
+                span_id: span_context.span_id().to_string(),
+            });
+        }
+    }
+}
+
+/// A JSON event format that adds `trace_id` and `span_id` of the innermost traced span.
+struct WithTraceIds<F>(F);
+
+impl<S, N, F> FormatEvent<S, N> for WithTraceIds<F>
+where
+    S: Subscriber + for<'a> LookupSpan<'a>,
+    N: for<'a> FormatFields<'a> + 'static,
+    F: FormatEvent<S, N>,
+{
+    fn format_event(
+        &self,
+        ctx: &FmtContext<'_, S, N>,
+        mut writer: Writer<'_>,
+        event: &tracing::Event<'_>,
+    ) -> std::fmt::Result {
+        let ids = ctx.event_scope().and_then(|scope| {
+            scope
+                .into_iter()
+                .find_map(|span| span.extensions().get::<TraceIds>().cloned())
+        });
+        let Some(ids) = ids else {
+            return self.0.format_event(ctx, writer, event);
+        };
+        let mut line = String::new();
+        self.0.format_event(ctx, Writer::new(&mut line), event)?;
+        match line.strip_prefix('{') {
+            Some(rest) => write!(
+                writer,
+                "{{\"trace_id\":\"{}\",\"span_id\":\"{}\",{rest}",
+                ids.trace_id, ids.span_id
+            ),
+            None => writer.write_str(&line),
+        }
+    }
+}
+
+/// Latency buckets in seconds, from a cache hit to a timeout.
+const LATENCY_BUCKETS: &[f64] = &[
+    0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
+];
+
+/// The process-wide Prometheus recorder, installed on first use.
+pub fn metrics_handle() -> &'static PrometheusHandle {
+    static HANDLE: OnceLock<PrometheusHandle> = OnceLock::new();
+    HANDLE.get_or_init(|| {
+        let recorder = PrometheusBuilder::new()
+            .set_buckets_for_metric(Matcher::Suffix("_duration_seconds".into()), LATENCY_BUCKETS)
+            .expect("latency buckets are not empty")
+            .build_recorder();
+        let handle = recorder.handle();
+        if metrics::set_global_recorder(recorder).is_err() {
+            tracing::warn!("another metrics recorder was installed first: /metrics stays empty");
+        }
+        metrics::describe_counter!(
+            "http_server_requests_total",
+            "HTTP requests answered, by method, route template and status class"
+        );
+        metrics::describe_histogram!(
+            "http_server_request_duration_seconds",
+            metrics::Unit::Seconds,
+            "time to answer an HTTP request, by method, route template and status class"
+        );
+        metrics::describe_counter!(
+            "grpc_server_calls_total",
+            "gRPC calls answered, by method and status code"
+        );
+        metrics::describe_histogram!(
+            "grpc_server_call_duration_seconds",
+            metrics::Unit::Seconds,
+            "time to answer a gRPC call, by method and status code"
+        );
+        handle
+    })
+}
+
+/// `GET /metrics` in the Prometheus text format.
+pub fn ops_router() -> axum::Router {
+    async fn render() -> impl axum::response::IntoResponse {
+        let handle = metrics_handle();
+        handle.run_upkeep();
+        (
+            [(
+                http::header::CONTENT_TYPE,
+                "text/plain; version=0.0.4; charset=utf-8",
+            )],
+            handle.render(),
+        )
+    }
+    axum::Router::new().route("/metrics", axum::routing::get(render))
+}
+
+/// Counts one answered HTTP request. `route` is the route template (never the raw path, so
+/// ids in paths do not make new series); errors are the `5xx` (and `4xx`) status classes.
+pub fn record_http_request(method: &str, route: &str, status: u16, elapsed: Duration) {
+    let class = match status {
+        100..=199 => "1xx",
+        200..=299 => "2xx",
+        300..=399 => "3xx",
+        400..=499 => "4xx",
+        _ => "5xx",
+    };
+    let labels = [
+        ("method", method.to_owned()),
+        ("route", route.to_owned()),
+        ("status", class.to_owned()),
+    ];
+    metrics::counter!("http_server_requests_total", &labels).increment(1);
+    metrics::histogram!("http_server_request_duration_seconds", &labels)
+        .record(elapsed.as_secs_f64());
+}
+
+/// Counts one answered gRPC call; `method` is the full path (`/package.Service/Method`).
+pub fn record_grpc_call(method: &str, code: tonic::Code, elapsed: Duration) {
+    let labels = [("method", method.to_owned()), ("code", format!("{code:?}"))];
+    metrics::counter!("grpc_server_calls_total", &labels).increment(1);
+    metrics::histogram!("grpc_server_call_duration_seconds", &labels).record(elapsed.as_secs_f64());
 }
 
 struct MetadataInjector<'a>(&'a mut tonic::metadata::MetadataMap);
@@ -155,7 +377,6 @@ pub fn grpc_server_span(request: &http::Request<()>) -> tracing::Span {
 
 /// Trace id of the current span as 32 hex digits, empty when there is none.
 pub fn current_trace_id() -> String {
-    use opentelemetry::trace::TraceContextExt;
     let context = tracing::Span::current().context();
     let span = context.span();
     let span_context = span.span_context();
@@ -163,5 +384,112 @@ pub fn current_trace_id() -> String {
         span_context.trace_id().to_string()
     } else {
         String::new()
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use std::sync::{Arc, Mutex};
+
+    use serde_json::Value;
+
+    use super::*;
+
+    /// Log output kept in memory.
+    #[derive(Clone, Default)]
+    pub(crate) struct Captured(Arc<Mutex<Vec<u8>>>);
+
+    impl Captured {
+        fn lines(&self) -> Vec<Value> {
+            let bytes = self.0.lock().unwrap().clone();
+            String::from_utf8(bytes)
+                .unwrap()
+                .lines()
+                .map(|line| serde_json::from_str(line).unwrap())
+                .collect()
+        }
+    }
+
+    impl std::io::Write for Captured {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl<'a> MakeWriter<'a> for Captured {
+        type Writer = Captured;
+
+        fn make_writer(&'a self) -> Captured {
+            self.clone()
+        }
+    }
+
+    /// A JSON-logging subscriber over `provider`, writing to `captured`.
+    pub(crate) fn test_subscriber(
+        provider: &SdkTracerProvider,
+        captured: Captured,
+    ) -> impl Subscriber + Send + Sync + 'static {
+        subscriber("test", EnvFilter::new("info"), true, provider, captured)
+    }
+
+    fn ids_of(span: &tracing::Span) -> (String, String) {
+        let context = span.context();
+        let otel_span = context.span();
+        let span_context = otel_span.span_context();
+        (
+            span_context.trace_id().to_string(),
+            span_context.span_id().to_string(),
+        )
+    }
+
+    #[test]
+    fn a_log_line_inside_a_traced_span_carries_its_trace_and_span_ids() {
+        let provider = SdkTracerProvider::builder().build();
+        let captured = Captured::default();
+        let ids =
+            tracing::subscriber::with_default(test_subscriber(&provider, captured.clone()), || {
+                tracing::info!("outside any span");
+                let span = tracing::info_span!("work");
+                let _entered = span.enter();
+                tracing::info!(answer = 42, "inside the span");
+                ids_of(&span)
+            });
+        let lines = captured.lines();
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert_eq!(lines[0]["message"], "outside any span");
+        assert!(lines[0].get("trace_id").is_none(), "{}", lines[0]);
+        assert_eq!(lines[1]["message"], "inside the span");
+        assert_eq!(lines[1]["answer"], 42);
+        assert_eq!(lines[1]["trace_id"], ids.0.as_str());
+        assert_eq!(lines[1]["span_id"], ids.1.as_str());
+        assert_eq!(ids.0.len(), 32);
+    }
+
+    #[test]
+    fn a_grpc_server_span_continues_the_callers_trace_and_logs_its_id() {
+        let caller_trace = "4bf92f3577b34da6a3ce929d0e0e4736";
+        let request = http::Request::builder()
+            .uri("/miclub.accounts.v1.AccountsService/GetBalance")
+            .header(
+                "traceparent",
+                format!("00-{caller_trace}-00f067aa0ba902b7-01"),
+            )
+            .body(())
+            .unwrap();
+        let provider = SdkTracerProvider::builder().build();
+        let captured = Captured::default();
+        tracing::subscriber::with_default(test_subscriber(&provider, captured.clone()), || {
+            let span = grpc_server_span(&request);
+            let _entered = span.enter();
+            tracing::info!("handling the call");
+        });
+        let lines = captured.lines();
+        assert_eq!(lines[0]["trace_id"], caller_trace, "{}", lines[0]);
+        assert_ne!(lines[0]["span_id"], "00f067aa0ba902b7");
     }
 }

@@ -8,6 +8,7 @@
 mod account_routes;
 mod content_routes;
 mod joining_routes;
+mod ops_metrics;
 mod recovery_routes;
 
 use std::sync::{Arc, Mutex};
