@@ -7,6 +7,7 @@
 
 mod account_routes;
 mod content_routes;
+mod fault_drills;
 mod joining_routes;
 mod ops_metrics;
 mod recovery_routes;
