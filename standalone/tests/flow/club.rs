@@ -25,23 +25,24 @@ struct Club {
 }
 
 async fn club() -> Club {
-    let (auth, accounts, content) = (free_port(), free_port(), free_port());
-    let portal = Portal::start_with(&[
-        ("APP_AUTH__SERVER__PORT", auth.to_string()),
-        ("APP_ACCOUNTS__SERVER__PORT", accounts.to_string()),
-        ("APP_CONTENT__SERVER__PORT", content.to_string()),
-        ("APP_STANDALONE__POS_CLIENT_SECRET", POS_SECRET.to_owned()),
-        ("APP_STANDALONE__OPS_CLIENT_SECRET", OPS_SECRET.to_owned()),
-        ("APP_GATEWAY__FLAGS_CACHE_SECS", "1".to_owned()),
-        ("APP_ACCOUNTS__RELAY__INTERVAL_MS", "100".to_owned()),
-    ])
+    let portal = Portal::start_with(|| {
+        vec![
+            ("APP_AUTH__SERVER__PORT", free_port().to_string()),
+            ("APP_ACCOUNTS__SERVER__PORT", free_port().to_string()),
+            ("APP_CONTENT__SERVER__PORT", free_port().to_string()),
+            ("APP_STANDALONE__POS_CLIENT_SECRET", POS_SECRET.to_owned()),
+            ("APP_STANDALONE__OPS_CLIENT_SECRET", OPS_SECRET.to_owned()),
+            ("APP_GATEWAY__FLAGS_CACHE_SECS", "1".to_owned()),
+            ("APP_ACCOUNTS__RELAY__INTERVAL_MS", "100".to_owned()),
+        ]
+    })
     .await;
-    let url = |port: u16| format!("http://127.0.0.1:{port}");
+    let url = |name: &str| format!("http://127.0.0.1:{}", portal.setting(name));
     Club {
+        auth: url("APP_AUTH__SERVER__PORT"),
+        accounts: url("APP_ACCOUNTS__SERVER__PORT"),
+        content: url("APP_CONTENT__SERVER__PORT"),
         portal,
-        auth: url(auth),
-        accounts: url(accounts),
-        content: url(content),
     }
 }
 

@@ -16,6 +16,8 @@ use serde_json::{Value, json};
 struct Portal {
     base: String,
     child: Child,
+    /// The extra settings this portal started with (ports chosen for it, say).
+    settings: Vec<(&'static str, String)>,
     _data: TempDir,
 }
 
@@ -36,44 +38,66 @@ impl Drop for Portal {
 
 impl Portal {
     async fn start() -> Self {
-        Self::start_with(&[]).await
+        Self::start_with(Vec::new).await
     }
 
-    /// With more settings, as `APP_…` environment variables.
-    async fn start_with(extra: &[(&str, String)]) -> Self {
-        let port = free_port();
-        let data = TempDir(
-            std::env::temp_dir().join(format!("miclub-flow-{}-{port}", std::process::id())),
-        );
-        let child = Command::new(env!("CARGO_BIN_EXE_miclub"))
-            .env("APP_GATEWAY__PORT", port.to_string())
-            .env("APP_STANDALONE__DATA_DIR", &data.0)
-            .env("APP_GATEWAY__WEB_DIR", data.0.join("no-web"))
-            .env("APP_CONFIG_DIR", data.0.join("no-config"))
-            .env("APP_GATEWAY__FLAGS__CHANGE_PASSWORD_ENABLE", "true")
-            .env("RUST_LOG", "warn")
-            .envs(extra.iter().map(|(k, v)| (*k, v.as_str())))
-            .stdout(Stdio::null())
-            .spawn()
-            .expect("start the miclub binary");
-        let portal = Portal {
-            base: format!("http://127.0.0.1:{port}"),
-            child,
-            _data: data,
-        };
-        let deadline = Instant::now() + Duration::from_secs(60);
-        loop {
-            if let Ok(r) = reqwest::get(format!("{}/api/health", portal.base)).await
-                && r.status() == StatusCode::OK
-            {
-                return portal;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "the portal did not start within 60 s"
+    /// With more settings, as `APP_…` environment variables, made afresh for each attempt: a
+    /// free port picked here can be taken by a parallel test before the binary binds it, and
+    /// then the binary exits and the portal starts again on new ports.
+    async fn start_with(settings: impl Fn() -> Vec<(&'static str, String)>) -> Self {
+        for _attempt in 0..3 {
+            let port = free_port();
+            let extra = settings();
+            let data = TempDir(
+                std::env::temp_dir().join(format!("miclub-flow-{}-{port}", std::process::id())),
             );
-            tokio::time::sleep(Duration::from_millis(100)).await;
+            let child = Command::new(env!("CARGO_BIN_EXE_miclub"))
+                .env("APP_GATEWAY__PORT", port.to_string())
+                .env("APP_STANDALONE__DATA_DIR", &data.0)
+                .env("APP_GATEWAY__WEB_DIR", data.0.join("no-web"))
+                .env("APP_CONFIG_DIR", data.0.join("no-config"))
+                .env("APP_GATEWAY__FLAGS__CHANGE_PASSWORD_ENABLE", "true")
+                .env("RUST_LOG", "warn")
+                .envs(extra.iter().map(|(k, v)| (*k, v.as_str())))
+                .stdout(Stdio::null())
+                .spawn()
+                .expect("start the miclub binary");
+            let mut portal = Portal {
+                base: format!("http://127.0.0.1:{port}"),
+                child,
+                settings: extra,
+                _data: data,
+            };
+            let deadline = Instant::now() + Duration::from_secs(60);
+            loop {
+                if let Ok(r) = reqwest::get(format!("{}/api/health", portal.base)).await
+                    && r.status() == StatusCode::OK
+                {
+                    return portal;
+                }
+                if let Ok(Some(status)) = portal.child.try_wait() {
+                    eprintln!(
+                        "the portal exited before it was ready ({status}); starting it again"
+                    );
+                    break;
+                }
+                assert!(
+                    Instant::now() < deadline,
+                    "the portal did not start within 60 s"
+                );
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
         }
+        panic!("the portal exited before it was ready three times");
+    }
+
+    /// One of the extra settings it started with.
+    fn setting(&self, name: &str) -> &str {
+        self.settings
+            .iter()
+            .find(|(k, _)| *k == name)
+            .map(|(_, v)| v.as_str())
+            .unwrap_or_else(|| panic!("no setting {name}"))
     }
 
     /// A browser-like client: keeps cookies, sends the CSRF header.
