@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 use subtle::ConstantTimeEq;
 
 use super::Auth;
+use super::code_attempts::StoredChallenge;
 use super::hashing::HashScheme;
 use super::sessions::IssuedSession;
 use super::types::{ChallengeId, OtpCode, Password, mask_email};
@@ -64,6 +65,16 @@ struct Challenge {
     /// field existed read as 0, the oldest possible.
     #[serde(default)]
     started_at: i64,
+}
+
+impl StoredChallenge for Challenge {
+    fn decode_stored(raw: &str) -> AuthResult<Self> {
+        Self::decode(raw)
+    }
+
+    fn expires_at(&self) -> i64 {
+        self.expires_at
+    }
 }
 
 impl Challenge {
@@ -252,28 +263,9 @@ impl Auth {
         code: &OtpCode,
     ) -> AuthResult<LoginCompleted> {
         let id = challenge_id.ok_or(AuthError::OtpExpired)?;
-        let tries = self
-            .ephemeral
-            .incr(&tries_key(&id), self.policy.otp_ttl())
+        let (challenge, tries) = self
+            .counted_try::<Challenge>(&challenge_key(&id), &tries_key(&id), "login")
             .await?;
-        if tries > self.policy.otp_max_attempts {
-            self.ephemeral.delete(&challenge_key(&id)).await?;
-            tracing::info!(
-                tries,
-                "one-time code refused: too many tries, challenge ended"
-            );
-            return Err(AuthError::OtpTooManyAttempts);
-        }
-        let raw = self
-            .ephemeral
-            .get(&challenge_key(&id))
-            .await?
-            .ok_or(AuthError::OtpExpired)?;
-        let challenge = Challenge::decode(&raw)?;
-        if challenge.expires_at <= now_millis() {
-            self.ephemeral.delete(&challenge_key(&id)).await?;
-            return Err(AuthError::OtpExpired);
-        }
         let digest = code.digest(&id);
         if !bool::from(digest.as_bytes().ct_eq(challenge.code_digest.as_bytes())) {
             tracing::info!(member_id = %challenge.member_id, tries, "wrong one-time code");

@@ -8,6 +8,7 @@
 //! [`types`] and [`password_rules`] and calls it; prost types never reach this module.
 
 pub mod clients;
+mod code_attempts;
 pub mod hashing;
 pub mod login;
 pub mod login_email;

@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 use subtle::ConstantTimeEq;
 
 use super::Auth;
+use super::code_attempts::StoredChallenge;
 use super::login::CodeSent;
 use super::password_change::PasswordChanged;
 use super::password_rules::NewPassword;
@@ -60,6 +61,16 @@ struct ResetChallenge {
     /// pending login. Resets written before this field existed read as 0.
     #[serde(default)]
     started_at: i64,
+}
+
+impl StoredChallenge for ResetChallenge {
+    fn decode_stored(raw: &str) -> AuthResult<Self> {
+        Self::decode(raw)
+    }
+
+    fn expires_at(&self) -> i64 {
+        self.expires_at
+    }
 }
 
 impl ResetChallenge {
@@ -194,25 +205,9 @@ impl Auth {
         new: &NewPassword,
     ) -> AuthResult<PasswordChanged> {
         let id = reset_id.ok_or(AuthError::OtpExpired)?;
-        let tries = self
-            .ephemeral
-            .incr(&tries_key(&id), self.policy.otp_ttl())
+        let (challenge, tries) = self
+            .counted_try::<ResetChallenge>(&challenge_key(&id), &tries_key(&id), "recovery")
             .await?;
-        if tries > self.policy.otp_max_attempts {
-            self.ephemeral.delete(&challenge_key(&id)).await?;
-            tracing::info!(tries, "recovery code refused: too many tries, reset ended");
-            return Err(AuthError::OtpTooManyAttempts);
-        }
-        let raw = self
-            .ephemeral
-            .get(&challenge_key(&id))
-            .await?
-            .ok_or(AuthError::OtpExpired)?;
-        let challenge = ResetChallenge::decode(&raw)?;
-        if challenge.expires_at <= now_millis() {
-            self.ephemeral.delete(&challenge_key(&id)).await?;
-            return Err(AuthError::OtpExpired);
-        }
         let digest = code.digest(&id);
         if !bool::from(digest.as_bytes().ct_eq(challenge.code_digest.as_bytes())) {
             tracing::info!(tries, "wrong recovery code");

@@ -1,0 +1,49 @@
+//! One counted try at a code challenge: the first half of checking a login's one-time code and
+//! a recovery's code, shared so both flows limit tries and expire challenges the same way. What
+//! each flow does with a right code (open a session, set a password) stays in its own module.
+
+use miclub_platform::storage::now_millis;
+
+use super::Auth;
+use crate::error::{AuthError, AuthResult};
+
+/// A pending challenge as a flow stores it in the ephemeral store.
+pub(super) trait StoredChallenge: Sized {
+    fn decode_stored(raw: &str) -> AuthResult<Self>;
+    /// Milliseconds since the epoch.
+    fn expires_at(&self) -> i64;
+}
+
+impl Auth {
+    /// Counts one try under `tries_key`. Past the policy's limit the challenge under
+    /// `challenge_key` ends (`OtpTooManyAttempts`); a challenge that is gone or past its time is
+    /// `OtpExpired` (and removed). Otherwise answers the challenge and the tries so far.
+    /// `flow` names the flow in the log.
+    pub(super) async fn counted_try<C: StoredChallenge>(
+        &self,
+        challenge_key: &str,
+        tries_key: &str,
+        flow: &'static str,
+    ) -> AuthResult<(C, i64)> {
+        let tries = self
+            .ephemeral
+            .incr(tries_key, self.policy.otp_ttl())
+            .await?;
+        if tries > self.policy.otp_max_attempts {
+            self.ephemeral.delete(challenge_key).await?;
+            tracing::info!(flow, tries, "code refused: too many tries, challenge ended");
+            return Err(AuthError::OtpTooManyAttempts);
+        }
+        let raw = self
+            .ephemeral
+            .get(challenge_key)
+            .await?
+            .ok_or(AuthError::OtpExpired)?;
+        let challenge = C::decode_stored(&raw)?;
+        if challenge.expires_at() <= now_millis() {
+            self.ephemeral.delete(challenge_key).await?;
+            return Err(AuthError::OtpExpired);
+        }
+        Ok((challenge, tries))
+    }
+}
