@@ -32,10 +32,9 @@ run() {
     --max-examples "$examples" --workers 2
 }
 
-echo "== anonymous"
-run
-
-echo "== as Ana, with a session"
+# Ana's session is opened first: the anonymous phase sends wrong passwords and recovery
+# requests for well-formed RUTs, which could lock her out or fill her mailbox before the
+# session phase reads her code.
 jar="$work/cookies"
 curl -fs -c "$jar" -b "$jar" -H 'content-type: application/json' -H 'x-miclub-csrf: 1' \
   -H 'recaptcha-token: t' -d '{"user":"11.111.111-1","password":"MiClub2026!"}' "$base/api/login" >/dev/null
@@ -43,5 +42,10 @@ code="$(curl -fs "$base/api/dev/mailbox" | python3 -c \
   'import json,sys; print(next(m["code"] for m in json.load(sys.stdin) if m["to"]=="ana@example.cl"))')"
 token="$(curl -fs -c "$jar" -b "$jar" -H 'content-type: application/json' -H 'x-miclub-csrf: 1' \
   -d "{\"otp\":\"$code\"}" "$base/api/validate-otp" | python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')"
+
+echo "== anonymous"
+run
+
+echo "== as Ana, with a session"
 run -H "Authorization: Bearer $token" \
   --exclude-path /api/logout --exclude-path /api/unsubscribe --exclude-path /api/profile/password

@@ -5,7 +5,8 @@
 //! Without those variables, testcontainers starts them when a Docker engine is reachable;
 //! otherwise the local defaults `postgres://postgres@127.0.0.1:5432/postgres` and
 //! `redis://127.0.0.1:6379` are used. [`backend_tests!`](crate::backend_tests) runs one scenario
-//! on PostgreSQL + Redis and on SQLite + memory.
+//! on PostgreSQL + Redis and on SQLite + memory. [`FaultProxy`] stands between a client and
+//! one of those servers to make it look stopped or slow, for fault drills.
 
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
@@ -14,6 +15,10 @@ use sqlx::Connection;
 
 use crate::ephemeral::{EphemeralSettings, MemoryStore, RedisStore, SharedStore};
 use crate::storage::{Backend, DatabaseSettings};
+
+mod fault_proxy;
+
+pub use fault_proxy::FaultProxy;
 
 /// One test's storage: a database of its own and an ephemeral store of its own.
 #[derive(Debug)]

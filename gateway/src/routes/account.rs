@@ -3,6 +3,7 @@
 use axum::Json;
 use axum::extract::State;
 use axum::http::header;
+use miclub_platform::grpc::retry_idempotent;
 use miclub_platform::tokens::with_bearer;
 use miclub_proto::accounts::v1::{GetBalanceRequest, GetMemberRequest, Member, TermsDecision};
 use serde::Serialize;
@@ -87,11 +88,12 @@ pub struct Balance {
 #[utoipa::path(get, path = "/api/profile", tag = "account",
     responses((status = 200, body = User), (status = 401, body = ErrorSchema), (status = 503, body = ErrorSchema)))]
 pub async fn profile(State(state): State<AppState>, member: MemberToken) -> ApiResult<Json<User>> {
-    let answer = state
-        .accounts
-        .clone()
-        .get_member(with_bearer(GetMemberRequest {}, &member.token))
-        .await?;
+    let answer = retry_idempotent(state.settings.accounts.request_timeout(), || {
+        let mut accounts = state.accounts.clone();
+        let request = with_bearer(GetMemberRequest {}, &member.token);
+        async move { accounts.get_member(request).await }
+    })
+    .await?;
     Ok(Json(User::from(
         answer.into_inner().member.unwrap_or_default(),
     )))
@@ -109,12 +111,13 @@ pub async fn balance(
     State(state): State<AppState>,
     member: MemberToken,
 ) -> ApiResult<([(header::HeaderName, &'static str); 1], Json<Balance>)> {
-    let answer = state
-        .accounts
-        .clone()
-        .get_balance(with_bearer(GetBalanceRequest {}, &member.token))
-        .await?
-        .into_inner();
+    let answer = retry_idempotent(state.settings.accounts.request_timeout(), || {
+        let mut accounts = state.accounts.clone();
+        let request = with_bearer(GetBalanceRequest {}, &member.token);
+        async move { accounts.get_balance(request).await }
+    })
+    .await?
+    .into_inner();
     Ok((
         [(header::CACHE_CONTROL, "no-store")],
         Json(Balance {

@@ -6,6 +6,7 @@ use axum::Json;
 use axum::extract::{Query, State};
 use axum::http::header;
 use miclub_platform::error::ErrorCode;
+use miclub_platform::grpc::retry_idempotent;
 use miclub_proto::content::v1 as pb;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
@@ -90,6 +91,7 @@ pub struct Faqs {
 #[derive(Debug, Deserialize, IntoParams)]
 pub struct FaqQuery {
     /// `general` (default) or `login`.
+    #[param(pattern = "^(general|login)$")]
     pub audience: Option<String>,
 }
 
@@ -100,17 +102,17 @@ pub struct FaqQuery {
 #[serde(rename_all = "camelCase")]
 pub struct SimulatorRequest {
     /// 1 = lunes … 7 = domingo.
-    #[schema(value_type = i32)]
+    #[schema(value_type = i32, minimum = 1, maximum = 7, example = 1)]
     pub week_day: Option<serde_json::Value>,
-    #[schema(value_type = i64)]
+    #[schema(value_type = i64, minimum = 0, maximum = 10_000_000, example = 10_000)]
     pub meat_amount: Option<serde_json::Value>,
-    #[schema(value_type = i64)]
+    #[schema(value_type = i64, minimum = 0, maximum = 10_000_000)]
     pub fruits_and_vegetables_amount: Option<serde_json::Value>,
-    #[schema(value_type = i64)]
+    #[schema(value_type = i64, minimum = 0, maximum = 10_000_000)]
     pub cleaning_amount: Option<serde_json::Value>,
-    #[schema(value_type = i64)]
+    #[schema(value_type = i64, minimum = 0, maximum = 10_000_000)]
     pub drinks_amount: Option<serde_json::Value>,
-    #[schema(value_type = i64)]
+    #[schema(value_type = i64, minimum = 0, maximum = 10_000_000)]
     pub other_amount: Option<serde_json::Value>,
     /// Paying with the partner bank card (Lider BCI).
     #[serde(default)]
@@ -163,12 +165,13 @@ pub struct SimulatorResult {
 #[utoipa::path(get, path = "/api/promotions", tag = "content",
     responses((status = 200, body = Promotions), (status = 503, body = ErrorSchema)))]
 pub async fn promotions(State(state): State<AppState>) -> ApiResult<Cached<Promotions>> {
-    let answer = state
-        .content
-        .clone()
-        .list_promotions(pb::ListPromotionsRequest {})
-        .await?
-        .into_inner();
+    let answer = retry_idempotent(state.settings.content.request_timeout(), || {
+        let mut content = state.content.clone();
+        let request = pb::ListPromotionsRequest {};
+        async move { content.list_promotions(request).await }
+    })
+    .await?
+    .into_inner();
     Ok(cached(Promotions {
         promotions: answer
             .promotions
@@ -191,12 +194,13 @@ pub async fn promotions(State(state): State<AppState>) -> ApiResult<Cached<Promo
 #[utoipa::path(get, path = "/api/alliances", tag = "content",
     responses((status = 200, body = Alliances), (status = 503, body = ErrorSchema)))]
 pub async fn alliances(State(state): State<AppState>) -> ApiResult<Cached<Alliances>> {
-    let answer = state
-        .content
-        .clone()
-        .list_alliances(pb::ListAlliancesRequest {})
-        .await?
-        .into_inner();
+    let answer = retry_idempotent(state.settings.content.request_timeout(), || {
+        let mut content = state.content.clone();
+        let request = pb::ListAlliancesRequest {};
+        async move { content.list_alliances(request).await }
+    })
+    .await?
+    .into_inner();
     Ok(cached(Alliances {
         alliances: answer
             .alliances
@@ -220,12 +224,13 @@ pub async fn alliances(State(state): State<AppState>) -> ApiResult<Cached<Allian
 #[utoipa::path(get, path = "/api/banners", tag = "content",
     responses((status = 200, body = Banners), (status = 503, body = ErrorSchema)))]
 pub async fn banners(State(state): State<AppState>) -> ApiResult<Cached<Banners>> {
-    let answer = state
-        .content
-        .clone()
-        .list_banners(pb::ListBannersRequest {})
-        .await?
-        .into_inner();
+    let answer = retry_idempotent(state.settings.content.request_timeout(), || {
+        let mut content = state.content.clone();
+        let request = pb::ListBannersRequest {};
+        async move { content.list_banners(request).await }
+    })
+    .await?
+    .into_inner();
     Ok(cached(Banners {
         banners: answer
             .banners
@@ -262,14 +267,15 @@ pub async fn faqs(
                 .with_message("Elige preguntas generales o de inicio de sesión."));
         }
     };
-    let answer = state
-        .content
-        .clone()
-        .list_faqs(pb::ListFaqsRequest {
+    let answer = retry_idempotent(state.settings.content.request_timeout(), || {
+        let mut content = state.content.clone();
+        let request = pb::ListFaqsRequest {
             audience: audience as i32,
-        })
-        .await?
-        .into_inner();
+        };
+        async move { content.list_faqs(request).await }
+    })
+    .await?
+    .into_inner();
     Ok(cached(Faqs {
         faqs: answer
             .faqs

@@ -4,6 +4,7 @@ use axum::Json;
 use axum::extract::{Query, State};
 use axum::http::header;
 use miclub_platform::error::ErrorCode;
+use miclub_platform::grpc::retry_idempotent;
 use miclub_platform::tokens::with_bearer;
 use miclub_proto::accounts::v1::{ListMovementsRequest, MovementKind, MovementStatus};
 use serde::{Deserialize, Serialize};
@@ -18,11 +19,14 @@ use crate::state::AppState;
 /// instead of a bare rejection.
 #[derive(Debug, Deserialize, IntoParams)]
 pub struct MovementsQuery {
-    /// e.g. 2026
+    /// e.g. 2026; from 2000 to next year.
+    #[param(value_type = i32, required = true, minimum = 2000, example = 2026)]
     pub year: Option<String>,
     /// 1-12
+    #[param(value_type = i32, required = true, minimum = 1, maximum = 12, example = 11)]
     pub month: Option<String>,
-    /// 1-based; default 1
+    /// 1-based; default 1 (0 is the first page too).
+    #[param(value_type = i32, required = false, minimum = 0, maximum = 10_000)]
     pub page: Option<String>,
 }
 
@@ -100,12 +104,13 @@ pub async fn list(
         page,
         page_size: 0,
     };
-    let answer = state
-        .accounts
-        .clone()
-        .list_movements(with_bearer(request, &member.token))
-        .await?
-        .into_inner();
+    let answer = retry_idempotent(state.settings.accounts.request_timeout(), || {
+        let mut accounts = state.accounts.clone();
+        let request = with_bearer(request, &member.token);
+        async move { accounts.list_movements(request).await }
+    })
+    .await?
+    .into_inner();
     let items = answer
         .movements
         .into_iter()

@@ -6,6 +6,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum_extra::extract::CookieJar;
 use miclub_platform::error::ErrorCode;
+use miclub_platform::grpc::retry_idempotent;
 use miclub_platform::tokens::with_bearer;
 use miclub_proto::accounts::v1::{
     ConfirmEmailRequest, ListGendersRequest, ResendEmailConfirmationRequest, UpdateProfileRequest,
@@ -29,16 +30,32 @@ pub struct Gender {
 /// The editable fields of the profile; an empty string (or `gender_id` 0) clears an optional one.
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct ProfileUpdate {
+    #[schema(format = Email, max_length = 254, example = "ana@example.cl")]
     pub email: String,
+    #[schema(min_length = 1, max_length = 50, example = "Ana")]
     pub name: String,
+    #[schema(min_length = 1, max_length = 50, example = "González")]
     pub last_name: String,
     #[serde(default)]
+    #[schema(max_length = 50, example = "Pérez")]
     pub mother_surname: String,
+    /// A Chilean mobile: `+569XXXXXXXX`, `569XXXXXXXX` or `9XXXXXXXX`, spaces ignored.
     #[serde(default)]
+    #[schema(
+        pattern = r"^\s*$|^\s*(\+?56\s*)?9(\s*[0-9]){8}\s*$",
+        example = "+56911111111"
+    )]
     pub phone_number: String,
+    /// ISO `YYYY-MM-DD`, aged 18 to 120.
     #[serde(default)]
+    #[schema(
+        pattern = r"^\s*$|^\s*[0-9]{4}-[0-9]{2}-[0-9]{2}\s*$",
+        example = "1988-03-14"
+    )]
     pub birth_date: String,
+    /// An id of `GET /api/profile/genders`.
     #[serde(default)]
+    #[schema(minimum = 0, maximum = 7, example = 1)]
     pub gender_id: Option<i32>,
 }
 
@@ -65,7 +82,9 @@ pub struct EmailConfirmed {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PasswordChange {
+    #[schema(format = Password, min_length = 1, max_length = 256)]
     pub current_password: String,
+    #[schema(format = Password, min_length = 8, max_length = 64)]
     pub new_password: String,
 }
 
@@ -73,12 +92,13 @@ pub struct PasswordChange {
 #[utoipa::path(get, path = "/api/profile/genders", tag = "profile",
     responses((status = 200, body = [Gender]), (status = 503, body = ErrorSchema)))]
 pub async fn genders(State(state): State<AppState>) -> ApiResult<Json<Vec<Gender>>> {
-    let answer = state
-        .accounts
-        .clone()
-        .list_genders(ListGendersRequest {})
-        .await?
-        .into_inner();
+    let answer = retry_idempotent(state.settings.accounts.request_timeout(), || {
+        let mut accounts = state.accounts.clone();
+        let request = ListGendersRequest {};
+        async move { accounts.list_genders(request).await }
+    })
+    .await?
+    .into_inner();
     Ok(Json(
         answer
             .genders

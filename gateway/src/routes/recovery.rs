@@ -27,6 +27,11 @@ pub const RECOVERY_SENT_MESSAGE: &str =
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct RecoveryRequest {
     /// RUT in any common form, or a foreign document number.
+    #[schema(
+        min_length = 1,
+        pattern = r"^\s*[0-9A-Za-z. -]*[0-9A-Za-z][0-9A-Za-z. -]*\s*$",
+        example = "12.345.678-5"
+    )]
     pub user: String,
 }
 
@@ -48,7 +53,10 @@ pub struct RecoveryResent {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RecoveryReset {
+    /// The emailed code: 6 digits with the default policy (`auth.policy.otp_length`).
+    #[schema(pattern = r"^\s*[0-9]{6}\s*$", example = "123456")]
     pub code: String,
+    #[schema(format = Password, min_length = 8, max_length = 64)]
     pub new_password: String,
 }
 

@@ -8,6 +8,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum_extra::extract::CookieJar;
 use miclub_platform::error::ErrorCode;
+use miclub_platform::grpc::retry_idempotent;
 use miclub_proto::accounts::v1::ResendVerificationEmailRequest;
 use miclub_proto::registration::v1 as pb;
 use serde::{Deserialize, Serialize};
@@ -26,19 +27,37 @@ use crate::state::AppState;
 pub enum Identity {
     #[serde(rename = "RUT")]
     Rut {
+        #[schema(
+            pattern = r"^\s*[0-9. -]*[0-9][0-9. -]*[0-9kK][. -]*\s*$",
+            example = "12.345.678-5"
+        )]
         rut: String,
         /// The serial number printed on the ID card ("número de documento").
+        #[serde(rename = "documentNumber")]
+        #[schema(pattern = r"^\s*\.*[Aa]?(\.*[0-9]){9}\.*\s*$", example = "100.123.456")]
         document_number: String,
     },
     #[serde(rename = "PASSPORT")]
     Passport {
+        #[serde(rename = "documentNumber")]
+        #[schema(
+            pattern = r"^\s*[0-9A-Za-z. -]*[A-Za-z][0-9A-Za-z. -]*\s*$",
+            example = "P1234567"
+        )]
         document_number: String,
         /// ISO 3166-1 alpha-2 of the issuing country.
+        #[schema(pattern = r"^\s*[A-Za-z]{2}\s*$", example = "AR")]
         country: String,
     },
     #[serde(rename = "NATIONAL_ID")]
     NationalId {
+        #[serde(rename = "documentNumber")]
+        #[schema(
+            pattern = r"^\s*[0-9A-Za-z. -]*[A-Za-z][0-9A-Za-z. -]*\s*$",
+            example = "P1234567"
+        )]
         document_number: String,
+        #[schema(pattern = r"^\s*[A-Za-z]{2}\s*$", example = "AR")]
         country: String,
     },
 }
@@ -47,14 +66,26 @@ pub enum Identity {
 #[derive(Debug, Deserialize, Serialize, ToSchema, Clone, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct PersonalData {
+    #[schema(min_length = 1, max_length = 50, example = "Ana")]
     pub name: String,
+    #[schema(min_length = 1, max_length = 50, example = "González")]
     pub last_name: String,
     #[serde(default)]
+    #[schema(max_length = 50, example = "Pérez")]
     pub mother_surname: String,
+    /// A Chilean mobile: `+569XXXXXXXX`, `569XXXXXXXX` or `9XXXXXXXX`, spaces ignored.
+    #[schema(
+        pattern = r"^\s*(\+?56\s*)?9(\s*[0-9]){8}\s*$",
+        example = "+56911111111"
+    )]
     pub phone_number: String,
-    /// ISO "YYYY-MM-DD".
+    /// ISO "YYYY-MM-DD", aged 18 to 120.
+    #[schema(format = Date, example = "1988-03-14")]
     pub birth_date: String,
+    /// An id of `GET /api/profile/genders`.
+    #[schema(minimum = 1, maximum = 7, example = 1)]
     pub gender_id: i32,
+    #[schema(format = Email, max_length = 254, example = "ana@example.cl")]
     pub email: String,
 }
 
@@ -62,6 +93,7 @@ pub struct PersonalData {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Completion {
+    #[schema(format = Password, min_length = 8, max_length = 64)]
     pub password: String,
     #[serde(default)]
     pub accept_terms: bool,
@@ -88,6 +120,11 @@ pub struct Registered {
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct VerificationEmailRequest {
     /// RUT in any common form, or a foreign document number.
+    #[schema(
+        min_length = 1,
+        pattern = r"^\s*[0-9A-Za-z. -]*[0-9A-Za-z][0-9A-Za-z. -]*\s*$",
+        example = "12.345.678-5"
+    )]
     pub user: String,
 }
 
@@ -204,13 +241,16 @@ pub async fn current(
     jar: CookieJar,
 ) -> ApiResult<Json<RegistrationView>> {
     let registration_id = flow_id(&jar)?;
-    let answer = state
-        .registration
-        .clone()
-        .get_registration(pb::GetRegistrationRequest { registration_id })
-        .await
-        .map_err(refused)?
-        .into_inner();
+    let answer = retry_idempotent(state.settings.registration.request_timeout(), || {
+        let mut registration = state.registration.clone();
+        let request = pb::GetRegistrationRequest {
+            registration_id: registration_id.clone(),
+        };
+        async move { registration.get_registration(request).await }
+    })
+    .await
+    .map_err(refused)?
+    .into_inner();
     let (_, view) = view(answer.registration)?;
     Ok(Json(view))
 }

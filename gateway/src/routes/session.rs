@@ -32,7 +32,13 @@ pub const LOGIN_MAINTENANCE_MESSAGE: &str =
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct LoginRequest {
     /// RUT in any common form, or a foreign document number.
+    #[schema(
+        min_length = 1,
+        pattern = r"^\s*[0-9A-Za-z. -]*[0-9A-Za-z][0-9A-Za-z. -]*\s*$",
+        example = "12.345.678-5"
+    )]
     pub user: String,
+    #[schema(format = Password, min_length = 1, max_length = 256)]
     pub password: String,
 }
 
@@ -47,6 +53,8 @@ pub struct OtpSent {
 
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct ValidateOtpRequest {
+    /// The emailed code: 6 digits with the default policy (`auth.policy.otp_length`).
+    #[schema(pattern = r"^\s*[0-9]{6}\s*$", example = "123456")]
     pub otp: String,
 }
 

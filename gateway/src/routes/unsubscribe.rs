@@ -6,6 +6,7 @@
 use axum::Json;
 use axum::extract::State;
 use axum_extra::extract::CookieJar;
+use miclub_platform::grpc::retry_idempotent;
 use miclub_platform::tokens::with_bearer;
 use miclub_proto::accounts::v1::{
     ListUnsubscribeReasonsRequest, UnsubscribeRequest, ValidateUnsubscribeRequest,
@@ -36,7 +37,13 @@ pub struct Reasons {
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct IdentityCheck {
     /// RUT in any common form, or a foreign document number.
+    #[schema(
+        min_length = 1,
+        pattern = r"^\s*[0-9A-Za-z. -]*[0-9A-Za-z][0-9A-Za-z. -]*\s*$",
+        example = "12.345.678-5"
+    )]
     pub user: String,
+    #[schema(format = Email, max_length = 254, example = "ana@example.cl")]
     pub email: String,
 }
 
@@ -53,11 +60,20 @@ pub struct IdentityChecked {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct UnsubscribeBody {
+    #[schema(
+        min_length = 1,
+        pattern = r"^\s*[0-9A-Za-z. -]*[0-9A-Za-z][0-9A-Za-z. -]*\s*$",
+        example = "12.345.678-5"
+    )]
     pub user: String,
+    #[schema(format = Email, max_length = 254, example = "ana@example.cl")]
     pub email: String,
+    /// An id of `GET /api/unsubscribe/reasons`.
+    #[schema(minimum = 1, maximum = 99, example = 1)]
     pub reason_id: i32,
     /// Required (1 to 500 characters) for a reason that requires text.
     #[serde(default)]
+    #[schema(max_length = 500)]
     pub reason_text: String,
 }
 
@@ -79,12 +95,13 @@ pub async fn reasons(
     State(state): State<AppState>,
     _member: MemberToken,
 ) -> ApiResult<Json<Reasons>> {
-    let answer = state
-        .accounts
-        .clone()
-        .list_unsubscribe_reasons(ListUnsubscribeReasonsRequest {})
-        .await?
-        .into_inner();
+    let answer = retry_idempotent(state.settings.accounts.request_timeout(), || {
+        let mut accounts = state.accounts.clone();
+        let request = ListUnsubscribeReasonsRequest {};
+        async move { accounts.list_unsubscribe_reasons(request).await }
+    })
+    .await?
+    .into_inner();
     Ok(Json(Reasons {
         reasons: answer
             .reasons

@@ -1,6 +1,7 @@
 //! Fault drills at the edge: one service stopped costs only its own routes (a Spanish 503), the
 //! rest of the portal keeps answering, and the routes come back by themselves when the service
-//! does, on the same address, with no gateway restart.
+//! does, on the same address, with no gateway restart. A read that finds a service unavailable
+//! is tried once more, a write never; a slow service costs a Spanish 503 after the call timeout.
 
 use super::*;
 
@@ -77,6 +78,133 @@ async fn a_stopped_service_costs_only_its_routes_and_they_recover_when_it_return
         assert!(
             std::time::Instant::now() < deadline,
             "promotions still {status} after content came back"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+}
+
+/// The Spanish text of `ERR_UNAVAILABLE`, what a member reads whenever a service is down or slow.
+const UNAVAILABLE_TEXT: &str =
+    "El servicio no está disponible en este momento. Intenta de nuevo más tarde.";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_read_that_finds_accounts_unavailable_once_is_retried_and_still_answers() {
+    let gw = gateway().await;
+    gw.script().balance_unavailable = 1;
+    let balance = gw
+        .get("/api/balance")
+        .header("authorization", gw.bearer())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(balance.status(), StatusCode::OK);
+    assert_eq!(balance.json::<Value>().await.unwrap()["balance"], 12_345);
+    assert_eq!(gw.script().balance_calls, 2, "one failure, one retry");
+
+    // The retry is bounded: a service still down after it costs one more call, not a loop.
+    gw.script().balance_unavailable = 5;
+    let (status, body) = error_of(
+        gw.get("/api/balance")
+            .header("authorization", gw.bearer())
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(body["code"], "ERR_UNAVAILABLE");
+    assert_eq!(body["message"], UNAVAILABLE_TEXT);
+    assert_eq!(gw.script().balance_calls, 4);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_read_refused_for_a_business_reason_is_not_retried() {
+    let gw = gateway().await;
+    gw.set_accounts_error(Some(ErrorBody::new(ErrorCode::NoClubAccount)));
+    let response = gw
+        .get("/api/balance")
+        .header("authorization", gw.bearer())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::NOT_ACCEPTABLE);
+    assert_eq!(gw.script().balance_calls, 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_write_that_finds_accounts_unavailable_is_sent_exactly_once() {
+    let gw = gateway().await;
+    gw.set_accounts_error(Some(ErrorBody::new(ErrorCode::Unavailable)));
+    let (status, body) = error_of(
+        gw.put("/api/profile")
+            .header("authorization", gw.bearer())
+            .json(&json!({
+                "email": "ana@example.cl", "name": "Ana", "last_name": "González",
+                "mother_surname": "Pérez", "phone_number": "+56911111111", "gender_id": 1,
+                "birth_date": "1988-03-14"
+            }))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(body["code"], "ERR_UNAVAILABLE");
+    assert_eq!(gw.script().profile_updates, 1, "a write is never retried");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slow_service_becomes_a_spanish_503_within_the_call_timeout_and_recovers() {
+    // Accounts behind a proxy that can hold every byte back.
+    let upstream = spawn_fakes(Fakes {
+        script: Arc::default(),
+        keys: TestKeys::new(),
+    })
+    .await;
+    let proxy = miclub_platform::testing::FaultProxy::start(
+        upstream.trim_start_matches("http://").to_owned(),
+    )
+    .await
+    .unwrap();
+    let timeout_ms = 500;
+    let gw = gateway_with(|s| {
+        s.accounts = ClientSettings {
+            request_timeout_ms: timeout_ms,
+            ..ClientSettings::for_url(format!("http://{}", proxy.address()))
+        }
+    })
+    .await;
+    let balance = || {
+        gw.get("/api/balance")
+            .header("authorization", gw.bearer())
+            .send()
+    };
+    assert_eq!(balance().await.unwrap().status(), StatusCode::OK);
+
+    proxy.set_delay(std::time::Duration::from_secs(3));
+    let started = std::time::Instant::now();
+    let (status, body) = error_of(balance().await.unwrap()).await;
+    let took = started.elapsed();
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(body["code"], "ERR_UNAVAILABLE");
+    assert_eq!(body["message"], UNAVAILABLE_TEXT);
+    // About the timeout, not the service's 3 s (and a timeout is not retried into 2 × 500 ms
+    // plus a second slow answer).
+    assert!(
+        took < std::time::Duration::from_millis(2_500),
+        "answered after {took:?}"
+    );
+
+    proxy.set_delay(std::time::Duration::ZERO);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let status = balance().await.unwrap().status();
+        if status == StatusCode::OK {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "balance still {status} after accounts sped up"
         );
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }

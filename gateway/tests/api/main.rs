@@ -7,6 +7,7 @@
 
 mod account_routes;
 mod content_routes;
+mod decoders;
 mod fault_drills;
 mod joining_routes;
 mod ops_metrics;
@@ -70,6 +71,12 @@ struct Script {
     missions_error: Option<ErrorBody>,
     has_missions: bool,
     last_simulation: Option<content::SimulateRequest>,
+    /// GetBalance calls received, failed ones included.
+    balance_calls: usize,
+    /// How many of the next GetBalance calls fail with UNAVAILABLE (a fault drill's knob).
+    balance_unavailable: usize,
+    /// UpdateProfile calls received, failed ones included.
+    profile_updates: usize,
 }
 
 #[derive(Clone)]
@@ -307,6 +314,14 @@ impl AccountsService for Fakes {
         &self,
         _: Request<accounts::GetBalanceRequest>,
     ) -> Result<Response<accounts::GetBalanceResponse>, Status> {
+        {
+            let mut script = self.script.lock().unwrap();
+            script.balance_calls += 1;
+            if script.balance_unavailable > 0 {
+                script.balance_unavailable -= 1;
+                return Err(ErrorBody::new(ErrorCode::Unavailable).into_status());
+            }
+        }
         if let Some(body) = self.script.lock().unwrap().accounts_error.clone() {
             return Err(body.into_status());
         }
@@ -337,7 +352,11 @@ impl AccountsService for Fakes {
     ) -> Result<Response<accounts::UpdateProfileResponse>, Status> {
         assert!(miclub_platform::tokens::bearer(request.metadata()).is_some());
         let update = request.into_inner();
-        self.script.lock().unwrap().last_profile_update = Some(update.clone());
+        {
+            let mut script = self.script.lock().unwrap();
+            script.last_profile_update = Some(update.clone());
+            script.profile_updates += 1;
+        }
         self.accounts_fails()?;
         let mut member = self.member();
         let email_changed = update.email != member.email;

@@ -1,9 +1,11 @@
 //! The whole member flow over HTTP against the real `miclub` binary: gateway, auth and
 //! accounts in one process on SQLite, codes read from the dev mailbox. The account area
-//! (profile, email confirmation, password change, terms, movements) is in [`account`].
+//! (profile, email confirmation, password change, terms, movements) is in [`account`]; Redis
+//! stopped and restarted under the portal is in [`fault_drills`].
 
 mod account;
 mod club;
+mod fault_drills;
 mod joining;
 
 use std::net::TcpListener;

@@ -1,10 +1,12 @@
 //! Accounts tested from the outside: the real `Application` on port 0, called over gRPC, on
 //! PostgreSQL + Redis and on SQLite + memory (`backend_tests!`), plus the store's ledger rules,
-//! registration and unsubscribing, and the relay of purchase events to the event bus.
+//! registration and unsubscribing, the relay of purchase events to the event bus, and a
+//! PostgreSQL restart under a load of postings ([`fault_drills`]).
 
 mod access;
 mod balance;
 mod email;
+mod fault_drills;
 mod health;
 mod ledger;
 mod member;
