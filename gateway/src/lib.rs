@@ -158,7 +158,7 @@ pub fn build_state(settings: Settings, deps: Dependencies) -> anyhow::Result<App
         deps.key_source,
         Some(deps.store.clone()),
     ));
-    Ok(AppState {
+    Ok(AppState::new(state::Shared {
         auth: AuthServiceClient::new(settings.auth.channel()?),
         accounts: AccountsServiceClient::new(settings.accounts.channel()?),
         content: ContentServiceClient::new(settings.content.channel()?),
@@ -178,7 +178,7 @@ pub fn build_state(settings: Settings, deps: Dependencies) -> anyhow::Result<App
         store: deps.store,
         recaptcha,
         mailbox,
-    })
+    }))
 }
 
 /// The whole HTTP surface: `/api`, then the web app for everything else.

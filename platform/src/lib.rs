@@ -21,3 +21,9 @@ pub mod tokens;
 
 #[cfg(feature = "test-support")]
 pub mod testing;
+
+/// The memory allocator every binary installs (`#[global_allocator]` in each `main.rs`):
+/// mimalloc. Requests allocate many small, short-lived buffers on several threads at once, and
+/// glibc's allocator spent a sixth of the balance path in malloc and free, partly waiting on its
+/// arena locks; mimalloc raised the path's throughput by about a fifth (`bench/gateway.sh`).
+pub use mimalloc::MiMalloc as Allocator;

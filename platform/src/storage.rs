@@ -10,8 +10,8 @@
 //!
 //! [`Database::pool`] is a [`TracedPool`]: every statement run on it directly gets a client span
 //! (`db.system`, `db.operation`, `db.statement`) under the caller's span, so a trace shows its
-//! storage calls. Statements inside a transaction run on the transaction's connection and are
-//! not traced one by one.
+//! storage calls when spans are exported ([`crate::telemetry::spans_recorded`]). Statements
+//! inside a transaction run on the transaction's connection and are not traced one by one.
 
 use std::ops::Deref;
 use std::path::Path;
@@ -173,6 +173,14 @@ impl TracedPool {
         let persistent = query.persistent();
         let arguments = query.take_arguments();
         let sql = query.sql();
+        if !crate::telemetry::spans_recorded() {
+            let owned = Owned {
+                sql,
+                arguments: Some(arguments),
+                persistent,
+            };
+            return (owned, tracing::Span::none());
+        }
         let operation = sql
             .as_str()
             .split_whitespace()

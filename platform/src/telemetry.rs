@@ -4,14 +4,15 @@
 //! are lowercase with structured fields, and a line written inside a traced span carries that
 //! span's `trace_id` and `span_id`. Every process also has an OpenTelemetry tracer so a member
 //! request is one trace: the gateway injects W3C `traceparent` into gRPC metadata
-//! ([`PropagateTrace`]) and each service continues it ([`grpc_server_span`]). Spans are exported
-//! over OTLP only when `OTEL_EXPORTER_OTLP_ENDPOINT` is set.
+//! ([`PropagateTrace`]) and each service continues it ([`grpc_server_span`]). Spans are recorded
+//! and exported over OTLP only when `OTEL_EXPORTER_OTLP_ENDPOINT` is set.
 //!
 //! Metrics (request counts by status, latency histograms) are kept by a process-wide Prometheus
 //! recorder ([`metrics_handle`]) and served as `GET /metrics` on an ops listener
 //! ([`ops_router`]); `telemetry.ops_port` starts one for the process, the gateway has its own.
 
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use anyhow::Context as _;
@@ -68,6 +69,18 @@ impl Drop for TelemetryGuard {
     }
 }
 
+/// Whether spans reach a collector: set by [`init`] when an OTLP exporter is configured and by
+/// [`init_with_provider`] (a test's provider).
+static SPANS_RECORDED: AtomicBool = AtomicBool::new(false);
+
+/// Whether the fine-grained client spans (one per SQL statement, one per Redis read) are worth
+/// making. Without a collector nobody sees them, and on the balance path they cost about a
+/// sixth of the throughput (`bench/gateway.sh`); the request and RPC spans are always made,
+/// so log lines keep their trace and span ids.
+pub fn spans_recorded() -> bool {
+    SPANS_RECORDED.load(Ordering::Relaxed)
+}
+
 /// Installs the global subscriber and tracer for a process named `service`, and serves its
 /// metrics on `ops_port` when one is set (call it inside the Tokio runtime).
 pub fn init(service: &str, settings: &TelemetrySettings) -> anyhow::Result<TelemetryGuard> {
@@ -76,13 +89,19 @@ pub fn init(service: &str, settings: &TelemetrySettings) -> anyhow::Result<Telem
             .with_service_name(service.to_owned())
             .build(),
     );
-    if std::env::var_os("OTEL_EXPORTER_OTLP_ENDPOINT").is_some() {
+    let exporting = std::env::var_os("OTEL_EXPORTER_OTLP_ENDPOINT").is_some();
+    if exporting {
         let exporter = opentelemetry_otlp::SpanExporter::builder()
             .with_tonic()
             .build()?;
         builder = builder.with_batch_exporter(exporter);
+    } else {
+        // Nothing would receive the spans: record none, which keeps their cost off every
+        // request. Spans still get ids, so log lines keep their trace_id and span_id and a
+        // request stays one trace across the services' logs.
+        builder = builder.with_sampler(opentelemetry_sdk::trace::Sampler::AlwaysOff);
     }
-    let guard = init_with_provider(service, settings, builder.build())?;
+    let guard = install(service, settings, builder.build(), exporting)?;
     if let Some(port) = settings.ops_port {
         let listener = std::net::TcpListener::bind(("0.0.0.0", port))
             .with_context(|| format!("binding the ops port {port}"))?;
@@ -105,6 +124,16 @@ pub fn init_with_provider(
     settings: &TelemetrySettings,
     provider: SdkTracerProvider,
 ) -> anyhow::Result<TelemetryGuard> {
+    install(service, settings, provider, true)
+}
+
+fn install(
+    service: &str,
+    settings: &TelemetrySettings,
+    provider: SdkTracerProvider,
+    recorded: bool,
+) -> anyhow::Result<TelemetryGuard> {
+    SPANS_RECORDED.store(recorded, Ordering::Relaxed);
     opentelemetry::global::set_text_map_propagator(TraceContextPropagator::new());
     opentelemetry::global::set_tracer_provider(provider.clone());
     metrics_handle();
@@ -158,10 +187,11 @@ where
 }
 
 /// The OpenTelemetry ids of a span, kept in its extensions for the log lines written inside it.
-#[derive(Debug, Clone)]
+/// Kept as the ids themselves: most spans write no line, so they are formatted only for a line.
+#[derive(Debug, Clone, Copy)]
 struct TraceIds {
-    trace_id: String,
-    span_id: String,
+    trace_id: opentelemetry::trace::TraceId,
+    span_id: opentelemetry::trace::SpanId,
 }
 
 /// Notes a span's trace and span ids the first time it is entered. Not earlier: until then a
@@ -188,8 +218,8 @@ where
         let span_context = otel_span.span_context();
         if span_context.is_valid() {
             span.extensions_mut().insert(TraceIds {
-                trace_id: span_context.trace_id().to_string(),
-                span_id: span_context.span_id().to_string(),
+                trace_id: span_context.trace_id(),
+                span_id: span_context.span_id(),
             });
         }
     }
@@ -213,7 +243,7 @@ where
         let ids = ctx.event_scope().and_then(|scope| {
             scope
                 .into_iter()
-                .find_map(|span| span.extensions().get::<TraceIds>().cloned())
+                .find_map(|span| span.extensions().get::<TraceIds>().copied())
         });
         let Some(ids) = ids else {
             return self.0.format_event(ctx, writer, event);
@@ -434,6 +464,8 @@ pub(crate) mod tests {
         provider: &SdkTracerProvider,
         captured: Captured,
     ) -> impl Subscriber + Send + Sync + 'static {
+        // The tests collect spans, as `init_with_provider` does.
+        SPANS_RECORDED.store(true, Ordering::Relaxed);
         subscriber("test", EnvFilter::new("info"), true, provider, captured)
     }
 

@@ -6,6 +6,11 @@
 //! `exp` are checked, and the session id (`sid`) against the revocation list in the ephemeral
 //! store. If that store is down the revocation check is skipped with a warning: tokens live at
 //! most 15 minutes, and the balance keeps working while Redis is out.
+//!
+//! A token's signature and claims are checked once per verifier and token lifetime: the
+//! verified claims are kept in a bounded cache keyed by the whole token until `exp`, since an
+//! Ed25519 verification (~57 µs here) would otherwise be paid on every request at every hop.
+//! The revocation check is not cached: a logout takes effect on the next request.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -56,6 +61,9 @@ pub struct TokenSettings {
     pub audience: String,
     /// Least time between two JWKS fetches triggered by unknown key ids.
     pub jwks_min_refresh_ms: u64,
+    /// Verified tokens kept (about 1 KiB each) so a token's signature is checked once per
+    /// lifetime; 0 verifies every request.
+    pub verified_cache_capacity: usize,
 }
 
 impl Default for TokenSettings {
@@ -64,6 +72,7 @@ impl Default for TokenSettings {
             issuer: "miclub-auth".into(),
             audience: "miclub".into(),
             jwks_min_refresh_ms: 5_000,
+            verified_cache_capacity: 10_000,
         }
     }
 }
@@ -156,6 +165,8 @@ pub struct TokenVerifier {
     keys: RwLock<KeyCache>,
     refresh: Mutex<()>,
     revocations: Option<SharedStore>,
+    /// Claims of tokens whose signature, issuer and audience were checked, by token.
+    verified: Option<quick_cache::sync::Cache<String, Arc<Claims>>>,
 }
 
 impl std::fmt::Debug for TokenVerifier {
@@ -184,23 +195,28 @@ impl TokenVerifier {
             keys: RwLock::new(KeyCache::default()),
             refresh: Mutex::new(()),
             revocations,
+            verified: (settings.verified_cache_capacity > 0)
+                .then(|| quick_cache::sync::Cache::new(settings.verified_cache_capacity)),
         }
     }
 
     /// Checks signature, issuer, audience, expiry and revocation.
     pub async fn verify(&self, token: &str) -> Result<Claims, VerifyError> {
-        let header = jsonwebtoken::decode_header(token).map_err(|_| VerifyError::Invalid)?;
-        if header.alg != Algorithm::EdDSA {
-            return Err(VerifyError::Invalid);
-        }
-        let kid = header.kid.ok_or(VerifyError::Invalid)?;
-        let key = self.key(&kid).await?;
-        let claims = jsonwebtoken::decode::<Claims>(token, &key, &self.validation)
-            .map_err(|err| match err.kind() {
-                jsonwebtoken::errors::ErrorKind::ExpiredSignature => VerifyError::Expired,
-                _ => VerifyError::Invalid,
-            })?
-            .claims;
+        let cached = self
+            .verified
+            .as_ref()
+            .and_then(|cache| cache.get(token))
+            .filter(|claims| claims.exp > unix_now());
+        let claims = match cached {
+            Some(claims) => claims,
+            None => {
+                let claims = Arc::new(self.check_signature(token).await?);
+                if let Some(cache) = &self.verified {
+                    cache.insert(token.to_owned(), claims.clone());
+                }
+                claims
+            }
+        };
         if let Some(store) = &self.revocations {
             match store.get(&revocation_key(&claims.sid)).await {
                 Ok(Some(_)) => return Err(VerifyError::Revoked),
@@ -208,7 +224,25 @@ impl TokenVerifier {
                 Err(err) => tracing::warn!(error = %err, "revocation check skipped"),
             }
         }
-        Ok(claims)
+        Ok(Claims::clone(&claims))
+    }
+
+    /// Signature, issuer, audience and expiry: what does not change during a token's life.
+    async fn check_signature(&self, token: &str) -> Result<Claims, VerifyError> {
+        let header = jsonwebtoken::decode_header(token).map_err(|_| VerifyError::Invalid)?;
+        if header.alg != Algorithm::EdDSA {
+            return Err(VerifyError::Invalid);
+        }
+        let kid = header.kid.ok_or(VerifyError::Invalid)?;
+        let key = self.key(&kid).await?;
+        Ok(
+            jsonwebtoken::decode::<Claims>(token, &key, &self.validation)
+                .map_err(|err| match err.kind() {
+                    jsonwebtoken::errors::ErrorKind::ExpiredSignature => VerifyError::Expired,
+                    _ => VerifyError::Invalid,
+                })?
+                .claims,
+        )
     }
 
     /// Verifies the `authorization: Bearer …` metadata of a member call.
@@ -280,6 +314,13 @@ impl TokenVerifier {
         };
         cache.by_kid.get(kid).cloned().ok_or(VerifyError::Invalid)
     }
+}
+
+fn unix_now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or_default()
 }
 
 /// The token of an `authorization: Bearer …` header.
@@ -379,5 +420,81 @@ impl ServiceTokens {
     /// `message` with this caller's service token in `authorization` metadata.
     pub async fn request<T>(&self, message: T) -> Result<tonic::Request<T>, tonic::Status> {
         Ok(with_bearer(message, &self.token().await?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::TestKeys;
+    use base64::Engine as _;
+    use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+
+    /// `token` with its payload replaced by `claims`, keeping the original signature.
+    fn with_claims(token: &str, claims: &Claims) -> String {
+        let mut parts = token.split('.');
+        let (header, _, signature) = (parts.next().unwrap(), parts.next(), parts.next().unwrap());
+        let payload = URL_SAFE_NO_PAD.encode(serde_json::to_vec(claims).unwrap());
+        format!("{header}.{payload}.{signature}")
+    }
+
+    #[tokio::test]
+    async fn a_token_altered_after_it_was_verified_is_refused() {
+        let keys = TestKeys::new();
+        let verifier = keys.verifier(None);
+        let token = keys.member_token("m1", "s1", 60);
+        let mut claims = verifier.verify(&token).await.unwrap();
+        claims.sub = "m2".into();
+        let forged = with_claims(&token, &claims);
+        assert_eq!(
+            verifier.verify(&forged).await.unwrap_err(),
+            VerifyError::Invalid
+        );
+        assert_eq!(verifier.verify(&token).await.unwrap().sub, "m1");
+    }
+
+    #[tokio::test]
+    async fn a_verifier_without_a_cache_checks_every_token_the_same_way() {
+        let keys = TestKeys::new();
+        let settings = TokenSettings {
+            verified_cache_capacity: 0,
+            ..keys.settings.clone()
+        };
+        let verifier = TokenVerifier::new(&settings, keys.key_source(), None);
+        let token = keys.member_token("m1", "s1", 60);
+        for _ in 0..2 {
+            assert_eq!(verifier.verify(&token).await.unwrap().sub, "m1");
+        }
+        assert_eq!(
+            verifier
+                .verify(&keys.member_token("m1", "s1", -60))
+                .await
+                .unwrap_err(),
+            VerifyError::Expired
+        );
+    }
+
+    #[tokio::test]
+    async fn an_expired_token_is_refused_even_after_it_was_verified_while_valid() {
+        let keys = TestKeys::new();
+        let verifier = keys.verifier(None);
+        // As if the token had been verified and cached while valid, a minute ago.
+        let token = keys.member_token("m1", "s1", -60);
+        let claims = Claims {
+            exp: unix_now() - 60,
+            ..verifier
+                .verify(&keys.member_token("m1", "s1", 60))
+                .await
+                .unwrap()
+        };
+        verifier
+            .verified
+            .as_ref()
+            .unwrap()
+            .insert(token.clone(), Arc::new(claims));
+        assert_eq!(
+            verifier.verify(&token).await.unwrap_err(),
+            VerifyError::Expired
+        );
     }
 }

@@ -153,4 +153,32 @@ async fn a_revoked_session_token_is_refused_while_others_pass(env: TestEnv) {
     );
 }
 
-backend_tests!(a_revoked_session_token_is_refused_while_others_pass);
+/// The verifier keeps a token's checked claims for its lifetime; the revocation list is still
+/// read on every request, so a logout elsewhere takes effect at once.
+async fn a_token_verified_before_its_session_was_revoked_is_refused_afterwards(env: TestEnv) {
+    use miclub_platform::testing::TestKeys;
+    use miclub_platform::tokens::{VerifyError, revocation_key};
+    let keys = TestKeys::new();
+    let verifier = keys.verifier(Some(env.store.clone()));
+    let token = keys.member_token("m1", "s-later-gone", 60);
+    for _ in 0..3 {
+        assert_eq!(verifier.verify(&token).await.unwrap().sid, "s-later-gone");
+    }
+    env.store
+        .set(
+            &revocation_key("s-later-gone"),
+            "1",
+            Duration::from_secs(60),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        verifier.verify(&token).await.unwrap_err(),
+        VerifyError::Revoked
+    );
+}
+
+backend_tests!(
+    a_revoked_session_token_is_refused_while_others_pass,
+    a_token_verified_before_its_session_was_revoked_is_refused_afterwards,
+);

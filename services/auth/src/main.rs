@@ -12,6 +12,9 @@ use miclub_platform::shutdown::Shutdown;
 use miclub_platform::storage::Database;
 use miclub_platform::telemetry::{self, TelemetrySettings};
 
+#[global_allocator]
+static ALLOCATOR: miclub_platform::Allocator = miclub_platform::Allocator;
+
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let config = Layered::load()?;
