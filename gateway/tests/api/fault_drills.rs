@@ -5,6 +5,27 @@
 
 use super::*;
 
+/// Sends `request` every 100 ms until it answers 200, failing the test after 10 s: recovery
+/// must come by itself, with nothing restarted.
+async fn answers_ok_again<F, Fut>(what: &str, request: F)
+where
+    F: Fn() -> Fut,
+    Fut: std::future::Future<Output = reqwest::Result<reqwest::Response>>,
+{
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let status = request().await.unwrap().status();
+        if status == StatusCode::OK {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{what}: still {status}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+}
+
 /// A content stand-in served on `listener` until `stop` fires.
 fn serve_content(
     fakes: Fakes,
@@ -69,18 +90,10 @@ async fn a_stopped_service_costs_only_its_routes_and_they_recover_when_it_return
     let listener = tokio::net::TcpListener::bind(address).await.unwrap();
     let (_keep, stopped) = tokio::sync::oneshot::channel();
     serve_content(gw.fakes.clone(), listener, stopped);
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    loop {
-        let status = gw.get("/api/promotions").send().await.unwrap().status();
-        if status == StatusCode::OK {
-            break;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "promotions still {status} after content came back"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
+    answers_ok_again("promotions after content came back", || {
+        gw.get("/api/promotions").send()
+    })
+    .await;
 }
 
 /// The Spanish text of `ERR_UNAVAILABLE`, what a member reads whenever a service is down or slow.
@@ -196,16 +209,5 @@ async fn a_slow_service_becomes_a_spanish_503_within_the_call_timeout_and_recove
     );
 
     proxy.set_delay(std::time::Duration::ZERO);
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    loop {
-        let status = balance().await.unwrap().status();
-        if status == StatusCode::OK {
-            break;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "balance still {status} after accounts sped up"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
+    answers_ok_again("balance after accounts sped up", balance).await;
 }
