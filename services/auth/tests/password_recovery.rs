@@ -4,13 +4,19 @@
 
 mod support;
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
 use miclub_platform::backend_tests;
 use miclub_platform::demo::DEMO_PASSWORD;
+use miclub_platform::ephemeral::{EphemeralStore, SharedStore, StoreError};
 use miclub_platform::error::{ErrorBody, ErrorCode};
 use miclub_platform::testing::TestEnv;
 use miclub_platform::tokens::VerifyError;
 use miclub_proto::auth::v1 as pb;
 use support::{TestApp, ana, carla, diego, spawn_app, spawn_app_with};
+use tokio::sync::Notify;
 
 const NEW_PASSWORD: &str = "Vicuña en el Altiplano";
 const CLIENT_IP: &str = "203.0.113.9";
@@ -285,7 +291,89 @@ async fn a_reset_proves_the_mailbox_so_an_unverified_member_can_log_in(env: Test
     );
 }
 
+/// The real ephemeral store, except that once armed the next take of a recovery challenge
+/// waits until the test lets it go: a resend can then land between the code check's read and
+/// its single-use take, the race a member meets when a resent code and the old one cross.
+#[derive(Debug)]
+struct TakeGate {
+    inner: SharedStore,
+    armed: AtomicBool,
+    reached: Notify,
+    go: Notify,
+}
+
+#[async_trait::async_trait]
+impl EphemeralStore for TakeGate {
+    async fn get(&self, key: &str) -> Result<Option<String>, StoreError> {
+        self.inner.get(key).await
+    }
+    async fn set(&self, key: &str, value: &str, ttl: Duration) -> Result<(), StoreError> {
+        self.inner.set(key, value, ttl).await
+    }
+    async fn set_if_absent(
+        &self,
+        key: &str,
+        value: &str,
+        ttl: Duration,
+    ) -> Result<bool, StoreError> {
+        self.inner.set_if_absent(key, value, ttl).await
+    }
+    async fn take(&self, key: &str) -> Result<Option<String>, StoreError> {
+        if key.starts_with("reset:challenge:") && self.armed.swap(false, Ordering::SeqCst) {
+            self.reached.notify_one();
+            self.go.notified().await;
+        }
+        self.inner.take(key).await
+    }
+    async fn delete(&self, key: &str) -> Result<(), StoreError> {
+        self.inner.delete(key).await
+    }
+    async fn incr(&self, key: &str, window: Duration) -> Result<i64, StoreError> {
+        self.inner.incr(key, window).await
+    }
+    async fn ttl(&self, key: &str) -> Result<Option<Duration>, StoreError> {
+        self.inner.ttl(key).await
+    }
+    async fn ping(&self) -> Result<(), StoreError> {
+        self.inner.ping().await
+    }
+}
+
+async fn a_code_resent_while_the_old_one_is_checked_still_works(mut env: TestEnv) {
+    let gate = Arc::new(TakeGate {
+        inner: env.store.clone(),
+        armed: AtomicBool::new(false),
+        reached: Notify::new(),
+        go: Notify::new(),
+    });
+    env.store = gate.clone();
+    let app = spawn_app_with(env, |s| s.policy.resend_cooldown_secs = 0).await;
+    let reset = start(&app, diego().rut).await.unwrap();
+    let old = app.last_code_for(diego().email);
+    gate.armed.store(true, Ordering::SeqCst);
+    let (racing, new) = tokio::join!(complete(&app, &reset.reset_id, &old, NEW_PASSWORD), async {
+        gate.reached.notified().await;
+        resend(&app, &reset.reset_id).await.unwrap();
+        let new = app.last_code_for(diego().email);
+        gate.go.notify_one();
+        new
+    });
+    if old == new {
+        // One chance in a million: the resend drew the same code, and the first answer won.
+        assert!(racing.is_ok());
+        return;
+    }
+    assert_eq!(racing.unwrap_err().code, ErrorCode::OtpInvalid);
+    assert!(
+        complete(&app, &reset.reset_id, &new, NEW_PASSWORD)
+            .await
+            .is_ok(),
+        "the resent code must still open the reset"
+    );
+}
+
 backend_tests!(
+    a_code_resent_while_the_old_one_is_checked_still_works,
     a_stranger_gets_the_same_answer_as_a_member_and_no_mail,
     a_decoy_reset_answers_like_a_real_one_and_no_code_opens_it,
     a_reset_ends_every_session_and_only_the_new_password_logs_in,

@@ -2,6 +2,8 @@
 //! a recovery's code, shared so both flows limit tries and expire challenges the same way. What
 //! each flow does with a right code (open a session, set a password) stays in its own module.
 
+use std::time::Duration;
+
 use miclub_platform::storage::now_millis;
 
 use super::Auth;
@@ -45,5 +47,23 @@ impl Auth {
             return Err(AuthError::OtpExpired);
         }
         Ok((challenge, tries))
+    }
+
+    /// Puts back a challenge taken by a right answer to the code it replaced: a resend wrote a
+    /// new code between the read in [`Auth::counted_try`] and the single-use take, and the
+    /// member must still be able to use the new code. Never overwrites a newer one.
+    pub(super) async fn put_back_taken(
+        &self,
+        challenge_key: &str,
+        raw: &str,
+        expires_at: i64,
+    ) -> AuthResult<()> {
+        let left = expires_at - now_millis();
+        if left > 0 {
+            self.ephemeral
+                .set_if_absent(challenge_key, raw, Duration::from_millis(left as u64))
+                .await?;
+        }
+        Ok(())
     }
 }

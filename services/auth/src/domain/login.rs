@@ -277,17 +277,12 @@ impl Auth {
             .take(&challenge_key(&id))
             .await?
             .ok_or(AuthError::OtpExpired)?;
-        let taken = Challenge::decode(&taken)?;
+        let raw = taken;
+        let taken = Challenge::decode(&raw)?;
         if !bool::from(digest.as_bytes().ct_eq(taken.code_digest.as_bytes())) {
             // A resend replaced the code between our read and our take: put the new one back.
-            let left = taken.expires_at - now_millis();
-            if left > 0 {
-                let raw = taken.encode()?;
-                let ttl = Duration::from_millis(left as u64);
-                self.ephemeral
-                    .set_if_absent(&challenge_key(&id), &raw, ttl)
-                    .await?;
-            }
+            self.put_back_taken(&challenge_key(&id), &raw, taken.expires_at)
+                .await?;
             return Err(AuthError::OtpInvalid);
         }
         self.ephemeral.delete(&tries_key(&id)).await?;

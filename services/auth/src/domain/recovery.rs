@@ -219,7 +219,8 @@ impl Auth {
             .take(&challenge_key(&id))
             .await?
             .ok_or(AuthError::OtpExpired)?;
-        let taken = ResetChallenge::decode(&taken)?;
+        let raw = taken;
+        let taken = ResetChallenge::decode(&raw)?;
         let started_at = taken.started_at;
         let member_id = match taken.member_id {
             Some(member_id)
@@ -227,8 +228,12 @@ impl Auth {
             {
                 member_id
             }
-            // A resend replaced the code between our read and our take.
-            _ => return Err(AuthError::OtpInvalid),
+            // A resend replaced the code between our read and our take: put the new one back.
+            _ => {
+                self.put_back_taken(&challenge_key(&id), &raw, taken.expires_at)
+                    .await?;
+                return Err(AuthError::OtpInvalid);
+            }
         };
         self.ephemeral.delete(&tries_key(&id)).await?;
         self.ephemeral.delete(&cooldown_key(&id)).await?;
