@@ -7,6 +7,7 @@
 #   hop    an axum handler making one tonic call to a gRPC server answering from memory
 #   full   the portal: gateway → accounts, Ana's token checked at both hops (revocation list
 #          in Redis), the balance read from PostgreSQL, production's JSON logs (to a file)
+#   cached the same with ephemeral.client_cache on (Redis client-side caching; off by default)
 #
 #   bench/gateway.sh
 #   BENCH_SECONDS=30 BENCH_CONNECTIONS=100 bench/gateway.sh
@@ -145,27 +146,31 @@ wait_http "http://127.0.0.1:$((port + 2))/api/balance"
 measure hop "http://127.0.0.1:$((port + 2))/api/balance"
 stop "$hop_pid"
 
-# the portal
-drop_databases
-for db in miclub_bench_gateway_auth miclub_bench_gateway_accounts; do
-  psql -q "$server" -c "CREATE DATABASE $db" >/dev/null
-done
-redis-cli -u "$redis" --scan --pattern 'bench:*' | xargs -r redis-cli -u "$redis" del >/dev/null
-BENCH_AUTH_DB="$(db_url miclub_bench_gateway_auth)" \
-BENCH_ACCOUNTS_DB="$(db_url miclub_bench_gateway_accounts)" \
-BENCH_REDIS_URL="$redis" \
-  "$bin" full "$((port + 3))" "$work/session" >"$work/full.log" 2>"$work/full.err" &
-full_pid=$!
-pids+=("$full_pid")
-for _ in $(seq 1 600); do
-  [ -s "$work/session" ] && break
-  kill -0 "$full_pid" 2>/dev/null || { cat "$work/full.err" >&2; exit 1; }
-  sleep 0.1
-done
-session="$(cat "$work/session")"
-measure full "http://127.0.0.1:$((port + 3))/api/balance" -H "Cookie: $session"
+# the portal, as deployed (name full) and with ephemeral.client_cache on (name cached)
+portal() { # name client_cache
+  drop_databases
+  for db in miclub_bench_gateway_auth miclub_bench_gateway_accounts; do
+    psql -q "$server" -c "CREATE DATABASE $db" >/dev/null
+  done
+  redis-cli -u "$redis" --scan --pattern 'bench:*' | xargs -r redis-cli -u "$redis" del >/dev/null
+  rm -f "$work/session"
+  BENCH_AUTH_DB="$(db_url miclub_bench_gateway_auth)" \
+  BENCH_ACCOUNTS_DB="$(db_url miclub_bench_gateway_accounts)" \
+  BENCH_REDIS_URL="$redis" BENCH_REDIS_CLIENT_CACHE="$2" \
+    "$bin" full "$((port + 3))" "$work/session" >"$work/$1.log" 2>"$work/$1.err" &
+  local pid=$!
+  pids+=("$pid")
+  for _ in $(seq 1 600); do
+    [ -s "$work/session" ] && break
+    kill -0 "$pid" 2>/dev/null || { cat "$work/$1.err" >&2; exit 1; }
+    sleep 0.1
+  done
+  measure "$1" "http://127.0.0.1:$((port + 3))/api/balance" -H "Cookie: $(cat "$work/session")"
+  stop "$pid"
+}
+portal full 0
 log_lines=$(wc -l <"$work/full.log")
-stop "$full_pid"
+portal cached 1
 
 echo
 printf '%-6s %10s %9s %9s\n' config 'req/s' 'p50 ms' 'p99 ms'
@@ -179,6 +184,7 @@ echo
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.0f%%", 100*a/b}'; }
 echo "full / hop   $(ratio "${rate[full]}" "${rate[hop]}")   (target: 60% or more)"
 echo "full / nginx $(ratio "${rate[full]}" "${rate[nginx]}")   (target: past 40%)"
+echo "cached / hop $(ratio "${rate[cached]}" "${rate[hop]}")   (ephemeral.client_cache on: off by default, see the README)"
 echo "hop / bare   $(ratio "${rate[hop]}" "${rate[bare]}")"
 echo "nginx / bare $(ratio "${rate[nginx]}" "${rate[bare]}")"
 echo "log lines written by the portal during the run: $log_lines"

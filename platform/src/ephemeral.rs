@@ -59,6 +59,15 @@ pub struct EphemeralSettings {
     /// Prefix of every key, so services and tests can share one Redis.
     pub key_prefix: String,
     pub response_timeout_ms: u64,
+    /// Server-assisted client-side caching of reads (RESP3 tracking): Redis pushes an
+    /// invalidation to this process when a key it read changes, so repeated reads of the same
+    /// key (the revocation list, on every request at every hop) are answered from memory. The
+    /// cache is dropped on every reconnect. redis-rs marks the feature experimental: off by
+    /// default.
+    pub client_cache: bool,
+    /// Longest a cached read is trusted without an invalidation, bounding what a lost push
+    /// could cost.
+    pub client_cache_ttl_ms: u64,
 }
 
 impl Default for EphemeralSettings {
@@ -67,6 +76,8 @@ impl Default for EphemeralSettings {
             redis_url: String::new(),
             key_prefix: "miclub:".into(),
             response_timeout_ms: 1_000,
+            client_cache: false,
+            client_cache_ttl_ms: 10_000,
         }
     }
 }
@@ -98,12 +109,27 @@ impl std::fmt::Debug for RedisStore {
 
 impl RedisStore {
     pub async fn connect(settings: &EphemeralSettings) -> anyhow::Result<Self> {
-        let client = redis::Client::open(settings.redis_url.as_str())?;
+        let mut info =
+            redis::IntoConnectionInfo::into_connection_info(settings.redis_url.as_str())?;
+        if settings.client_cache {
+            let resp3 = info
+                .redis_settings()
+                .clone()
+                .set_protocol(redis::ProtocolVersion::RESP3);
+            info = info.set_redis_settings(resp3);
+        }
+        let client = redis::Client::open(info)?;
         let timeout = Duration::from_millis(settings.response_timeout_ms);
-        let config = ConnectionManagerConfig::new()
+        let mut config = ConnectionManagerConfig::new()
             .set_connection_timeout(Some(timeout))
             .set_response_timeout(Some(timeout))
             .set_number_of_retries(1);
+        if settings.client_cache {
+            config = config.set_cache_config(
+                redis::caching::CacheConfig::new()
+                    .set_default_client_ttl(Duration::from_millis(settings.client_cache_ttl_ms)),
+            );
+        }
         let conn = ConnectionManager::new_with_config(client, config).await?;
         Ok(Self {
             conn,
@@ -119,6 +145,14 @@ impl RedisStore {
 
     fn key(&self, key: &str) -> String {
         format!("{}{}", self.prefix, key)
+    }
+
+    /// Reads answered from the client-side cache and reads that went to Redis, when
+    /// `client_cache` is on.
+    pub fn client_cache_hits_and_misses(&self) -> Option<(usize, usize)> {
+        self.conn
+            .get_cache_statistics()
+            .map(|stats| (stats.hit, stats.miss))
     }
 }
 

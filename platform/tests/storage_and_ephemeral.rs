@@ -182,3 +182,52 @@ backend_tests!(
     a_revoked_session_token_is_refused_while_others_pass,
     a_token_verified_before_its_session_was_revoked_is_refused_afterwards,
 );
+
+/// With client-side caching (RESP3 tracking) the revocation list is read from memory, and a
+/// revocation written by another connection (auth) reaches the checks as soon as Redis's
+/// invalidation push is read. That push may come a moment after auth's write is answered
+/// (about 1 run in 40 saw one stale check here), which is why `client_cache` is off by default:
+/// the test allows 200 ms.
+#[tokio::test]
+async fn with_client_caching_a_session_revoked_elsewhere_is_refused_within_moments() {
+    use miclub_platform::ephemeral::{EphemeralSettings, RedisStore};
+    use miclub_platform::testing::TestKeys;
+    use miclub_platform::tokens::{VerifyError, revocation_key};
+    let env = TestEnv::postgres_redis().await;
+    let settings = EphemeralSettings {
+        client_cache: true,
+        ..env.ephemeral.clone()
+    };
+    let cached = std::sync::Arc::new(RedisStore::connect(&settings).await.unwrap());
+    let keys = TestKeys::new();
+    let verifier = keys.verifier(Some(cached.clone()));
+    let token = keys.member_token("m1", "s-cached", 60);
+    for _ in 0..3 {
+        assert_eq!(verifier.verify(&token).await.unwrap().sid, "s-cached");
+    }
+    let (hits, _) = cached.client_cache_hits_and_misses().unwrap();
+    assert!(
+        hits >= 2,
+        "the revocation list was not read from the cache ({hits} hits)"
+    );
+
+    // Auth revokes the session through its own connection.
+    env.store
+        .set(&revocation_key("s-cached"), "1", Duration::from_secs(60))
+        .await
+        .unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_millis(200);
+    loop {
+        match verifier.verify(&token).await {
+            Err(err) => {
+                assert_eq!(err, VerifyError::Revoked);
+                break;
+            }
+            Ok(_) => assert!(
+                std::time::Instant::now() < deadline,
+                "a revoked session still passed after 200 ms"
+            ),
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}

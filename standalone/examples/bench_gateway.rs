@@ -189,12 +189,13 @@ async fn full(port: u16, token_file: &str) -> anyhow::Result<()> {
              ip_attempts = 1000000\n\
              [auth.database]\nurl = {auth_db:?}\n\
              [accounts.database]\nurl = {accounts_db:?}\n\
-             [ephemeral]\nredis_url = {redis:?}\nkey_prefix = \"bench:\"\n",
+             [ephemeral]\nredis_url = {redis:?}\nkey_prefix = \"bench:\"\nclient_cache = {client_cache}\n",
             data = data.display().to_string(),
             no_web = data.join("no-web").display().to_string(),
             auth_db = env("BENCH_AUTH_DB")?,
             accounts_db = env("BENCH_ACCOUNTS_DB")?,
             redis = env("BENCH_REDIS_URL")?,
+            client_cache = std::env::var("BENCH_REDIS_CLIENT_CACHE").is_ok_and(|v| v == "1"),
         ),
     )?;
     // Production's logging: JSON lines, the default filter.
