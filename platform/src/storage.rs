@@ -172,17 +172,16 @@ impl TracedPool {
     fn traced<'q, E: Execute<'q, Any>>(&self, mut query: E) -> (Owned, tracing::Span) {
         let persistent = query.persistent();
         let arguments = query.take_arguments();
-        let sql = query.sql();
+        let owned = Owned {
+            sql: query.sql(),
+            arguments: Some(arguments),
+            persistent,
+        };
         if !crate::telemetry::spans_recorded() {
-            let owned = Owned {
-                sql,
-                arguments: Some(arguments),
-                persistent,
-            };
             return (owned, tracing::Span::none());
         }
+        let sql = owned.sql.as_str();
         let operation = sql
-            .as_str()
             .split_whitespace()
             .next()
             .unwrap_or_default()
@@ -193,13 +192,8 @@ impl TracedPool {
             otel.kind = "client",
             db.system = self.system,
             db.operation = %operation,
-            db.statement = %sql.as_str(),
+            db.statement = %sql,
         );
-        let owned = Owned {
-            sql,
-            arguments: Some(arguments),
-            persistent,
-        };
         (owned, span)
     }
 }

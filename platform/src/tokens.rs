@@ -28,6 +28,7 @@ use tokio::sync::{Mutex, RwLock};
 use crate::ephemeral::SharedStore;
 use crate::error::{ErrorBody, ErrorCode};
 use crate::grpc::TracedChannel;
+use crate::storage::now_millis;
 
 /// Longest life of an access token.
 pub const MAX_ACCESS_TTL: Duration = Duration::from_secs(15 * 60);
@@ -206,7 +207,7 @@ impl TokenVerifier {
             .verified
             .as_ref()
             .and_then(|cache| cache.get(token))
-            .filter(|claims| claims.exp > unix_now());
+            .filter(|claims| claims.exp > now_millis() / 1000);
         let claims = match cached {
             Some(claims) => claims,
             None => {
@@ -314,13 +315,6 @@ impl TokenVerifier {
         };
         cache.by_kid.get(kid).cloned().ok_or(VerifyError::Invalid)
     }
-}
-
-fn unix_now() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs() as i64)
-        .unwrap_or_default()
 }
 
 /// The token of an `authorization: Bearer …` header.
@@ -481,7 +475,7 @@ mod tests {
         // As if the token had been verified and cached while valid, a minute ago.
         let token = keys.member_token("m1", "s1", -60);
         let claims = Claims {
-            exp: unix_now() - 60,
+            exp: now_millis() / 1000 - 60,
             ..verifier
                 .verify(&keys.member_token("m1", "s1", 60))
                 .await
