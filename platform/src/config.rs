@@ -43,6 +43,14 @@ impl Environment {
     }
 }
 
+/// The `APP_<SECTION>__<KEY>` environment variables.
+fn app_overrides() -> config::Environment {
+    config::Environment::with_prefix("APP")
+        .prefix_separator("_")
+        .separator("__")
+        .try_parsing(true)
+}
+
 /// The merged configuration sources of one process.
 #[derive(Debug)]
 pub struct Layered {
@@ -63,12 +71,18 @@ impl Layered {
         let inner = config::Config::builder()
             .add_source(config::File::from(dir.join("base.toml")).required(false))
             .add_source(config::File::from(dir.join(format!("{env_file}.toml"))).required(false))
-            .add_source(
-                config::Environment::with_prefix("APP")
-                    .prefix_separator("_")
-                    .separator("__")
-                    .try_parsing(true),
-            )
+            .add_source(app_overrides())
+            .build()
+            .context("reading configuration")?;
+        Ok(Self { environment, inner })
+    }
+
+    /// An in-memory TOML document under the `APP_*` overrides, for tools such as the benchmarks
+    /// that build their own configuration yet let an operator try any setting as in production.
+    pub fn from_toml_with_overrides(environment: Environment, toml: &str) -> anyhow::Result<Self> {
+        let inner = config::Config::builder()
+            .add_source(config::File::from_str(toml, config::FileFormat::Toml))
+            .add_source(app_overrides())
             .build()
             .context("reading configuration")?;
         Ok(Self { environment, inner })

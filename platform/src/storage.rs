@@ -41,6 +41,9 @@ pub struct DatabaseSettings {
     pub url: String,
     pub max_connections: u32,
     pub acquire_timeout_ms: u64,
+    /// A pooled connection idle at least this long is pinged before it is handed out; one used
+    /// more recently is not (see [`Database::connect`]).
+    pub ping_idle_after_ms: u64,
 }
 
 impl Default for DatabaseSettings {
@@ -49,6 +52,7 @@ impl Default for DatabaseSettings {
             url: String::new(),
             max_connections: 10,
             acquire_timeout_ms: 5_000,
+            ping_idle_after_ms: 1_000,
         }
     }
 }
@@ -87,9 +91,24 @@ impl Database {
             url = prepare_sqlite_url(&url)?;
         }
         let options = AnyConnectOptions::from_str(&url).context("parsing database url")?;
+        let ping_idle_after = Duration::from_millis(settings.ping_idle_after_ms);
         let pool = AnyPoolOptions::new()
             .max_connections(settings.max_connections)
             .acquire_timeout(Duration::from_millis(settings.acquire_timeout_ms))
+            // sqlx pings every connection when it goes back to the pool, and by default again
+            // when it is taken out: two extra round trips around every statement. A connection
+            // returned a moment ago passed the first ping, so only one idle long enough to have
+            // lost its server (a restart, a network cut) is pinged before use; one that breaks
+            // in between fails its statement cleanly and is closed when it is returned.
+            .test_before_acquire(false)
+            .before_acquire(move |conn, meta| {
+                Box::pin(async move {
+                    if meta.idle_for >= ping_idle_after {
+                        sqlx::Connection::ping(conn).await?;
+                    }
+                    Ok(true)
+                })
+            })
             .after_connect(move |conn, _meta| {
                 Box::pin(async move {
                     if backend == Backend::Sqlite {

@@ -10,7 +10,10 @@
 //! A token's signature and claims are checked once per verifier and token lifetime: the
 //! verified claims are kept in a bounded cache keyed by the whole token until `exp`, since an
 //! Ed25519 verification (~57 µs here) would otherwise be paid on every request at every hop.
-//! The revocation check is not cached: a logout takes effect on the next request.
+//! The revocation list is read on every request through the store's tracked read: with
+//! `ephemeral.client_cache` (the default) Redis keeps this process's copy fresh by pushing an
+//! invalidation when a session is revoked, so a logout takes effect within milliseconds at every
+//! hop, and at once on the connection that wrote it.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -219,7 +222,7 @@ impl TokenVerifier {
             }
         };
         if let Some(store) = &self.revocations {
-            match store.get(&revocation_key(&claims.sid)).await {
+            match store.get_tracked(&revocation_key(&claims.sid)).await {
                 Ok(Some(_)) => return Err(VerifyError::Revoked),
                 Ok(None) => {}
                 Err(err) => tracing::warn!(error = %err, "revocation check skipped"),

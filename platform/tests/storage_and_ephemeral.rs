@@ -183,11 +183,10 @@ backend_tests!(
     a_token_verified_before_its_session_was_revoked_is_refused_afterwards,
 );
 
-/// With client-side caching (RESP3 tracking) the revocation list is read from memory, and a
-/// revocation written by another connection (auth) reaches the checks as soon as Redis's
-/// invalidation push is read. That push may come a moment after auth's write is answered
-/// (about 1 run in 40 saw one stale check here), which is why `client_cache` is off by default:
-/// the test allows 200 ms.
+/// With client-side caching (RESP3 tracking, the default) the revocation list is read from
+/// memory, and a revocation written by another connection (auth) reaches the checks as soon as
+/// Redis's invalidation push is read. That push may come a moment after auth's write is
+/// answered (about 1 run in 40 saw one stale check here): the test allows 200 ms.
 #[tokio::test]
 async fn with_client_caching_a_session_revoked_elsewhere_is_refused_within_moments() {
     use miclub_platform::ephemeral::{EphemeralSettings, RedisStore};
@@ -230,4 +229,124 @@ async fn with_client_caching_a_session_revoked_elsewhere_is_refused_within_momen
         }
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
+}
+
+/// PostgreSQL only: SQLite has no server to lose. A pooled connection whose server went away
+/// while it sat idle is found out by the ping before use, so the next statement runs on a new
+/// connection instead of failing.
+#[tokio::test]
+async fn a_connection_that_lost_its_server_while_idle_is_replaced_before_use() {
+    use miclub_platform::testing::FaultProxy;
+    let env = TestEnv::postgres_redis().await;
+    let (proxy, url) = FaultProxy::for_url(&env.database.url).await.unwrap();
+    let db = Database::connect(&miclub_platform::storage::DatabaseSettings {
+        url,
+        max_connections: 1,
+        ping_idle_after_ms: 50,
+        ..env.database.clone()
+    })
+    .await
+    .unwrap();
+    sqlx::query("SELECT 1").execute(db.pool()).await.unwrap();
+    // Let the connection go back to the pool (sqlx pings it there, in a task of its own).
+    tokio::time::sleep(Duration::from_millis(30)).await;
+    proxy.cut();
+    proxy.restore();
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    sqlx::query("SELECT 1")
+        .execute(db.pool())
+        .await
+        .expect("the dead idle connection was handed out");
+    db.close().await;
+}
+
+/// PostgreSQL only. A connection returned a moment ago is handed out again without a ping
+/// (the ping it passed on return is recent): if its server went away in between, that one
+/// statement fails cleanly, the broken connection is closed, and the next statement gets a new
+/// one.
+#[tokio::test]
+async fn a_connection_used_a_moment_ago_is_reused_without_a_ping_and_replaced_if_broken() {
+    use miclub_platform::testing::FaultProxy;
+    let env = TestEnv::postgres_redis().await;
+    let (proxy, url) = FaultProxy::for_url(&env.database.url).await.unwrap();
+    let db = Database::connect(&miclub_platform::storage::DatabaseSettings {
+        url,
+        max_connections: 1,
+        ping_idle_after_ms: 60_000,
+        ..env.database.clone()
+    })
+    .await
+    .unwrap();
+    sqlx::query("SELECT 1").execute(db.pool()).await.unwrap();
+    // Let the connection go back to the pool (sqlx pings it there, in a task of its own).
+    tokio::time::sleep(Duration::from_millis(30)).await;
+    proxy.cut();
+    proxy.restore();
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    let broken = sqlx::query("SELECT 1").execute(db.pool()).await;
+    assert!(
+        broken.is_err(),
+        "the statement did not go to the old connection"
+    );
+    sqlx::query("SELECT 1")
+        .execute(db.pool())
+        .await
+        .expect("the pool did not replace the broken connection");
+    db.close().await;
+}
+
+/// Only tracked reads are cached: a plain read on a caching connection always goes to Redis, so
+/// a value written elsewhere is seen at once.
+#[tokio::test]
+async fn with_client_caching_plain_reads_still_go_to_redis() {
+    use miclub_platform::ephemeral::{EphemeralSettings, EphemeralStore, RedisStore};
+    let env = TestEnv::postgres_redis().await;
+    let cached = RedisStore::connect(&EphemeralSettings {
+        client_cache: true,
+        ..env.ephemeral.clone()
+    })
+    .await
+    .unwrap();
+    for round in 0..3 {
+        let value = format!("v{round}");
+        env.store
+            .set("plain", &value, Duration::from_secs(60))
+            .await
+            .unwrap();
+        assert_eq!(cached.get("plain").await.unwrap(), Some(value));
+    }
+    assert_eq!(cached.client_cache_hits_and_misses(), Some((0, 0)));
+}
+
+/// A revocation written through the same connection that reads the list is seen by the next
+/// check, with no wait: Redis sends that connection the invalidation before the write's reply.
+#[tokio::test]
+async fn with_client_caching_a_revocation_written_on_the_same_connection_is_refused_at_once() {
+    use miclub_platform::ephemeral::{EphemeralStore, RedisStore};
+    use miclub_platform::testing::TestKeys;
+    use miclub_platform::tokens::{VerifyError, revocation_key};
+    let env = TestEnv::postgres_redis().await;
+    assert!(env.ephemeral.client_cache, "caching is the default");
+    let store = std::sync::Arc::new(RedisStore::connect(&env.ephemeral).await.unwrap());
+    let keys = TestKeys::new();
+    let verifier = keys.verifier(Some(store.clone()));
+    for n in 0..20 {
+        let sid = format!("s-same-{n}");
+        let token = keys.member_token("m1", &sid, 60);
+        verifier.verify(&token).await.unwrap();
+        verifier.verify(&token).await.unwrap();
+        store
+            .set(&revocation_key(&sid), "1", Duration::from_secs(60))
+            .await
+            .unwrap();
+        assert!(matches!(
+            verifier.verify(&token).await,
+            Err(VerifyError::Revoked)
+        ));
+    }
+    let (hits, _) = store.client_cache_hits_and_misses().unwrap();
+    assert!(
+        hits >= 20,
+        "the revocation list was not read from the cache"
+    );
 }

@@ -48,6 +48,7 @@ impl BenchDb {
             url: with_database(server, &name),
             max_connections,
             acquire_timeout_ms: 30_000,
+            ..DatabaseSettings::default()
         };
         println!("database {name} created");
         Ok(Self {
