@@ -1,27 +1,41 @@
 #!/usr/bin/env bash
-# The authenticated balance path beside three baselines, in one run on one machine (issue #8,
-# point 1). Each configuration runs alone while wrk loads GET /api/balance:
+# The authenticated balance path beside its baselines, on one machine (issue #8, point 1). Each
+# configuration runs alone while wrk loads GET /api/balance:
 #
-#   bare   an axum handler answering the same JSON from memory
-#   nginx  nginx (one worker, upstream keep-alive) as a plain reverse proxy in front of bare
-#   hop    an axum handler making one tonic call to a gRPC server answering from memory
-#   full   the portal: gateway → accounts, Ana's token checked at both hops (revocation list
-#          in Redis), the balance read from PostgreSQL, production's JSON logs (to a file)
-#   cached the same with ephemeral.client_cache on (Redis client-side caching; off by default)
+#   bare     an axum handler answering the same JSON from memory
+#   nginx    nginx (one worker, upstream keep-alive) as a plain reverse proxy in front of bare
+#   hop      an axum handler making one tonic call to a gRPC server answering from memory
+#   full     the portal as deployed: gateway → accounts, Ana's token checked at both hops
+#            (revocation list in Redis), the balance read from PostgreSQL, production's JSON
+#            logs (to a file)
+#   hop+pg   hop whose gRPC server reads the balance from PostgreSQL through accounts' store
+#            (the database full just seeded): the ceiling a per-request read leaves to full
+#   uncached full with Redis client-side caching off (APP_EPHEMERAL__CLIENT_CACHE=false)
+#
+# A round runs each configuration once, in that order; the figures are medians over rounds
+# (with an even count, the lower of the two middle runs), the latencies those of the run with
+# the median req/s. Raw req/s swing with the neighbours of a shared VM, so each run also reports
+# CPU per request: busy jiffies of the whole machine from /proc/stat (user, nice, system, irq,
+# softirq; not idle, iowait or steal) around the measured wrk run, over its requests. It counts
+# every process (wrk, the servers, PostgreSQL, Redis, nginx), so keep the machine otherwise
+# quiet; the steal seen during each configuration's runs is printed beside it.
 #
 #   bench/gateway.sh
-#   BENCH_SECONDS=30 BENCH_CONNECTIONS=100 bench/gateway.sh
+#   BENCH_ROUNDS=5 BENCH_SECONDS=30 BENCH_CONNECTIONS=100 bench/gateway.sh
 #
-# Knobs: BENCH_SECONDS (each measurement, default 10), BENCH_WARMUP_SECONDS (default 3),
-# BENCH_CONNECTIONS (default 50), BENCH_WRK_THREADS (default 1), BENCH_POSTGRES_URL (a server
-# where the script may create and drop its two databases; default the machine's),
-# BENCH_REDIS_URL (default redis://127.0.0.1:6379/15, keys under "bench:"), BENCH_PORT (first
-# of four ports, default 18480). Needs wrk and nginx (Debian's packages; installed when
-# missing and the script runs as root).
+# Knobs: BENCH_ROUNDS (default 3), BENCH_SECONDS (each measurement, default 10),
+# BENCH_WARMUP_SECONDS (before each measurement, default 3), BENCH_CONNECTIONS (default 50),
+# BENCH_WRK_THREADS (default 1), BENCH_POSTGRES_URL (a server where the script may create and
+# drop its two databases; default the machine's), BENCH_REDIS_URL (default
+# redis://127.0.0.1:6379/15, keys under "bench:"), BENCH_PORT (first of five ports, default
+# 18480), BENCH_HOP_CONNECTIONS (gRPC connections of hop and hop+pg, default 1). APP_* variables
+# reach both portal rows, as in production. Needs wrk and nginx (Debian's packages; installed
+# when missing and the script runs as root).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/services.sh
 
+rounds="${BENCH_ROUNDS:-3}"
 seconds="${BENCH_SECONDS:-10}"
 warmup="${BENCH_WARMUP_SECONDS:-3}"
 connections="${BENCH_CONNECTIONS:-50}"
@@ -29,6 +43,7 @@ threads="${BENCH_WRK_THREADS:-1}"
 server="${BENCH_POSTGRES_URL:-postgres://postgres@127.0.0.1:5432/postgres}"
 redis="${BENCH_REDIS_URL:-redis://127.0.0.1:6379/15}"
 port="${BENCH_PORT:-18480}"
+configs=(bare nginx hop full hop+pg uncached)
 
 command -v wrk >/dev/null || apt_install wrk
 command -v nginx >/dev/null || apt_install nginx-light
@@ -36,13 +51,14 @@ command -v nginx >/dev/null || apt_install nginx-light
 cargo build --release --locked -q -p miclub-standalone --example bench_gateway
 target="$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')"
 bin="$target/release/examples/bench_gateway"
+clock_ticks="$(getconf CLK_TCK)"
 
 work="$(mktemp -d /tmp/miclub-bench-gateway.XXXXXX)"
 pids=()
 cleanup() {
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
   wait 2>/dev/null || true
-  [ -f "$work/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null || true
+  if [ -f "$work/nginx.pid" ]; then kill "$(cat "$work/nginx.pid")" 2>/dev/null || true; fi
   drop_databases
   rm -rf "$work"
 }
@@ -73,20 +89,40 @@ done = function(summary, latency, requests)
 end
 LUA
 
-results=()
+# "busy steal total" jiffies of the whole machine so far (first line of /proc/stat: user nice
+# system idle iowait irq softirq steal …; guest time is already inside user).
+cpu_jiffies() {
+  awk 'NR == 1 { print $2 + $3 + $4 + $7 + $8, $9, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9; exit }' /proc/stat
+}
+
+# One line per measured run: "name round req/s p50_us p99_us cpu_us_per_request busy steal total".
+runs="$work/runs"
+: >"$runs"
+round=0
 measure() { # name url [extra wrk args…]
   local name="$1" url="$2"
   shift 2
   wrk -t"$threads" -c"$connections" -d"${warmup}s" "$@" "$url" >/dev/null
-  local line
-  line="$(wrk -t"$threads" -c"$connections" -d"${seconds}s" -s "$work/report.lua" "$@" "$url" | grep '^RESULT')"
+  local before after output line
+  before="$(cpu_jiffies)"
+  output="$(wrk -t"$threads" -c"$connections" -d"${seconds}s" -s "$work/report.lua" "$@" "$url")"
+  after="$(cpu_jiffies)"
+  line="$(grep '^RESULT' <<<"$output")"
   read -r _ requests duration p50 p99 non2xx errors <<<"$line"
   if [ "$non2xx" != 0 ] || [ "$errors" != 0 ]; then
     echo "$name: $non2xx answers outside 2xx and $errors socket errors: the figures are not valid" >&2
     exit 1
   fi
-  results+=("$name $(awk -v r="$requests" -v d="$duration" 'BEGIN{printf "%.0f", r/d}') $p50 $p99")
-  echo "measured $name"
+  local figures
+  figures="$(awk -v r="$requests" -v d="$duration" -v p50="$p50" -v p99="$p99" -v hz="$clock_ticks" \
+    -v before="$before" -v after="$after" 'BEGIN {
+    split(before, b, " "); split(after, a, " ")
+    busy = a[1] - b[1]; steal = a[2] - b[2]; total = a[3] - b[3]
+    printf "%.0f %d %d %.1f %d %d %d", r / d, p50, p99, busy / hz * 1e6 / r, busy, steal, total
+  }')"
+  echo "$name $round $figures" >>"$runs"
+  read -r rps _ _ cpu _ <<<"$figures"
+  echo "round $round: $name $rps req/s, $cpu cpu µs/request"
 }
 
 stop() { # pid
@@ -94,16 +130,31 @@ stop() { # pid
   wait "$1" 2>/dev/null || true
 }
 
-echo "wrk: $threads thread(s), $connections connections, ${warmup} s warm-up, ${seconds} s measured; $(nproc) cores"
+# The portal on fresh databases and a clean Redis prefix; extra arguments are environment
+# assignments for it (e.g. APP_EPHEMERAL__CLIENT_CACHE=false).
+portal() { # name [VAR=value…]
+  local name="$1"
+  shift
+  drop_databases
+  for db in miclub_bench_gateway_auth miclub_bench_gateway_accounts; do
+    psql -q "$server" -c "CREATE DATABASE $db" >/dev/null
+  done
+  redis-cli -u "$redis" --scan --pattern 'bench:*' | xargs -r redis-cli -u "$redis" del >/dev/null
+  rm -f "$work/session"
+  env "$@" BENCH_AUTH_DB="$(db_url miclub_bench_gateway_auth)" \
+    BENCH_ACCOUNTS_DB="$(db_url miclub_bench_gateway_accounts)" BENCH_REDIS_URL="$redis" \
+    "$bin" full "$((port + 3))" "$work/session" >"$work/$name.log" 2>"$work/$name.err" &
+  local pid=$!
+  pids+=("$pid")
+  for _ in $(seq 1 600); do
+    [ -s "$work/session" ] && break
+    kill -0 "$pid" 2>/dev/null || { cat "$work/$name.err" >&2; exit 1; }
+    sleep 0.1
+  done
+  measure "$name" "http://127.0.0.1:$((port + 3))/api/balance" -H "Cookie: $(cat "$work/session")"
+  stop "$pid"
+}
 
-# bare
-"$bin" bare "$port" >"$work/bare.log" 2>&1 &
-bare_pid=$!
-pids+=("$bare_pid")
-wait_http "http://127.0.0.1:$port/api/balance"
-measure bare "http://127.0.0.1:$port/api/balance"
-
-# nginx in front of bare
 cat > "$work/nginx.conf" <<NGINX
 worker_processes 1;
 daemon off;
@@ -131,60 +182,78 @@ http {
   }
 }
 NGINX
-nginx -c "$work/nginx.conf" -e "$work/nginx-error.log" &
-pids+=($!)
-wait_http "http://127.0.0.1:$((port + 1))/api/balance"
-measure nginx "http://127.0.0.1:$((port + 1))/api/balance"
-kill "$(cat "$work/nginx.pid")" 2>/dev/null || true
-stop "$bare_pid"
 
-# one tonic hop
-"$bin" hop "$((port + 2))" >"$work/hop.log" 2>&1 &
-hop_pid=$!
-pids+=("$hop_pid")
-wait_http "http://127.0.0.1:$((port + 2))/api/balance"
-measure hop "http://127.0.0.1:$((port + 2))/api/balance"
-stop "$hop_pid"
+echo "wrk: $threads thread(s), $connections connections, ${warmup} s warm-up, ${seconds} s measured; $rounds round(s); $(nproc) cores"
 
-# the portal, as deployed (name full) and with ephemeral.client_cache on (name cached)
-portal() { # name client_cache
-  drop_databases
-  for db in miclub_bench_gateway_auth miclub_bench_gateway_accounts; do
-    psql -q "$server" -c "CREATE DATABASE $db" >/dev/null
-  done
-  redis-cli -u "$redis" --scan --pattern 'bench:*' | xargs -r redis-cli -u "$redis" del >/dev/null
-  rm -f "$work/session"
-  BENCH_AUTH_DB="$(db_url miclub_bench_gateway_auth)" \
+log_lines=()
+for round in $(seq 1 "$rounds"); do
+  # bare, then nginx in front of it
+  "$bin" bare "$port" >"$work/bare.log" 2>&1 &
+  bare_pid=$!
+  pids+=("$bare_pid")
+  wait_http "http://127.0.0.1:$port/api/balance"
+  measure bare "http://127.0.0.1:$port/api/balance"
+  nginx -c "$work/nginx.conf" -e "$work/nginx-error.log" &
+  nginx_pid=$!
+  pids+=("$nginx_pid")
+  wait_http "http://127.0.0.1:$((port + 1))/api/balance"
+  measure nginx "http://127.0.0.1:$((port + 1))/api/balance"
+  stop "$nginx_pid"
+  stop "$bare_pid"
+
+  # one tonic hop
+  "$bin" hop "$((port + 2))" >"$work/hop.log" 2>&1 &
+  hop_pid=$!
+  pids+=("$hop_pid")
+  wait_http "http://127.0.0.1:$((port + 2))/api/balance"
+  measure hop "http://127.0.0.1:$((port + 2))/api/balance"
+  stop "$hop_pid"
+
+  # the portal as deployed
+  portal full
+  log_lines+=("$(wc -l <"$work/full.log")")
+
+  # the hop plus one balance read, on the accounts database full created and seeded (the next
+  # portal run drops it)
   BENCH_ACCOUNTS_DB="$(db_url miclub_bench_gateway_accounts)" \
-  BENCH_REDIS_URL="$redis" BENCH_REDIS_CLIENT_CACHE="$2" \
-    "$bin" full "$((port + 3))" "$work/session" >"$work/$1.log" 2>"$work/$1.err" &
-  local pid=$!
-  pids+=("$pid")
-  for _ in $(seq 1 600); do
-    [ -s "$work/session" ] && break
-    kill -0 "$pid" 2>/dev/null || { cat "$work/$1.err" >&2; exit 1; }
-    sleep 0.1
-  done
-  measure "$1" "http://127.0.0.1:$((port + 3))/api/balance" -H "Cookie: $(cat "$work/session")"
-  stop "$pid"
-}
-portal full 0
-log_lines=$(wc -l <"$work/full.log")
-portal cached 1
+    "$bin" pg "$((port + 4))" >"$work/hop+pg.log" 2>&1 &
+  pg_pid=$!
+  pids+=("$pg_pid")
+  wait_http "http://127.0.0.1:$((port + 4))/api/balance"
+  measure hop+pg "http://127.0.0.1:$((port + 4))/api/balance"
+  stop "$pg_pid"
 
+  # the portal without Redis client-side caching
+  portal uncached APP_EPHEMERAL__CLIENT_CACHE=false
+done
+
+# Medians per configuration: req/s (with the latencies of that run) and CPU per request apart.
+middle=$(((rounds + 1) / 2))
+declare -A rate cost
 echo
-printf '%-6s %10s %9s %9s\n' config 'req/s' 'p50 ms' 'p99 ms'
-declare -A rate
-for line in "${results[@]}"; do
-  read -r name rps p50 p99 <<<"$line"
+printf '%-8s %9s %8s %8s %14s %7s\n' config 'req/s' 'p50 ms' 'p99 ms' 'cpu µs/req' 'steal'
+for name in "${configs[@]}"; do
+  read -r rps p50 p99 < <(awk -v n="$name" '$1 == n { print $3, $4, $5 }' "$runs" | sort -k1,1n | sed -n "${middle}p")
+  cpu="$(awk -v n="$name" '$1 == n { print $6 }' "$runs" | sort -g | sed -n "${middle}p")"
+  steal="$(awk -v n="$name" '$1 == n { s += $8; t += $9 } END { printf "%.1f%%", t ? 100 * s / t : 0 }' "$runs")"
   rate[$name]=$rps
-  printf '%-6s %10s %9.2f %9.2f\n' "$name" "$rps" "$(awk -v v="$p50" 'BEGIN{print v/1000}')" "$(awk -v v="$p99" 'BEGIN{print v/1000}')"
+  cost[$name]=$cpu
+  printf '%-8s %9s %8.2f %8.2f %13s %7s\n' "$name" "$rps" \
+    "$(awk -v v="$p50" 'BEGIN{print v/1000}')" "$(awk -v v="$p99" 'BEGIN{print v/1000}')" "$cpu" "$steal"
 done
 echo
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.0f%%", 100*a/b}'; }
-echo "full / hop   $(ratio "${rate[full]}" "${rate[hop]}")   (target: 60% or more)"
-echo "full / nginx $(ratio "${rate[full]}" "${rate[nginx]}")   (target: past 40%)"
-echo "cached / hop $(ratio "${rate[cached]}" "${rate[hop]}")   (ephemeral.client_cache on: off by default, see the README)"
-echo "hop / bare   $(ratio "${rate[hop]}" "${rate[bare]}")"
-echo "nginx / bare $(ratio "${rate[nginx]}" "${rate[bare]}")"
-echo "log lines written by the portal during the run: $log_lines"
+# a/b in req/s, and in CPU as b's cost over a's, so both read the same way (higher is better for a).
+ratio() { # a b note
+  printf '%-17s %6s %6s%s\n' "$1 / $2" \
+    "$(awk -v a="${rate[$1]}" -v b="${rate[$2]}" 'BEGIN{printf "%.0f%%", 100*a/b}')" \
+    "$(awk -v a="${cost[$1]}" -v b="${cost[$2]}" 'BEGIN{printf "%.0f%%", 100*b/a}')" "${3:+   $3}"
+}
+printf '%-17s %6s %6s\n' ratio 'req/s' 'cpu'
+ratio full hop "target: 60% or more"
+ratio full nginx "target: past 40%"
+ratio hop+pg hop "the ceiling a per-request PostgreSQL read leaves"
+ratio full hop+pg "the portal's own work beyond the read"
+ratio uncached full "Redis client-side caching off"
+ratio hop bare ""
+ratio nginx bare ""
+echo "log lines written by the portal during each full run: ${log_lines[*]}"

@@ -5,25 +5,35 @@
 //! - `hop PORT`: an axum handler making one tonic call (a plain channel, the generated
 //!   `AccountsServiceClient`) to an in-process gRPC server that answers `GetBalance` from
 //!   memory: the bare REST → gRPC hop.
+//! - `pg PORT` (row `hop+pg`): `hop` whose gRPC server reads Ana's balance from PostgreSQL
+//!   (`BENCH_ACCOUNTS_DB`, the database `full` seeded) through accounts' own store; no token,
+//!   no Redis, no logging. The ceiling of the full path: the hop plus one real balance read.
 //! - `full PORT TOKEN_FILE`: the real portal in this process (gateway, auth, accounts, …) with
 //!   auth and accounts on PostgreSQL (`BENCH_AUTH_DB`, `BENCH_ACCOUNTS_DB`) and the ephemeral
-//!   store on Redis (`BENCH_REDIS_URL`), production's logging (JSON lines at `info` on stdout,
-//!   which the script sends to a file). Ana logs in with her password and the code from the
-//!   dev mailbox; her session cookie is written to `TOKEN_FILE` for `wrk`. The token is checked
-//!   by the gateway and again by accounts, and the balance is read from PostgreSQL.
+//!   store on Redis (`BENCH_REDIS_URL`), every other setting at its default (`APP_*` variables
+//!   override any of them, e.g. `APP_EPHEMERAL__CLIENT_CACHE=false`), production's logging
+//!   (JSON lines at `info` on stdout, which the script sends to a file). Ana logs in with her
+//!   password and the code from the dev mailbox; her session cookie is written to `TOKEN_FILE`
+//!   for `wrk`. The token is checked by the gateway and again by accounts, and the balance is
+//!   read from PostgreSQL.
 //!
-//! nginx, the fourth configuration, is started by the script in front of `bare`.
+//! nginx is started by the script in front of `bare`; `uncached` is `full` with
+//! `APP_EPHEMERAL__CLIENT_CACHE=false`.
 
 use std::convert::Infallible;
+use std::sync::Arc;
 
 use axum::Json;
 use axum::Router;
 use axum::extract::State;
 use axum::http::header;
 use axum::routing::get;
+use miclub_accounts::domain::MemberId;
+use miclub_accounts::store::Store;
 use miclub_platform::config::{Environment, Layered};
-use miclub_platform::demo::DEMO_PASSWORD;
+use miclub_platform::demo::{DEMO_PASSWORD, MEMBERS};
 use miclub_platform::shutdown;
+use miclub_platform::storage::{DatabaseSettings, millis_to_rfc3339};
 use miclub_platform::telemetry::{self, TelemetrySettings};
 use miclub_proto::accounts::v1::accounts_service_client::AccountsServiceClient;
 use miclub_proto::accounts::v1::{GetBalanceRequest, GetBalanceResponse};
@@ -69,13 +79,16 @@ async fn bare(port: u16) -> anyhow::Result<()> {
     serve(port, app).await
 }
 
-/// `GetBalance` of `miclub.accounts.v1.AccountsService` answered from memory; every other
-/// method is unimplemented. Written against tonic's server parts because the generated
-/// server trait would need all nineteen methods.
+/// `GetBalance` of `miclub.accounts.v1.AccountsService`, answered from memory (`hop`) or from
+/// PostgreSQL (`pg`); every other method is unimplemented. Written against tonic's server parts
+/// because the generated server trait would need all nineteen methods.
 #[derive(Clone, Debug)]
-struct MemoryAccounts;
+enum BenchAccounts {
+    Memory,
+    Postgres(Arc<StoredBalance>),
+}
 
-impl tonic::server::NamedService for MemoryAccounts {
+impl tonic::server::NamedService for BenchAccounts {
     const NAME: &'static str = "miclub.accounts.v1.AccountsService";
 }
 
@@ -96,7 +109,39 @@ impl tonic::server::UnaryService<GetBalanceRequest> for GetBalance {
     }
 }
 
-impl Service<http::Request<tonic::body::Body>> for MemoryAccounts {
+/// Ana's balance read through accounts' store, the query the real `GetBalance` makes.
+#[derive(Debug)]
+struct StoredBalance {
+    store: Store,
+    member: MemberId,
+}
+
+#[derive(Clone, Debug)]
+struct GetStoredBalance(Arc<StoredBalance>);
+
+impl tonic::server::UnaryService<GetBalanceRequest> for GetStoredBalance {
+    type Response = GetBalanceResponse;
+    type Future = BoxFuture<tonic::Response<GetBalanceResponse>, tonic::Status>;
+
+    fn call(&mut self, _request: tonic::Request<GetBalanceRequest>) -> Self::Future {
+        let source = Arc::clone(&self.0);
+        Box::pin(async move {
+            // A missing balance is an error, so wrk counts non-2xx and the script refuses the run.
+            let balance = source
+                .store
+                .balance(&source.member)
+                .await
+                .map_err(|err| tonic::Status::internal(err.to_string()))?
+                .ok_or_else(|| tonic::Status::not_found("Ana has no club account"))?;
+            Ok(tonic::Response::new(GetBalanceResponse {
+                balance: balance.pesos(),
+                updated_at: millis_to_rfc3339(balance.updated_at()),
+            }))
+        })
+    }
+}
+
+impl Service<http::Request<tonic::body::Body>> for BenchAccounts {
     type Response = http::Response<tonic::body::Body>;
     type Error = Infallible;
     type Future = BoxFuture<Self::Response, Infallible>;
@@ -109,10 +154,16 @@ impl Service<http::Request<tonic::body::Body>> for MemoryAccounts {
     }
 
     fn call(&mut self, request: http::Request<tonic::body::Body>) -> Self::Future {
+        let accounts = self.clone();
         Box::pin(async move {
             if request.uri().path() == "/miclub.accounts.v1.AccountsService/GetBalance" {
                 let mut grpc = tonic::server::Grpc::new(tonic_prost::ProstCodec::default());
-                Ok(grpc.unary(GetBalance, request).await)
+                Ok(match accounts {
+                    BenchAccounts::Memory => grpc.unary(GetBalance, request).await,
+                    BenchAccounts::Postgres(source) => {
+                        grpc.unary(GetStoredBalance(source), request).await
+                    }
+                })
             } else {
                 Ok(tonic::Status::unimplemented("bench").into_http())
             }
@@ -120,18 +171,36 @@ impl Service<http::Request<tonic::body::Body>> for MemoryAccounts {
     }
 }
 
-async fn hop(port: u16) -> anyhow::Result<()> {
+/// The `pg` mode: `hop` with Ana's balance read from `BENCH_ACCOUNTS_DB`.
+async fn hop_pg(port: u16) -> anyhow::Result<()> {
+    let store = Store::connect(&DatabaseSettings {
+        url: env("BENCH_ACCOUNTS_DB")?,
+        ..Default::default()
+    })
+    .await?;
+    let ana = MEMBERS
+        .first()
+        .ok_or_else(|| anyhow::anyhow!("no demo members"))?;
+    let member = MemberId::parse(ana.member_id)?;
+    hop(
+        port,
+        BenchAccounts::Postgres(Arc::new(StoredBalance { store, member })),
+    )
+    .await
+}
+
+async fn hop(port: u16, accounts: BenchAccounts) -> anyhow::Result<()> {
     let grpc_listener = tokio::net::TcpListener::bind(("127.0.0.1", 0)).await?;
     let grpc_address = grpc_listener.local_addr()?;
     tokio::spawn(async move {
         let incoming = tokio_stream::wrappers::TcpListenerStream::new(grpc_listener);
         if let Err(err) = tonic::transport::Server::builder()
             .tcp_nodelay(true)
-            .add_service(MemoryAccounts)
+            .add_service(accounts)
             .serve_with_incoming(incoming)
             .await
         {
-            eprintln!("memory accounts failed: {err}");
+            eprintln!("bench accounts failed: {err}");
         }
     });
     let connections: usize = std::env::var("BENCH_HOP_CONNECTIONS")
@@ -180,7 +249,8 @@ fn env(name: &str) -> anyhow::Result<String> {
 
 async fn full(port: u16, token_file: &str) -> anyhow::Result<()> {
     let data = std::env::temp_dir().join(format!("miclub-bench-gateway-{}", std::process::id()));
-    let config = Layered::from_toml(
+    // `APP_*` variables override the benchmark's settings, to measure any of them.
+    let config = Layered::from_toml_with_overrides(
         Environment::Development,
         &format!(
             "[standalone]\ndata_dir = {data:?}\n\
@@ -189,13 +259,12 @@ async fn full(port: u16, token_file: &str) -> anyhow::Result<()> {
              ip_attempts = 1000000\n\
              [auth.database]\nurl = {auth_db:?}\n\
              [accounts.database]\nurl = {accounts_db:?}\n\
-             [ephemeral]\nredis_url = {redis:?}\nkey_prefix = \"bench:\"\nclient_cache = {client_cache}\n",
+             [ephemeral]\nredis_url = {redis:?}\nkey_prefix = \"bench:\"\n",
             data = data.display().to_string(),
             no_web = data.join("no-web").display().to_string(),
             auth_db = env("BENCH_AUTH_DB")?,
             accounts_db = env("BENCH_ACCOUNTS_DB")?,
             redis = env("BENCH_REDIS_URL")?,
-            client_cache = std::env::var("BENCH_REDIS_CLIENT_CACHE").is_ok_and(|v| v == "1"),
         ),
     )?;
     // Production's logging: JSON lines, the default filter.
@@ -276,13 +345,14 @@ async fn main() -> anyhow::Result<()> {
     };
     match args.first().map(String::as_str) {
         Some("bare") => bare(port(1)?).await,
-        Some("hop") => hop(port(1)?).await,
+        Some("hop") => hop(port(1)?, BenchAccounts::Memory).await,
+        Some("pg") => hop_pg(port(1)?).await,
         Some("full") => {
             let token_file = args
                 .get(2)
                 .ok_or_else(|| anyhow::anyhow!("missing token file"))?;
             full(port(1)?, token_file).await
         }
-        _ => anyhow::bail!("usage: bench_gateway bare|hop PORT | full PORT TOKEN_FILE"),
+        _ => anyhow::bail!("usage: bench_gateway bare|hop|pg PORT | full PORT TOKEN_FILE"),
     }
 }
