@@ -12,6 +12,9 @@
 #            (the database full just seeded): the ceiling a per-request read leaves to full
 #   uncached full with Redis client-side caching off (APP_EPHEMERAL__CLIENT_CACHE=false)
 #
+# After the rounds, pgbench (when installed) runs the balance statement alone on the same table,
+# prepared: its CPU per query, added to the hop's, caps full / hop whatever the portal does.
+#
 # A round runs each configuration once, in that order; the figures are medians over rounds
 # (with an even count, the lower of the two middle runs), the latencies those of the run with
 # the median req/s. Raw req/s swing with the neighbours of a shared VM, so each run also reports
@@ -227,6 +230,24 @@ for round in $(seq 1 "$rounds"); do
   portal uncached APP_EPHEMERAL__CLIENT_CACHE=false
 done
 
+# The read alone: the balance statement on the same table, prepared, by pgbench (a C client, 8
+# connections, one round trip per query), as CPU per query over the whole machine. Added to the
+# hop's cost it bounds full / hop from above, whatever the portal itself does.
+read_alone=""
+if command -v pgbench >/dev/null; then
+  accounts_db="$(db_url miclub_bench_gateway_accounts)"
+  member="$(psql -At "$accounts_db" -c "SELECT member_id FROM club_accounts ORDER BY member_id LIMIT 1")"
+  echo "SELECT balance, updated_at FROM club_accounts WHERE member_id = '$member';" >"$work/read.sql"
+  before="$(cpu_jiffies)"
+  queries="$(pgbench -n -M prepared -f "$work/read.sql" -c 8 -j 1 -T "$seconds" "$accounts_db" 2>/dev/null |
+    awk '/number of transactions actually processed/ { print $NF }')"
+  after="$(cpu_jiffies)"
+  read_alone="$(awk -v q="$queries" -v hz="$clock_ticks" -v before="$before" -v after="$after" 'BEGIN {
+    split(before, b, " "); split(after, a, " "); printf "%.1f", (a[1] - b[1]) / hz * 1e6 / q }')"
+else
+  echo "pgbench not found: the read-alone figure is skipped" >&2
+fi
+
 # Medians per configuration: req/s (with the latencies of that run) and CPU per request apart.
 middle=$(((rounds + 1) / 2))
 declare -A rate cost
@@ -256,4 +277,10 @@ ratio full hop+pg "the portal's own work beyond the read"
 ratio uncached full "Redis client-side caching off"
 ratio hop bare ""
 ratio nginx bare ""
+if [ -n "$read_alone" ]; then
+  echo
+  echo "the balance read alone (pgbench, prepared): $read_alone cpu µs/query; the hop plus that read" \
+    "caps full / hop at $(awk -v h="${cost[hop]}" -v r="$read_alone" 'BEGIN{printf "%.0f%%", 100*h/(h+r)}')" \
+    "before the portal does anything else"
+fi
 echo "log lines written by the portal during each full run: ${log_lines[*]}"
