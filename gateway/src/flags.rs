@@ -4,14 +4,15 @@
 //!
 //! When content cannot be asked, the last flags it gave are used; before it ever answered, the
 //! configured `[gateway.flags]` are. A content outage therefore never switches the portal off.
+//! Nor does a slow content hold pages up: one request at a time asks content, and the others
+//! answer with the last known flags meanwhile instead of queueing behind it.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use miclub_platform::grpc::TracedChannel;
 use miclub_proto::content::v1::GetFlagsRequest;
 use miclub_proto::content::v1::content_service_client::ContentServiceClient;
-use tokio::sync::Mutex;
 
 use crate::config::FlagSettings;
 
@@ -45,6 +46,8 @@ pub struct FlagSource {
     content: ContentServiceClient<TracedChannel>,
     ttl: Duration,
     cached: Arc<Mutex<Cached>>,
+    /// Held by the one caller asking content.
+    refreshing: Arc<tokio::sync::Mutex<()>>,
 }
 
 impl FlagSource {
@@ -60,19 +63,26 @@ impl FlagSource {
                 flags: Flags::from(configured),
                 fetched: None,
             })),
+            refreshing: Arc::default(),
         }
     }
 
     /// The flags now: from the cache while fresh, else from content. One caller refreshes at
-    /// a time; the others wait for its answer instead of asking content too.
+    /// a time; the others answer with the last known flags instead of waiting for content.
     pub async fn current(&self) -> Flags {
-        let mut cached = self.cached.lock().await;
-        if let Some(at) = cached.fetched
-            && at.elapsed() < self.ttl
-        {
-            return cached.flags;
+        if let Some(flags) = self.fresh() {
+            return flags;
         }
-        match self.content.clone().get_flags(GetFlagsRequest {}).await {
+        let Ok(_refreshing) = self.refreshing.try_lock() else {
+            return self.cached().flags;
+        };
+        // Another caller may have refreshed between the check and the lock.
+        if let Some(flags) = self.fresh() {
+            return flags;
+        }
+        let answer = self.content.clone().get_flags(GetFlagsRequest {}).await;
+        let mut cached = self.cached();
+        match answer {
             Ok(answer) => {
                 if let Some(flags) = answer.into_inner().flags {
                     let flags = Flags {
@@ -102,5 +112,22 @@ impl FlagSource {
             }
         }
         cached.flags
+    }
+
+    /// The cached flags while younger than the cache period.
+    fn fresh(&self) -> Option<Flags> {
+        let cached = self.cached();
+        cached
+            .fetched
+            .filter(|at| at.elapsed() < self.ttl)
+            .map(|_| cached.flags)
+    }
+
+    fn cached(&self) -> std::sync::MutexGuard<'_, Cached> {
+        // The lock guards plain data and is never held across an await: a poisoned one still
+        // holds consistent flags.
+        self.cached
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }

@@ -1,7 +1,8 @@
 //! Fault drills at the edge: one service stopped costs only its own routes (a Spanish 503), the
 //! rest of the portal keeps answering, and the routes come back by themselves when the service
 //! does, on the same address, with no gateway restart. A read that finds a service unavailable
-//! is tried once more, a write never; a slow service costs a Spanish 503 after the call timeout.
+//! is tried once more, a write never; a slow service costs a Spanish 503 after the call timeout,
+//! and a slow content delays only the one request refreshing the runtime flags.
 
 use super::*;
 
@@ -210,4 +211,64 @@ async fn a_slow_service_becomes_a_spanish_503_within_the_call_timeout_and_recove
 
     proxy.set_delay(std::time::Duration::ZERO);
     answers_ok_again("balance after accounts sped up", balance).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slow_content_holds_up_only_the_request_asking_it_for_the_flags() {
+    // Content behind a proxy that can hold every byte back; flags refreshed on every request.
+    let script: Arc<Mutex<Script>> = Arc::default();
+    let upstream = spawn_fakes(Fakes {
+        script: script.clone(),
+        keys: TestKeys::new(),
+    })
+    .await;
+    let proxy = miclub_platform::testing::FaultProxy::start(
+        upstream.trim_start_matches("http://").to_owned(),
+    )
+    .await
+    .unwrap();
+    let gw = gateway_with(|s| {
+        s.flags_cache_secs = 0;
+        s.content = ClientSettings {
+            request_timeout_ms: 5_000,
+            ..ClientSettings::for_url(format!("http://{}", proxy.address()))
+        }
+    })
+    .await;
+    script.lock().unwrap().flags = Some(content::Flags {
+        portal_enabled: false,
+        change_password_enable: false,
+        is_login_maintenance: false,
+    });
+    let context = || async {
+        let started = std::time::Instant::now();
+        let body: Value = gw
+            .get("/api/context")
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        (body, started.elapsed())
+    };
+    let (first, _) = context().await;
+    assert_eq!(first["portalEnabled"], false, "content's flags");
+
+    proxy.set_delay(std::time::Duration::from_millis(1_500));
+    let (asking, others) = tokio::join!(context(), async {
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        context().await
+    });
+    assert!(
+        asking.1 >= std::time::Duration::from_millis(1_000),
+        "the first request did not wait for content ({:?})",
+        asking.1
+    );
+    assert_eq!(others.0["portalEnabled"], false, "the last known flags");
+    assert!(
+        others.1 < std::time::Duration::from_millis(500),
+        "a request queued behind the slow refresh ({:?})",
+        others.1
+    );
 }
