@@ -231,18 +231,21 @@ async fn with_client_caching_a_session_revoked_elsewhere_is_refused_within_momen
     }
 }
 
-/// PostgreSQL only: SQLite has no server to lose. A pooled connection whose server went away
-/// while it sat idle is found out by the ping before use, so the next statement runs on a new
-/// connection instead of failing.
-#[tokio::test]
-async fn a_connection_that_lost_its_server_while_idle_is_replaced_before_use() {
-    use miclub_platform::testing::FaultProxy;
+/// A one-connection PostgreSQL pool (SQLite has no server to lose) behind a fault proxy, whose
+/// connection has served a statement, gone back to the pool, then lost its server: the proxy
+/// dropped it as a restart would, and forwards new connections again. The environment is
+/// returned to keep its test database alive.
+async fn pool_whose_idle_connection_lost_its_server(
+    ping_idle_after_ms: u64,
+) -> (TestEnv, miclub_platform::testing::FaultProxy, Database) {
     let env = TestEnv::postgres_redis().await;
-    let (proxy, url) = FaultProxy::for_url(&env.database.url).await.unwrap();
+    let (proxy, url) = miclub_platform::testing::FaultProxy::for_url(&env.database.url)
+        .await
+        .unwrap();
     let db = Database::connect(&miclub_platform::storage::DatabaseSettings {
         url,
         max_connections: 1,
-        ping_idle_after_ms: 50,
+        ping_idle_after_ms,
         ..env.database.clone()
     })
     .await
@@ -253,6 +256,14 @@ async fn a_connection_that_lost_its_server_while_idle_is_replaced_before_use() {
     proxy.cut();
     proxy.restore();
     tokio::time::sleep(Duration::from_millis(150)).await;
+    (env, proxy, db)
+}
+
+/// PostgreSQL only. A pooled connection whose server went away while it sat idle is found out
+/// by the ping before use, so the next statement runs on a new connection instead of failing.
+#[tokio::test]
+async fn a_connection_that_lost_its_server_while_idle_is_replaced_before_use() {
+    let (_env, _proxy, db) = pool_whose_idle_connection_lost_its_server(50).await;
     sqlx::query("SELECT 1")
         .execute(db.pool())
         .await
@@ -266,23 +277,7 @@ async fn a_connection_that_lost_its_server_while_idle_is_replaced_before_use() {
 /// one.
 #[tokio::test]
 async fn a_connection_used_a_moment_ago_is_reused_without_a_ping_and_replaced_if_broken() {
-    use miclub_platform::testing::FaultProxy;
-    let env = TestEnv::postgres_redis().await;
-    let (proxy, url) = FaultProxy::for_url(&env.database.url).await.unwrap();
-    let db = Database::connect(&miclub_platform::storage::DatabaseSettings {
-        url,
-        max_connections: 1,
-        ping_idle_after_ms: 60_000,
-        ..env.database.clone()
-    })
-    .await
-    .unwrap();
-    sqlx::query("SELECT 1").execute(db.pool()).await.unwrap();
-    // Let the connection go back to the pool (sqlx pings it there, in a task of its own).
-    tokio::time::sleep(Duration::from_millis(30)).await;
-    proxy.cut();
-    proxy.restore();
-    tokio::time::sleep(Duration::from_millis(150)).await;
+    let (_env, _proxy, db) = pool_whose_idle_connection_lost_its_server(60_000).await;
     let broken = sqlx::query("SELECT 1").execute(db.pool()).await;
     assert!(
         broken.is_err(),
@@ -319,7 +314,8 @@ async fn with_client_caching_plain_reads_still_go_to_redis() {
 }
 
 /// A revocation written through the same connection that reads the list is seen by the next
-/// check, with no wait: Redis sends that connection the invalidation before the write's reply.
+/// check, with no wait: Redis sends that connection the invalidation only after the write's
+/// reply, and the store's write returns once it has read it.
 #[tokio::test]
 async fn with_client_caching_a_revocation_written_on_the_same_connection_is_refused_at_once() {
     use miclub_platform::ephemeral::{EphemeralStore, RedisStore};
