@@ -27,6 +27,28 @@ where
     }
 }
 
+/// Stand-in services behind a fault proxy: their script, the proxy, and the URL that reaches
+/// them through it.
+async fn fakes_behind_a_proxy() -> (
+    Arc<Mutex<Script>>,
+    miclub_platform::testing::FaultProxy,
+    String,
+) {
+    let script: Arc<Mutex<Script>> = Arc::default();
+    let upstream = spawn_fakes(Fakes {
+        script: script.clone(),
+        keys: TestKeys::new(),
+    })
+    .await;
+    let proxy = miclub_platform::testing::FaultProxy::start(
+        upstream.trim_start_matches("http://").to_owned(),
+    )
+    .await
+    .unwrap();
+    let url = format!("http://{}", proxy.address());
+    (script, proxy, url)
+}
+
 /// A content stand-in served on `listener` until `stop` fires.
 fn serve_content(
     fakes: Fakes,
@@ -170,21 +192,12 @@ async fn a_write_that_finds_accounts_unavailable_is_sent_exactly_once() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_slow_service_becomes_a_spanish_503_within_the_call_timeout_and_recovers() {
     // Accounts behind a proxy that can hold every byte back.
-    let upstream = spawn_fakes(Fakes {
-        script: Arc::default(),
-        keys: TestKeys::new(),
-    })
-    .await;
-    let proxy = miclub_platform::testing::FaultProxy::start(
-        upstream.trim_start_matches("http://").to_owned(),
-    )
-    .await
-    .unwrap();
+    let (_, proxy, url) = fakes_behind_a_proxy().await;
     let timeout_ms = 500;
     let gw = gateway_with(|s| {
         s.accounts = ClientSettings {
             request_timeout_ms: timeout_ms,
-            ..ClientSettings::for_url(format!("http://{}", proxy.address()))
+            ..ClientSettings::for_url(url)
         }
     })
     .await;
@@ -216,22 +229,12 @@ async fn a_slow_service_becomes_a_spanish_503_within_the_call_timeout_and_recove
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_slow_content_holds_up_only_the_request_asking_it_for_the_flags() {
     // Content behind a proxy that can hold every byte back; flags refreshed on every request.
-    let script: Arc<Mutex<Script>> = Arc::default();
-    let upstream = spawn_fakes(Fakes {
-        script: script.clone(),
-        keys: TestKeys::new(),
-    })
-    .await;
-    let proxy = miclub_platform::testing::FaultProxy::start(
-        upstream.trim_start_matches("http://").to_owned(),
-    )
-    .await
-    .unwrap();
+    let (script, proxy, url) = fakes_behind_a_proxy().await;
     let gw = gateway_with(|s| {
         s.flags_cache_secs = 0;
         s.content = ClientSettings {
             request_timeout_ms: 5_000,
-            ..ClientSettings::for_url(format!("http://{}", proxy.address()))
+            ..ClientSettings::for_url(url)
         }
     })
     .await;
