@@ -31,16 +31,18 @@ use axum::routing::get;
 use miclub_accounts::domain::MemberId;
 use miclub_accounts::store::Store;
 use miclub_platform::config::{Environment, Layered};
-use miclub_platform::demo::{DEMO_PASSWORD, MEMBERS};
+use miclub_platform::demo::MEMBERS;
 use miclub_platform::shutdown;
 use miclub_platform::storage::{DatabaseSettings, millis_to_rfc3339};
 use miclub_platform::telemetry::{self, TelemetrySettings};
 use miclub_proto::accounts::v1::accounts_service_client::AccountsServiceClient;
 use miclub_proto::accounts::v1::{GetBalanceRequest, GetBalanceResponse};
 use serde::Serialize;
-use serde_json::json;
 use tonic::codegen::{BoxFuture, Service, http};
 use tonic::transport::Channel;
+
+#[path = "common/login.rs"]
+mod common;
 
 // The portal's allocator (see `src/main.rs`), in every configuration alike.
 #[global_allocator]
@@ -272,40 +274,8 @@ async fn full(port: u16, token_file: &str) -> anyhow::Result<()> {
     let (_stop, shutdown) = shutdown::channel();
     let running = miclub_standalone::start(&config, shutdown).await?;
     let base = format!("http://127.0.0.1:{}", running.gateway_port);
-    let browser = reqwest::Client::new();
-    let password = browser
-        .post(format!("{base}/api/login"))
-        .header("x-miclub-csrf", "1")
-        .header("recaptcha-token", "bench")
-        .json(&json!({"user": "11.111.111-1", "password": DEMO_PASSWORD}))
-        .send()
-        .await?;
-    anyhow::ensure!(
-        password.status().is_success(),
-        "password step: {}",
-        password.status()
-    );
-    let challenge = cookies(&password);
-    let code = running
-        .mailbox
-        .list()
-        .into_iter()
-        .rev()
-        .find(|mail| mail.to == "ana@example.cl")
-        .and_then(|mail| mail.code)
-        .ok_or_else(|| anyhow::anyhow!("no code was mailed to Ana"))?;
-    let validated = browser
-        .post(format!("{base}/api/validate-otp"))
-        .header("x-miclub-csrf", "1")
-        .header(header::COOKIE, challenge)
-        .json(&json!({"otp": code}))
-        .send()
-        .await?;
-    anyhow::ensure!(
-        validated.status().is_success(),
-        "code step: {}",
-        validated.status()
-    );
+    let browser = reqwest::Client::builder().cookie_store(true).build()?;
+    let validated = common::log_in_ana(&browser, &base, &running.mailbox).await?;
     let session = validated
         .headers()
         .get_all(header::SET_COOKIE)
@@ -320,18 +290,6 @@ async fn full(port: u16, token_file: &str) -> anyhow::Result<()> {
     let outcome = running.wait().await;
     let _ = std::fs::remove_dir_all(&data);
     outcome
-}
-
-/// The `name=value` pairs of a response's cookies, as a `Cookie` header.
-fn cookies(response: &reqwest::Response) -> String {
-    response
-        .headers()
-        .get_all(header::SET_COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .filter_map(|v| v.split(';').next())
-        .collect::<Vec<_>>()
-        .join("; ")
 }
 
 #[tokio::main]

@@ -32,6 +32,9 @@ use miclub_platform::demo::DEMO_PASSWORD;
 use miclub_platform::shutdown;
 use serde_json::json;
 
+#[path = "common/login.rs"]
+mod common;
+
 /// auth's parameters (`PasswordHasher::OWASP_*` in services/auth/src/domain/hashing.rs).
 const M_COST_KIB: u32 = 19_456;
 const T_COST: u32 = 2;
@@ -288,36 +291,7 @@ async fn main() -> anyhow::Result<()> {
             answer.status()
         );
     }
-    let password = browser
-        .post(&login_url)
-        .header("x-miclub-csrf", "1")
-        .header("recaptcha-token", "bench")
-        .json(&json!({"user": USERS[0], "password": DEMO_PASSWORD}))
-        .send()
-        .await?;
-    anyhow::ensure!(
-        password.status().is_success(),
-        "Ana's password step: {}",
-        password.status()
-    );
-    let code = running
-        .mailbox
-        .list()
-        .into_iter()
-        .find(|mail| mail.to == "ana@example.cl")
-        .and_then(|mail| mail.code)
-        .ok_or_else(|| anyhow::anyhow!("no code was mailed to Ana"))?;
-    let validated = browser
-        .post(format!("{base}/api/validate-otp"))
-        .header("x-miclub-csrf", "1")
-        .json(&json!({"otp": code}))
-        .send()
-        .await?;
-    anyhow::ensure!(
-        validated.status().is_success(),
-        "Ana's code step: {}",
-        validated.status()
-    );
+    common::log_in_ana(&browser, &base, &running.mailbox).await?;
 
     // 3. Balance, idle.
     let mut idle = balance_probe(
