@@ -3,7 +3,7 @@
 //! details to the member.
 
 use axum::Json;
-use axum::http::StatusCode;
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use miclub_platform::error::{ErrorBody, ErrorCode};
 
@@ -78,7 +78,14 @@ impl IntoResponse for ApiError {
         } else {
             tracing::info!(code = %self.body.code, status = status.as_u16(), cause, "request refused");
         }
-        (status, Json(*self.body)).into_response()
+        let retry_after = self.body.retry_after_secs;
+        let mut response = (status, Json(*self.body)).into_response();
+        if let Some(secs) = retry_after {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(secs));
+        }
+        response
     }
 }
 

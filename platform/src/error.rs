@@ -180,6 +180,10 @@ pub struct ErrorBody {
     pub action: Option<ErrorAction>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub field: Option<String>,
+    /// Seconds to wait before trying again, for throttled requests. Not part of the JSON body:
+    /// the gateway sends it as the `Retry-After` header.
+    #[serde(skip)]
+    pub retry_after_secs: Option<u64>,
 }
 
 impl ErrorBody {
@@ -189,6 +193,7 @@ impl ErrorBody {
             message: code.message().to_owned(),
             action: None,
             field: None,
+            retry_after_secs: None,
         }
     }
 
@@ -210,6 +215,12 @@ impl ErrorBody {
         self
     }
 
+    /// Tells the caller how long to wait before trying again (at least one second).
+    pub fn with_retry_after(mut self, wait: std::time::Duration) -> Self {
+        self.retry_after_secs = Some(wait.as_secs_f64().ceil().max(1.0) as u64);
+        self
+    }
+
     /// The gRPC status a service answers with; the body rides in the details.
     pub fn into_status(self) -> tonic::Status {
         let detail = pb::ErrorDetail {
@@ -220,6 +231,7 @@ impl ErrorBody {
                 url_name: a.url_name,
             }),
             field: self.field,
+            retry_after_seconds: self.retry_after_secs.map(|s| s as i64),
         };
         tonic::Status::with_details(
             self.code.grpc_code(),
@@ -246,6 +258,9 @@ impl ErrorBody {
                     url_name: a.url_name,
                 }),
                 field: detail.field,
+                retry_after_secs: detail
+                    .retry_after_seconds
+                    .and_then(|s| u64::try_from(s).ok()),
             };
         }
         Self::new(ErrorCode::from_grpc(status.code()))
@@ -267,7 +282,9 @@ mod tests {
         for code in ErrorCode::ALL {
             let body = ErrorBody::new(*code)
                 .with_field("user")
-                .with_action("/x", "Ir");
+                .with_action("/x", "Ir")
+                .with_retry_after(std::time::Duration::from_millis(1500));
+            assert_eq!(body.retry_after_secs, Some(2));
             let status = body.clone().into_status();
             assert_eq!(status.code(), code.grpc_code());
             assert_eq!(ErrorBody::from_status(&status), body);

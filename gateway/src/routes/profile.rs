@@ -131,6 +131,9 @@ pub async fn update(
         phone_number: body.phone_number,
         birth_date: body.birth_date,
         gender_id: body.gender_id.unwrap_or(0),
+        // Step-up fields: wired with the web form (issue #16).
+        current_password: String::new(),
+        client_ip: String::new(),
     };
     let answer = state
         .accounts

@@ -130,6 +130,8 @@ pub async fn validate(
     let request = ValidateUnsubscribeRequest {
         user: body.user,
         email: body.email,
+        current_password: String::new(),
+        client_ip: String::new(),
     };
     let answer = state
         .accounts
@@ -164,6 +166,8 @@ pub async fn unsubscribe(
         email: body.email,
         reason_id: body.reason_id,
         reason_text: body.reason_text,
+        current_password: String::new(),
+        client_ip: String::new(),
     };
     let answer = state
         .accounts

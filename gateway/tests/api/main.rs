@@ -227,6 +227,24 @@ impl AuthService for Fakes {
         ))
     }
 
+    async fn verify_password(
+        &self,
+        _: Request<auth::VerifyPasswordRequest>,
+    ) -> Result<Response<auth::VerifyPasswordResponse>, Status> {
+        Err(Status::unimplemented(
+            "the gateway never checks passwords for accounts",
+        ))
+    }
+
+    async fn end_sessions(
+        &self,
+        _: Request<auth::EndSessionsRequest>,
+    ) -> Result<Response<auth::EndSessionsResponse>, Status> {
+        Err(Status::unimplemented(
+            "the gateway never checks passwords for accounts",
+        ))
+    }
+
     async fn set_login_email(
         &self,
         _: Request<auth::SetLoginEmailRequest>,
@@ -378,6 +396,13 @@ impl AccountsService for Fakes {
         self.accounts_fails()?;
         self.script.lock().unwrap().email_resends += 1;
         Ok(Response::new(accounts::ResendEmailConfirmationResponse {}))
+    }
+
+    async fn restore_email(
+        &self,
+        _: Request<accounts::RestoreEmailRequest>,
+    ) -> Result<Response<accounts::RestoreEmailResponse>, Status> {
+        Err(Status::unimplemented("no restore in these tests"))
     }
 
     async fn confirm_email(

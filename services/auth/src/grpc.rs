@@ -200,6 +200,20 @@ impl AuthService for AuthGrpc {
         }))
     }
 
+    async fn verify_password(
+        &self,
+        _request: Request<pb::VerifyPasswordRequest>,
+    ) -> Result<Response<pb::VerifyPasswordResponse>, Status> {
+        Err(Status::unimplemented("verify_password: being built"))
+    }
+
+    async fn end_sessions(
+        &self,
+        _request: Request<pb::EndSessionsRequest>,
+    ) -> Result<Response<pb::EndSessionsResponse>, Status> {
+        Err(Status::unimplemented("end_sessions: being built"))
+    }
+
     async fn set_login_email(
         &self,
         request: Request<pb::SetLoginEmailRequest>,

@@ -120,6 +120,13 @@ impl AccountsService for AccountsGrpc {
         self.profile_resend_email_confirmation(request).await
     }
 
+    async fn restore_email(
+        &self,
+        _request: Request<pb::RestoreEmailRequest>,
+    ) -> Result<Response<pb::RestoreEmailResponse>, Status> {
+        Err(Status::unimplemented("restore_email: being built"))
+    }
+
     async fn confirm_email(
         &self,
         request: Request<pb::ConfirmEmailRequest>,

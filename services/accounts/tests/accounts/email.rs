@@ -32,6 +32,7 @@ fn form_with_email(member: &Member, email: &str) -> UpdateProfileRequest {
             .unwrap_or_default(),
         birth_date: member.birth_date.map(|d| d.iso()).unwrap_or_default(),
         gender_id: member.gender_id.map(|g| g.get()).unwrap_or(0),
+        ..Default::default()
     }
 }
 
@@ -534,6 +535,20 @@ mod over_grpc {
                 expires_in_seconds: 300,
             }))
         }
+        async fn verify_password(
+            &self,
+            _: Request<auth::VerifyPasswordRequest>,
+        ) -> Result<Response<auth::VerifyPasswordResponse>, Status> {
+            Err(Status::unimplemented("not used by these tests"))
+        }
+
+        async fn end_sessions(
+            &self,
+            _: Request<auth::EndSessionsRequest>,
+        ) -> Result<Response<auth::EndSessionsResponse>, Status> {
+            Err(Status::unimplemented("not used by these tests"))
+        }
+
         async fn set_login_email(
             &self,
             request: Request<auth::SetLoginEmailRequest>,

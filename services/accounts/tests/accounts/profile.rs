@@ -22,6 +22,7 @@ fn form(email: &str) -> UpdateProfileRequest {
         phone_number: "+56 9 8765 4321".into(),
         birth_date: "1985-12-01".into(),
         gender_id: 6,
+        ..Default::default()
     }
 }
 

@@ -454,7 +454,14 @@ async fn validating_the_unsubscribe_compares_the_document_and_the_email(env: Tes
     let member = app.add_member_with_account().await;
     let token = app.token(&member.id);
     let validate = |user: String, email: String| {
-        let request = app.authorized(ValidateUnsubscribeRequest { user, email }, &token);
+        let request = app.authorized(
+            ValidateUnsubscribeRequest {
+                user,
+                email,
+                ..Default::default()
+            },
+            &token,
+        );
         async { app.client().await.validate_unsubscribe(request).await }
     };
     let rut = miclub_platform::identity::Rut::parse(&member.document.canonical())
@@ -509,6 +516,7 @@ async fn unsubscribe(
                 email: member.email.as_str().to_owned(),
                 reason_id,
                 reason_text: reason_text.into(),
+                ..Default::default()
             },
             token,
         ))
