@@ -3,9 +3,13 @@
 //! details to the member.
 
 use axum::Json;
-use axum::http::StatusCode;
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use miclub_platform::error::{ErrorBody, ErrorCode};
+
+/// gRPC metadata key by which a service tells the gateway, in whole seconds, when a refused
+/// request may be tried again; the gateway forwards it as the HTTP `Retry-After` header.
+pub const RETRY_AFTER_METADATA: &str = "retry-after";
 
 #[derive(Debug)]
 pub struct ApiError {
@@ -13,6 +17,8 @@ pub struct ApiError {
     pub body: Box<ErrorBody>,
     /// What went wrong behind the member-facing text, for the log only.
     pub cause: Option<String>,
+    /// Seconds after which the same request may succeed, sent as `Retry-After` (429, 503).
+    pub retry_after: Option<u64>,
 }
 
 impl ApiError {
@@ -20,7 +26,14 @@ impl ApiError {
         Self {
             body: Box::new(ErrorBody::new(code)),
             cause: None,
+            retry_after: None,
         }
+    }
+
+    /// Tells the client when to try again (`Retry-After`, in whole seconds, at least 1).
+    pub fn with_retry_after(mut self, after: std::time::Duration) -> Self {
+        self.retry_after = Some(after.as_secs().max(1));
+        self
     }
 
     pub fn with_message(mut self, message: impl Into<String>) -> Self {
@@ -62,9 +75,17 @@ impl From<tonic::Status> for ApiError {
     fn from(status: tonic::Status) -> Self {
         let body = Box::new(ErrorBody::from_status(&status));
         let cause = format!("grpc {:?}: {}", status.code(), status.message());
+        // A service that knows when a throttle lifts says so in `retry-after` metadata.
+        let retry_after = status
+            .metadata()
+            .get(RETRY_AFTER_METADATA)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .map(|secs| secs.max(1));
         Self {
             body,
             cause: Some(cause),
+            retry_after,
         }
     }
 }
@@ -78,7 +99,13 @@ impl IntoResponse for ApiError {
         } else {
             tracing::info!(code = %self.body.code, status = status.as_u16(), cause, "request refused");
         }
-        (status, Json(*self.body)).into_response()
+        let mut response = (status, Json(*self.body)).into_response();
+        if let Some(secs) = self.retry_after {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(secs));
+        }
+        response
     }
 }
 
