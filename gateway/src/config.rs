@@ -161,3 +161,31 @@ impl Default for LinkSettings {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use miclub_platform::config::{Environment, Layered};
+
+    use super::Settings;
+
+    fn proxies(toml: &str) -> Vec<String> {
+        let layered = Layered::from_toml(Environment::Production, toml).unwrap();
+        layered
+            .section::<Settings>("gateway")
+            .unwrap()
+            .trusted_proxies
+    }
+
+    #[test]
+    fn trusted_proxies_read_as_a_list_or_as_the_comma_separated_text_of_an_env_variable() {
+        assert!(proxies("[gateway]\nport = 1").is_empty());
+        assert_eq!(
+            proxies("[gateway]\ntrusted_proxies = [\"10.0.0.0/8\", \"192.168.1.1\"]"),
+            ["10.0.0.0/8", "192.168.1.1"]
+        );
+        assert_eq!(
+            proxies("[gateway]\ntrusted_proxies = \"10.0.0.0/8, 192.168.1.1\""),
+            ["10.0.0.0/8", "192.168.1.1"]
+        );
+    }
+}
