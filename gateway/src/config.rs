@@ -21,13 +21,23 @@ pub struct Settings {
     /// Origins allowed on state-changing requests, e.g. `https://miclub.cl`. Empty: the
     /// request's own host only.
     pub allowed_origins: Vec<String>,
-    /// Mark cookies `Secure`; on whenever the portal is served over TLS.
+    /// The portal is served over TLS: cookies are `Secure` and take the `__Host-` prefix, and
+    /// every answer carries `Strict-Transport-Security`. On in production.
     pub secure_cookies: bool,
-    /// Number of proxies in front of the gateway whose `X-Forwarded-For` entries are trusted.
-    pub trusted_proxy_hops: usize,
+    /// Proxies (IP addresses or CIDR ranges, e.g. `10.0.0.0/8`) whose `X-Forwarded-For` is
+    /// believed. Empty (the default): the client address is always the socket's peer. A list in
+    /// TOML, or comma-separated in `APP_GATEWAY__TRUSTED_PROXIES`.
+    #[serde(deserialize_with = "crate::extract::list_or_csv")]
+    pub trusted_proxies: Vec<String>,
     pub body_limit_bytes: usize,
     /// Login-related requests one client address may make per minute at the edge.
     pub login_requests_per_minute: i64,
+    /// Registration starts and verification-email resends one client address may make per
+    /// minute at the edge.
+    pub registration_requests_per_minute: i64,
+    /// Password-recovery requests (start, resend, reset) one client address may make per
+    /// minute at the edge.
+    pub recovery_requests_per_minute: i64,
     /// Serve `GET /api/dev/mailbox` (development only; production refuses it).
     pub dev_mailbox: bool,
     pub auth: ClientSettings,
@@ -52,9 +62,11 @@ impl Default for Settings {
             web_dir: Some(PathBuf::from("web/dist")),
             allowed_origins: Vec::new(),
             secure_cookies: false,
-            trusted_proxy_hops: 0,
+            trusted_proxies: Vec::new(),
             body_limit_bytes: 16 * 1024,
             login_requests_per_minute: 30,
+            registration_requests_per_minute: 10,
+            recovery_requests_per_minute: 10,
             dev_mailbox: false,
             auth: ClientSettings::for_url("http://127.0.0.1:50051"),
             accounts: ClientSettings::for_url("http://127.0.0.1:50052"),
@@ -90,6 +102,9 @@ pub struct RecaptchaSettings {
     /// Least reCAPTCHA v3 score accepted.
     pub min_score: f64,
     pub timeout_ms: u64,
+    /// The host name siteverify must report the token was minted on (e.g. `miclub.cl`). Absent:
+    /// the `Host` of the request being checked, i.e. the host the gateway serves.
+    pub hostname: Option<String>,
 }
 
 impl Default for RecaptchaSettings {
@@ -101,6 +116,7 @@ impl Default for RecaptchaSettings {
             verify_url: "https://www.google.com/recaptcha/api/siteverify".into(),
             min_score: 0.5,
             timeout_ms: 3_000,
+            hostname: None,
         }
     }
 }
@@ -143,5 +159,33 @@ impl Default for LinkSettings {
             more_ways_to_accumulate: "https://www.lider.cl/mi-club/mas-formas-de-acumular".into(),
             lider_bci_card: "https://www.tarjetaliderbci.cl/".into(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use miclub_platform::config::{Environment, Layered};
+
+    use super::Settings;
+
+    fn proxies(toml: &str) -> Vec<String> {
+        let layered = Layered::from_toml(Environment::Production, toml).unwrap();
+        layered
+            .section::<Settings>("gateway")
+            .unwrap()
+            .trusted_proxies
+    }
+
+    #[test]
+    fn trusted_proxies_read_as_a_list_or_as_the_comma_separated_text_of_an_env_variable() {
+        assert!(proxies("[gateway]\nport = 1").is_empty());
+        assert_eq!(
+            proxies("[gateway]\ntrusted_proxies = [\"10.0.0.0/8\", \"192.168.1.1\"]"),
+            ["10.0.0.0/8", "192.168.1.1"]
+        );
+        assert_eq!(
+            proxies("[gateway]\ntrusted_proxies = \"10.0.0.0/8, 192.168.1.1\""),
+            ["10.0.0.0/8", "192.168.1.1"]
+        );
     }
 }

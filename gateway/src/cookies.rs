@@ -1,5 +1,11 @@
 //! The cookies the gateway owns. Tokens live only in httpOnly cookies; `is-logged` is the one
 //! readable by the web app and carries no secret.
+//!
+//! Over TLS (`gateway.secure_cookies`) every credential cookie is `Secure`, takes the `__Host-`
+//! prefix and so `Path=/` with no `Domain`: a sibling subdomain or a plain-http page can then
+//! neither set nor overwrite it (no session fixation by cookie tossing). Handlers keep using the
+//! bare names: [`normalise_request`] hands them the prefixed cookies under those names and
+//! drops unprefixed copies, which anyone could have planted.
 
 use axum_extra::extract::cookie::{Cookie, CookieJar, SameSite};
 
@@ -24,12 +30,34 @@ fn seconds(secs: i64) -> cookie::time::Duration {
     cookie::time::Duration::seconds(secs.max(0))
 }
 
+/// The prefix a browser only accepts on a `Secure`, `Path=/`, host-only cookie.
+pub const HOST_PREFIX: &str = "__Host-";
+
+/// The credential cookies, prefixed over TLS. `is-logged` (read by the web app, no secret)
+/// keeps its name.
+pub const CREDENTIAL_COOKIES: [&str; 5] = [
+    SESSION_COOKIE,
+    REFRESH_COOKIE,
+    CHALLENGE_COOKIE,
+    RESET_COOKIE,
+    REGISTRATION_COOKIE,
+];
+
 #[derive(Debug, Clone, Copy)]
 pub struct CookiePolicy {
     pub secure: bool,
 }
 
 impl CookiePolicy {
+    /// The name a credential cookie has in the browser.
+    pub fn browser_name(&self, name: &str) -> String {
+        if self.secure && CREDENTIAL_COOKIES.contains(&name) {
+            format!("{HOST_PREFIX}{name}")
+        } else {
+            name.to_owned()
+        }
+    }
+
     fn build(
         &self,
         name: &'static str,
@@ -39,7 +67,9 @@ impl CookiePolicy {
         http_only: bool,
         same_site: SameSite,
     ) -> Cookie<'static> {
-        Cookie::build((name, value))
+        // `__Host-` requires `Path=/`; without TLS the narrower paths still apply.
+        let path = if self.secure { "/" } else { path };
+        Cookie::build((self.browser_name(name), value))
             .path(path)
             .http_only(http_only)
             .secure(self.secure)
@@ -153,5 +183,89 @@ impl CookiePolicy {
                 true,
                 SameSite::Strict,
             ))
+    }
+}
+
+/// Over TLS, the `Cookie` header as the handlers expect it: `__Host-mc_x` read as `mc_x`, and
+/// an unprefixed `mc_x` (planted by a subdomain or over http) ignored.
+pub async fn normalise_request(
+    axum::extract::State(state): axum::extract::State<crate::state::AppState>,
+    mut request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    if state.cookies.secure {
+        rewrite_cookie_header(request.headers_mut());
+    }
+    next.run(request).await
+}
+
+fn rewrite_cookie_header(headers: &mut axum::http::HeaderMap) {
+    use axum::http::{HeaderValue, header};
+    if !headers.contains_key(header::COOKIE) {
+        return;
+    }
+    let pairs: Vec<String> = headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .filter_map(|pair| {
+            let name = pair.split_once('=').map_or(pair, |(n, _)| n).trim();
+            if CREDENTIAL_COOKIES.contains(&name) {
+                tracing::debug!(cookie = name, "unprefixed credential cookie ignored");
+                return None;
+            }
+            match pair.strip_prefix(HOST_PREFIX) {
+                Some(bare)
+                    if CREDENTIAL_COOKIES
+                        .contains(&bare.split_once('=').map_or(bare, |(n, _)| n)) =>
+                {
+                    Some(bare.to_owned())
+                }
+                _ => Some(pair.to_owned()),
+            }
+        })
+        .collect();
+    headers.remove(header::COOKIE);
+    if let Ok(value) = HeaderValue::from_str(&pairs.join("; ")) {
+        headers.insert(header::COOKIE, value);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn over_tls_only_prefixed_credential_cookies_reach_the_handlers() {
+        let mut headers = axum::http::HeaderMap::new();
+        headers.insert(
+            "cookie",
+            "mc_session=planted; __Host-mc_session=real; is-logged=true; __Host-other=x"
+                .parse()
+                .unwrap(),
+        );
+        rewrite_cookie_header(&mut headers);
+        assert_eq!(
+            headers["cookie"],
+            "mc_session=real; is-logged=true; __Host-other=x"
+        );
+    }
+
+    #[test]
+    fn a_secure_credential_cookie_is_host_prefixed_at_the_root_path() {
+        let policy = CookiePolicy { secure: true };
+        let jar = policy.reset(CookieJar::new(), "r".into(), 60);
+        let cookie = jar.get("__Host-mc_reset").expect("prefixed");
+        assert_eq!(cookie.path(), Some("/"));
+        assert_eq!(cookie.domain(), None);
+        assert_eq!(cookie.secure(), Some(true));
+        let jar = policy.session(CookieJar::new(), "a".into(), 60, "r".into(), 60);
+        assert!(
+            jar.get("is-logged").is_some(),
+            "the web app reads is-logged by name"
+        );
     }
 }

@@ -23,6 +23,13 @@ impl ApiError {
         }
     }
 
+    /// Tells the client when to try again: the `Retry-After` header, in whole seconds, at
+    /// least 1. A service says the same in its error detail (`ErrorBody::with_retry_after`).
+    pub fn with_retry_after(mut self, after: std::time::Duration) -> Self {
+        *self.body = self.body.with_retry_after(after);
+        self
+    }
+
     pub fn with_message(mut self, message: impl Into<String>) -> Self {
         self.body.message = message.into();
         self

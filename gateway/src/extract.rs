@@ -1,5 +1,6 @@
 //! Request extractors that answer bad input with the Spanish error bodies instead of axum's
-//! plain-text rejections: JSON bodies, the client address, and the member's access token.
+//! plain-text rejections: JSON bodies, query strings, the client address, and the member's
+//! access token.
 
 use std::net::SocketAddr;
 
@@ -8,6 +9,7 @@ use axum::extract::{ConnectInfo, FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
 use axum_extra::extract::CookieJar;
 use miclub_platform::error::ErrorCode;
+use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
 use crate::cookies::SESSION_COOKIE;
@@ -50,8 +52,8 @@ fn json_rejection(rejection: JsonRejection) -> ApiError {
     ApiError::new(code).with_cause(cause)
 }
 
-/// The member's address: the peer, or the `X-Forwarded-For` entry added by the outermost
-/// trusted proxy.
+/// The member's address: the socket's peer, or when that peer is a trusted proxy the
+/// rightmost `X-Forwarded-For` hop that is not one (see [`crate::proxies`]).
 #[derive(Debug, Clone)]
 pub struct ClientIp(pub String);
 
@@ -62,31 +64,75 @@ impl FromRequestParts<AppState> for ClientIp {
         parts: &mut Parts,
         state: &AppState,
     ) -> Result<Self, Self::Rejection> {
-        let peer = parts
-            .extensions
-            .get::<ConnectInfo<SocketAddr>>()
-            .map(|ConnectInfo(addr)| addr.ip().to_string())
-            .unwrap_or_else(|| "unknown".into());
-        let hops = state.settings.trusted_proxy_hops;
-        if hops == 0 {
-            return Ok(ClientIp(peer));
-        }
-        let forwarded: Vec<&str> = parts
-            .headers
-            .get_all("x-forwarded-for")
-            .iter()
-            .filter_map(|v| v.to_str().ok())
-            .flat_map(|v| v.split(','))
-            .map(str::trim)
-            .filter(|v| !v.is_empty())
-            .collect();
-        let ip = forwarded
-            .len()
-            .checked_sub(hops)
-            .and_then(|i| forwarded.get(i))
-            .map(|s| (*s).to_owned());
-        Ok(ClientIp(ip.unwrap_or(peer)))
+        let Some(ConnectInfo(peer)) = parts.extensions.get::<ConnectInfo<SocketAddr>>() else {
+            return Ok(ClientIp("unknown".into()));
+        };
+        let client = state.proxies.client(peer.ip(), &parts.headers);
+        Ok(ClientIp(client.to_string()))
     }
+}
+
+/// `axum::extract::Query` with Spanish rejections: a parameter given twice
+/// (`?year=2026&year=2025`) or one that does not fit its type answers 400
+/// `ERR_INVALID_ARGUMENT` naming the parameter.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ApiQuery<T>(pub T);
+
+impl<S, T> FromRequestParts<S> for ApiQuery<T>
+where
+    T: DeserializeOwned,
+    S: Send + Sync,
+{
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        let raw = parts.uri.query().unwrap_or("");
+        let mut seen = std::collections::HashSet::new();
+        for pair in raw.split('&').filter(|p| !p.is_empty()) {
+            let key = pair.split_once('=').map_or(pair, |(k, _)| k);
+            if !seen.insert(key) {
+                return Err(ApiError::new(ErrorCode::InvalidArgument)
+                    .with_field(key.to_owned())
+                    .with_message("Este parámetro se envió más de una vez.")
+                    .with_cause(format!("repeated query parameter {key}")));
+            }
+        }
+        match axum::extract::Query::<T>::try_from_uri(&parts.uri) {
+            Ok(axum::extract::Query(value)) => Ok(ApiQuery(value)),
+            Err(rejection) => {
+                let cause = rejection.body_text();
+                let mut error = ApiError::new(ErrorCode::InvalidArgument);
+                // serde names the field between backticks (`duplicate field `year``).
+                if let Some(field) = cause.split('`').nth(1).filter(|f| !f.is_empty()) {
+                    error = error.with_field(field.to_owned());
+                }
+                Err(error.with_cause(cause))
+            }
+        }
+    }
+}
+
+/// Reads a list setting given as a TOML array or, from an environment variable, as one
+/// comma-separated string (`APP_GATEWAY__TRUSTED_PROXIES=10.0.0.0/8,192.168.0.1`).
+pub fn list_or_csv<'de, D>(deserializer: D) -> Result<Vec<String>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    #[derive(serde::Deserialize)]
+    #[serde(untagged)]
+    enum ListOrCsv {
+        List(Vec<String>),
+        Csv(String),
+    }
+    Ok(match ListOrCsv::deserialize(deserializer)? {
+        ListOrCsv::List(list) => list,
+        ListOrCsv::Csv(csv) => csv
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+            .collect(),
+    })
 }
 
 /// A verified member access token from the session cookie or `Authorization: Bearer`.

@@ -9,8 +9,10 @@ pub mod csrf;
 pub mod error;
 pub mod extract;
 pub mod flags;
+pub mod headers;
 pub mod openapi;
 pub mod ops;
+pub mod proxies;
 pub mod recaptcha;
 pub mod routes;
 pub mod state;
@@ -23,7 +25,7 @@ use std::time::Duration;
 use anyhow::Context;
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, MatchedPath, Request};
-use axum::http::{HeaderName, HeaderValue, header};
+use axum::http::HeaderName;
 use miclub_platform::config::Environment;
 use miclub_platform::ephemeral::SharedStore;
 use miclub_platform::notify::DevMailbox;
@@ -37,7 +39,6 @@ use miclub_proto::missions::v1::missions_service_client::MissionsServiceClient;
 use miclub_proto::registration::v1::registration_service_client::RegistrationServiceClient;
 use tokio::net::TcpListener;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
-use tower_http::set_header::SetResponseHeaderLayer;
 use tower_http::trace::{DefaultOnResponse, TraceLayer};
 use tracing_opentelemetry_ext::set_parent;
 
@@ -172,6 +173,8 @@ pub fn build_state(settings: Settings, deps: Dependencies) -> anyhow::Result<App
         cookies: CookiePolicy {
             secure: settings.secure_cookies,
         },
+        proxies: proxies::TrustedProxies::parse(&settings.trusted_proxies)?,
+        headers: headers::SecurityHeaders::new(&settings),
         settings: Arc::new(settings),
         environment: deps.environment,
         verifier,
@@ -236,18 +239,12 @@ pub fn router(state: AppState) -> Router {
         .layer(trace)
         .layer(PropagateRequestIdLayer::new(REQUEST_ID))
         .layer(SetRequestIdLayer::new(REQUEST_ID, MakeRequestUuid))
-        .layer(SetResponseHeaderLayer::if_not_present(
-            header::X_CONTENT_TYPE_OPTIONS,
-            HeaderValue::from_static("nosniff"),
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            cookies::normalise_request,
         ))
-        .layer(SetResponseHeaderLayer::if_not_present(
-            header::X_FRAME_OPTIONS,
-            HeaderValue::from_static("DENY"),
-        ))
-        .layer(SetResponseHeaderLayer::if_not_present(
-            header::REFERRER_POLICY,
-            HeaderValue::from_static("strict-origin-when-cross-origin"),
-        ))
+        // Outermost: every answer, whichever layer or route produced it, carries the headers.
+        .layer(axum::middleware::from_fn_with_state(state, headers::apply))
 }
 
 /// How long the gateway waits for in-flight requests after the shutdown signal.

@@ -1,5 +1,8 @@
-//! reCAPTCHA check of the login's password step, pluggable: Google's siteverify in production,
-//! a pass-through in development and standalone (with a warning at start-up).
+//! reCAPTCHA checks of the anonymous forms (login's password step, password recovery,
+//! registration, the verification-email resend), pluggable: Google's siteverify in production,
+//! a pass-through in development and standalone (with a warning at start-up). A token is only
+//! good for the form it was minted on: siteverify's `action` and `hostname` must be the ones
+//! expected, besides `success` and the least score.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -12,10 +15,74 @@ use serde::Deserialize;
 use crate::config::{RecaptchaKind, RecaptchaSettings};
 use crate::error::ApiError;
 
+/// What a token must have been minted for.
+#[derive(Debug, Clone, Copy)]
+pub struct Expected<'a> {
+    /// The `action` the web app passed to `grecaptcha.execute` (e.g. `login`).
+    pub action: &'a str,
+    /// The host name of the page the token was minted on.
+    pub hostname: &'a str,
+}
+
 #[async_trait]
 pub trait RecaptchaVerifier: Send + Sync + std::fmt::Debug + 'static {
-    /// Ok when the token proves a human; `ERR_RECAPTCHA` otherwise.
-    async fn verify(&self, token: &str, client_ip: &str) -> Result<(), ApiError>;
+    /// Ok when the token proves a human on the expected form; `ERR_RECAPTCHA` otherwise.
+    async fn verify(
+        &self,
+        token: &str,
+        client_ip: &str,
+        expected: Expected<'_>,
+    ) -> Result<(), ApiError>;
+}
+
+/// The actions of the web app's forms (`web/src/lib/recaptcha.ts` callers).
+pub mod action {
+    pub const LOGIN: &str = "login";
+    pub const PASSWORD_RECOVERY: &str = "password_recovery";
+    pub const REGISTRATION: &str = "registration";
+    pub const VERIFICATION_EMAIL: &str = "verification_email";
+}
+
+/// Header carrying the token.
+pub const TOKEN_HEADER: &str = "recaptcha-token";
+
+/// Checks the `recaptcha-token` of a request for `action`. The expected host name is
+/// `gateway.recaptcha.hostname`, or else the request's own `Host` without its port.
+pub async fn check(
+    state: &crate::state::AppState,
+    headers: &axum::http::HeaderMap,
+    client_ip: &str,
+    action: &str,
+) -> Result<(), ApiError> {
+    let token = headers
+        .get(TOKEN_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    let host = headers
+        .get(axum::http::header::HOST)
+        .and_then(|v| v.to_str().ok())
+        .map(strip_port)
+        .unwrap_or("");
+    let hostname = state.settings.recaptcha.hostname.as_deref().unwrap_or(host);
+    state
+        .recaptcha
+        .verify(token, client_ip, Expected { action, hostname })
+        .await
+        .inspect_err(|_| tracing::info!(action, "recaptcha check failed"))
+}
+
+/// Whether a real verifier is configured: the forms that the web app only protects when a site
+/// key exists (registration, verification email) are checked only then.
+pub fn enforced(settings: &RecaptchaSettings) -> bool {
+    settings.kind == RecaptchaKind::Google
+}
+
+fn strip_port(host: &str) -> &str {
+    if let Some(rest) = host.strip_prefix('[') {
+        // [v6]:port
+        return rest.split_once(']').map_or(host, |(ip, _)| ip);
+    }
+    host.rsplit_once(':').map_or(host, |(name, _)| name)
 }
 
 pub type SharedRecaptcha = Arc<dyn RecaptchaVerifier>;
@@ -26,7 +93,12 @@ pub struct PassThrough;
 
 #[async_trait]
 impl RecaptchaVerifier for PassThrough {
-    async fn verify(&self, token: &str, _client_ip: &str) -> Result<(), ApiError> {
+    async fn verify(
+        &self,
+        token: &str,
+        _client_ip: &str,
+        _expected: Expected<'_>,
+    ) -> Result<(), ApiError> {
         if token.trim().is_empty() {
             return Err(
                 ApiError::new(ErrorCode::Recaptcha).with_cause("missing recaptcha-token header")
@@ -48,13 +120,22 @@ struct SiteVerify {
     success: bool,
     #[serde(default)]
     score: Option<f64>,
+    #[serde(default)]
+    action: Option<String>,
+    #[serde(default)]
+    hostname: Option<String>,
     #[serde(default, rename = "error-codes")]
     error_codes: Vec<String>,
 }
 
 #[async_trait]
 impl RecaptchaVerifier for Google {
-    async fn verify(&self, token: &str, client_ip: &str) -> Result<(), ApiError> {
+    async fn verify(
+        &self,
+        token: &str,
+        client_ip: &str,
+        expected: Expected<'_>,
+    ) -> Result<(), ApiError> {
         if token.trim().is_empty() {
             return Err(
                 ApiError::new(ErrorCode::Recaptcha).with_cause("missing recaptcha-token header")
@@ -86,14 +167,27 @@ impl RecaptchaVerifier for Google {
             .map_err(|e| {
                 ApiError::new(ErrorCode::Unavailable).with_cause(format!("recaptcha answer: {e}"))
             })?;
-        let score_ok = answer.score.is_none_or(|s| s >= self.settings.min_score);
-        if answer.success && score_ok {
-            Ok(())
+        let refusal = if !answer.success {
+            Some("not a valid token")
+        } else if answer.action.as_deref() != Some(expected.action) {
+            Some("token minted for another action")
+        } else if !answer
+            .hostname
+            .as_deref()
+            .is_some_and(|h| h.eq_ignore_ascii_case(expected.hostname))
+        {
+            Some("token minted on another host")
+        } else if !answer.score.is_some_and(|s| s >= self.settings.min_score) {
+            Some("score below the minimum")
         } else {
-            Err(ApiError::new(ErrorCode::Recaptcha).with_cause(format!(
-                "recaptcha refused: score {:?}, errors {:?}",
-                answer.score, answer.error_codes
-            )))
+            None
+        };
+        match refusal {
+            None => Ok(()),
+            Some(reason) => Err(ApiError::new(ErrorCode::Recaptcha).with_cause(format!(
+                "recaptcha refused: {reason}: action {:?} (expected {}), hostname {:?} (expected {}), score {:?}, errors {:?}",
+                answer.action, expected.action, answer.hostname, expected.hostname, answer.score, answer.error_codes
+            ))),
         }
     }
 }

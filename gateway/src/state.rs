@@ -17,6 +17,8 @@ use miclub_proto::registration::v1::registration_service_client::RegistrationSer
 use crate::config::Settings;
 use crate::cookies::CookiePolicy;
 use crate::flags::FlagSource;
+use crate::headers::SecurityHeaders;
+use crate::proxies::TrustedProxies;
 use crate::recaptcha::SharedRecaptcha;
 
 /// Cloned for every request by axum's `State`, so it is one `Arc`: copying five gRPC clients,
@@ -52,5 +54,9 @@ pub struct Shared {
     pub store: SharedStore,
     pub recaptcha: SharedRecaptcha,
     pub cookies: CookiePolicy,
+    /// `gateway.trusted_proxies`, parsed.
+    pub proxies: TrustedProxies,
+    /// The security headers every answer carries.
+    pub headers: SecurityHeaders,
     pub mailbox: Option<Arc<DevMailbox>>,
 }

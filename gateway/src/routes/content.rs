@@ -3,7 +3,7 @@
 //! accumulation simulator, which answers with the same rule engine as purchase posting.
 
 use axum::Json;
-use axum::extract::{Query, State};
+use axum::extract::State;
 use axum::http::header;
 use miclub_platform::error::ErrorCode;
 use miclub_platform::grpc::retry_idempotent;
@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 use crate::error::{ApiError, ApiResult};
-use crate::extract::ApiJson;
+use crate::extract::{ApiJson, ApiQuery};
 use crate::openapi::ErrorSchema;
 use crate::state::AppState;
 
@@ -256,7 +256,7 @@ pub async fn banners(State(state): State<AppState>) -> ApiResult<Cached<Banners>
     ))]
 pub async fn faqs(
     State(state): State<AppState>,
-    Query(query): Query<FaqQuery>,
+    ApiQuery(query): ApiQuery<FaqQuery>,
 ) -> ApiResult<Cached<Faqs>> {
     let audience = match query.audience.as_deref().unwrap_or("general") {
         "general" => pb::FaqAudience::General,

@@ -1,7 +1,7 @@
 //! Mis Movimientos: one page of the member's movements in a calendar month.
 
 use axum::Json;
-use axum::extract::{Query, State};
+use axum::extract::State;
 use axum::http::header;
 use miclub_platform::error::ErrorCode;
 use miclub_platform::grpc::retry_idempotent;
@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 use crate::error::{ApiError, ApiResult};
-use crate::extract::MemberToken;
+use crate::extract::{ApiQuery, MemberToken};
 use crate::openapi::ErrorSchema;
 use crate::state::AppState;
 
@@ -90,7 +90,7 @@ fn required(value: Option<i32>, field: &'static str, message: &'static str) -> A
 pub async fn list(
     State(state): State<AppState>,
     member: MemberToken,
-    Query(query): Query<MovementsQuery>,
+    ApiQuery(query): ApiQuery<MovementsQuery>,
 ) -> ApiResult<([(header::HeaderName, &'static str); 1], Json<MovementsPage>)> {
     const YEAR: &str = "Elige un año válido.";
     const MONTH: &str = "Elige un mes válido.";

@@ -18,6 +18,7 @@ use crate::cookies::RESET_COOKIE;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{ApiJson, ClientIp};
 use crate::openapi::ErrorSchema;
+use crate::recaptcha;
 use crate::state::AppState;
 
 /// What every recovery request is told, so the answer says nothing about who is a member.
@@ -60,6 +61,11 @@ pub struct RecoveryReset {
     pub new_password: String,
 }
 
+/// Start, resend and reset share one budget per client address.
+fn per_minute(state: &AppState) -> i64 {
+    state.settings.recovery_requests_per_minute
+}
+
 fn reset_id(jar: &CookieJar) -> ApiResult<String> {
     cookie_value(jar, RESET_COOKIE).ok_or_else(|| ApiError::new(ErrorCode::OtpExpired))
 }
@@ -70,7 +76,7 @@ fn reset_id(jar: &CookieJar) -> ApiResult<String> {
     responses(
         (status = 200, description = "Neutral answer; sets the recovery cookie", body = RecoveryStarted),
         (status = 400, description = "Bad input or reCAPTCHA refused", body = ErrorSchema),
-        (status = 429, description = "ERR_TOO_MANY_ATTEMPTS", body = ErrorSchema),
+        (status = 429, description = "ERR_TOO_MANY_ATTEMPTS, with Retry-After", body = ErrorSchema),
     ))]
 pub async fn start(
     State(state): State<AppState>,
@@ -79,12 +85,8 @@ pub async fn start(
     headers: HeaderMap,
     ApiJson(body): ApiJson<RecoveryRequest>,
 ) -> ApiResult<(CookieJar, Json<RecoveryStarted>)> {
-    edge_limit(&state, "recovery", &ip).await?;
-    let token = headers
-        .get("recaptcha-token")
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("");
-    state.recaptcha.verify(token, &ip).await?;
+    edge_limit(&state, "recovery", &ip, per_minute(&state)).await?;
+    recaptcha::check(&state, &headers, &ip, recaptcha::action::PASSWORD_RECOVERY).await?;
     let answer = state
         .auth
         .clone()
@@ -113,14 +115,14 @@ pub async fn start(
     responses(
         (status = 200, body = RecoveryResent),
         (status = 422, description = "ERR_OTP_EXPIRED: no pending recovery", body = ErrorSchema),
-        (status = 429, description = "ERR_OTP_RESEND_COOLDOWN or ERR_OTP_DAILY_LIMIT", body = ErrorSchema),
+        (status = 429, description = "ERR_OTP_RESEND_COOLDOWN, ERR_OTP_DAILY_LIMIT or ERR_TOO_MANY_ATTEMPTS (edge limit, with Retry-After)", body = ErrorSchema),
     ))]
 pub async fn resend(
     State(state): State<AppState>,
     ClientIp(ip): ClientIp,
     jar: CookieJar,
 ) -> ApiResult<Json<RecoveryResent>> {
-    edge_limit(&state, "recovery", &ip).await?;
+    edge_limit(&state, "recovery", &ip, per_minute(&state)).await?;
     let reset_id = reset_id(&jar)?;
     let answer = state
         .auth
@@ -147,7 +149,7 @@ pub async fn reset(
     jar: CookieJar,
     ApiJson(body): ApiJson<RecoveryReset>,
 ) -> ApiResult<(CookieJar, StatusCode)> {
-    edge_limit(&state, "recovery", &ip).await?;
+    edge_limit(&state, "recovery", &ip, per_minute(&state)).await?;
     let reset_id = reset_id(&jar)?;
     let answer = state
         .auth

@@ -5,7 +5,7 @@
 
 use axum::Json;
 use axum::extract::State;
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode};
 use axum_extra::extract::CookieJar;
 use miclub_platform::error::ErrorCode;
 use miclub_platform::grpc::retry_idempotent;
@@ -19,6 +19,7 @@ use crate::cookies::REGISTRATION_COOKIE;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{ApiJson, ClientIp};
 use crate::openapi::ErrorSchema;
+use crate::recaptcha;
 use crate::state::AppState;
 
 /// Step 1: a Chilean RUT with the ID card's serial number, or a foreign document.
@@ -257,20 +258,26 @@ pub async fn current(
 
 /// Step 1: starts a new flow (replacing any earlier one of this browser).
 #[utoipa::path(post, path = "/api/registration", tag = "registration", request_body = Identity,
+    params(("recaptcha-token" = Option<String>, Header, description = "reCAPTCHA token (action `registration`); required when a site key is configured")),
     responses(
         (status = 201, description = "Flow started at step 2; sets the flow cookie", body = RegistrationView),
-        (status = 400, description = "ERR_INVALID_RUT or ERR_INVALID_ARGUMENT with field", body = ErrorSchema),
+        (status = 400, description = "ERR_INVALID_RUT, ERR_INVALID_ARGUMENT with field, or ERR_RECAPTCHA", body = ErrorSchema),
         (status = 409, description = "ERR_RUT_ALREADY_REGISTERED", body = ErrorSchema),
         (status = 422, description = "ERR_IDENTITY_NOT_VERIFIED", body = ErrorSchema),
-        (status = 429, description = "ERR_TOO_MANY_ATTEMPTS", body = ErrorSchema),
+        (status = 429, description = "ERR_TOO_MANY_ATTEMPTS, with Retry-After", body = ErrorSchema),
     ))]
 pub async fn start(
     State(state): State<AppState>,
     ClientIp(ip): ClientIp,
     jar: CookieJar,
+    headers: HeaderMap,
     ApiJson(body): ApiJson<Identity>,
 ) -> ApiResult<(StatusCode, CookieJar, Json<RegistrationView>)> {
-    edge_limit(&state, "registration", &ip).await?;
+    let per_minute = state.settings.registration_requests_per_minute;
+    edge_limit(&state, "registration", &ip, per_minute).await?;
+    if recaptcha::enforced(&state.settings.recaptcha) {
+        recaptcha::check(&state, &headers, &ip, recaptcha::action::REGISTRATION).await?;
+    }
     let answer = state
         .registration
         .clone()
@@ -366,16 +373,23 @@ pub async fn cancel(State(state): State<AppState>, jar: CookieJar) -> (CookieJar
 /// the same answer otherwise.
 #[utoipa::path(post, path = "/api/registration/verification-email", tag = "registration",
     request_body = VerificationEmailRequest,
+    params(("recaptcha-token" = Option<String>, Header, description = "reCAPTCHA token (action `verification_email`); required when a site key is configured")),
     responses(
         (status = 202, description = "Neutral answer"),
-        (status = 429, description = "ERR_TOO_MANY_ATTEMPTS", body = ErrorSchema),
+        (status = 400, description = "ERR_RECAPTCHA", body = ErrorSchema),
+        (status = 429, description = "ERR_TOO_MANY_ATTEMPTS, with Retry-After", body = ErrorSchema),
     ))]
 pub async fn resend_verification(
     State(state): State<AppState>,
     ClientIp(ip): ClientIp,
+    headers: HeaderMap,
     ApiJson(body): ApiJson<VerificationEmailRequest>,
 ) -> ApiResult<(StatusCode, Json<serde_json::Value>)> {
-    edge_limit(&state, "verification", &ip).await?;
+    let per_minute = state.settings.registration_requests_per_minute;
+    edge_limit(&state, "verification", &ip, per_minute).await?;
+    if recaptcha::enforced(&state.settings.recaptcha) {
+        recaptcha::check(&state, &headers, &ip, recaptcha::action::VERIFICATION_EMAIL).await?;
+    }
     state
         .accounts
         .clone()

@@ -23,6 +23,7 @@ use crate::cookies::{CHALLENGE_COOKIE, REFRESH_COOKIE, SESSION_COOKIE};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{ApiJson, ClientIp};
 use crate::openapi::ErrorSchema;
+use crate::recaptcha;
 use crate::state::AppState;
 
 /// Spanish text shown instead of the login form while login is in maintenance.
@@ -73,17 +74,28 @@ pub struct Refreshed {
     pub expires_in_seconds: i64,
 }
 
-/// Counts login-related requests per client address at the edge.
-pub(super) async fn edge_limit(state: &AppState, kind: &str, ip: &str) -> ApiResult<()> {
+/// Counts the anonymous requests of one kind (login, otp, recovery, registration…) per client
+/// address in a one-minute window at the edge; past `per_minute`, 429 with `Retry-After` (the
+/// rest of the window).
+pub(super) async fn edge_limit(
+    state: &AppState,
+    kind: &str,
+    ip: &str,
+    per_minute: i64,
+) -> ApiResult<()> {
+    let key = format!("edge:{kind}:{ip}");
+    let window = Duration::from_secs(60);
     let count = state
         .store
-        .incr(&format!("edge:{kind}:{ip}"), Duration::from_secs(60))
+        .incr(&key, window)
         .await
         .map_err(|e| ApiError::new(ErrorCode::Unavailable).with_cause(e))?;
-    if count > state.settings.login_requests_per_minute {
-        return Err(
-            ApiError::new(ErrorCode::TooManyAttempts).with_cause(format!("edge limit for {kind}"))
-        );
+    if count > per_minute {
+        let retry_after = state.store.ttl(&key).await.ok().flatten().unwrap_or(window);
+        tracing::warn!(kind, client_ip = ip, count, "edge rate limit reached");
+        return Err(ApiError::new(ErrorCode::TooManyAttempts)
+            .with_retry_after(retry_after)
+            .with_cause(format!("edge limit for {kind}")));
     }
     Ok(())
 }
@@ -121,12 +133,9 @@ pub async fn login(
     ApiJson(body): ApiJson<LoginRequest>,
 ) -> ApiResult<(CookieJar, Json<OtpSent>)> {
     login_open(&state).await?;
-    edge_limit(&state, "login", &ip).await?;
-    let token = headers
-        .get("recaptcha-token")
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("");
-    state.recaptcha.verify(token, &ip).await?;
+    let per_minute = state.settings.login_requests_per_minute;
+    edge_limit(&state, "login", &ip, per_minute).await?;
+    recaptcha::check(&state, &headers, &ip, recaptcha::action::LOGIN).await?;
     let answer = state
         .auth
         .clone()
@@ -164,7 +173,7 @@ pub async fn resend_otp(
     jar: CookieJar,
 ) -> ApiResult<Json<OtpSent>> {
     login_open(&state).await?;
-    edge_limit(&state, "otp", &ip).await?;
+    edge_limit(&state, "otp", &ip, state.settings.login_requests_per_minute).await?;
     let challenge_id =
         cookie_value(&jar, CHALLENGE_COOKIE).ok_or_else(|| ApiError::new(ErrorCode::OtpExpired))?;
     let answer = state
@@ -195,7 +204,7 @@ pub async fn validate_otp(
     ApiJson(body): ApiJson<ValidateOtpRequest>,
 ) -> ApiResult<(CookieJar, Json<LoginResult>)> {
     login_open(&state).await?;
-    edge_limit(&state, "otp", &ip).await?;
+    edge_limit(&state, "otp", &ip, state.settings.login_requests_per_minute).await?;
     let challenge_id =
         cookie_value(&jar, CHALLENGE_COOKIE).ok_or_else(|| ApiError::new(ErrorCode::OtpExpired))?;
     let answer = state
@@ -321,14 +330,21 @@ pub async fn refresh(State(state): State<AppState>, jar: CookieJar) -> Response 
     }
 }
 
-/// Closes the session: revokes it in auth and clears the cookies, whatever auth answers.
+/// What a member is told when the browser's cookies were cleared but auth could not record the
+/// revocation (its tokens stay valid until they expire).
+pub const LOGOUT_NOT_RECORDED_MESSAGE: &str = "Cerramos tu sesión en este equipo, pero no pudimos \
+     confirmarlo en nuestros sistemas. Intenta de nuevo en unos minutos y, si el equipo es \
+     compartido, cambia tu contraseña.";
+
+/// Closes the session: revokes it in auth and clears the cookies. A logout is never lost
+/// silently: when auth cannot record the revocation (it is down, or its store is), the member
+/// is told with a 503, the cookies cleared all the same.
 #[utoipa::path(post, path = "/api/logout", tag = "session",
-    responses((status = 204, description = "Logged out; cookies cleared")))]
-pub async fn logout(
-    State(state): State<AppState>,
-    jar: CookieJar,
-    headers: HeaderMap,
-) -> (CookieJar, StatusCode) {
+    responses(
+        (status = 204, description = "Logged out (or the session was already over); cookies cleared"),
+        (status = 503, description = "ERR_UNAVAILABLE: cookies cleared but auth could not record the revocation; tokens stay valid until they expire", body = ErrorSchema),
+    ))]
+pub async fn logout(State(state): State<AppState>, jar: CookieJar, headers: HeaderMap) -> Response {
     let token = headers
         .get(axum::http::header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
@@ -336,20 +352,50 @@ pub async fn logout(
         .map(str::to_owned)
         .or_else(|| cookie_value(&jar, SESSION_COOKIE));
     let refresh_token = cookie_value(&jar, REFRESH_COOKIE).unwrap_or_default();
+    let jar = state.cookies.clear_session(jar);
     // Either token identifies the session: an expired access cookie still lets the refresh
     // token revoke it.
-    if token.is_some() || !refresh_token.is_empty() {
-        let message = LogoutRequest { refresh_token };
-        let request = match &token {
-            Some(token) => with_bearer(message, token),
-            None => tonic::Request::new(message),
-        };
-        match state.auth.clone().logout(request).await {
-            Ok(_) => tracing::info!("member logged out"),
-            Err(status) => {
-                tracing::warn!(code = ?status.code(), "logout could not revoke the session")
-            }
+    if token.is_none() && refresh_token.is_empty() {
+        return (jar, StatusCode::NO_CONTENT).into_response();
+    }
+    let message = LogoutRequest { refresh_token };
+    let request = match &token {
+        Some(token) => with_bearer(message, token),
+        None => tonic::Request::new(message),
+    };
+    match state.auth.clone().logout(request).await {
+        Ok(_) => {
+            tracing::info!("member logged out");
+            (jar, StatusCode::NO_CONTENT).into_response()
+        }
+        Err(status) if revocation_unknown(status.code()) => {
+            tracing::error!(code = ?status.code(), error = %status.message(), "logout not recorded: auth could not revoke the session; cookies cleared");
+            let error = ApiError::new(ErrorCode::Unavailable)
+                .with_message(LOGOUT_NOT_RECORDED_MESSAGE)
+                .with_cause(format!(
+                    "logout: grpc {:?}: {}",
+                    status.code(),
+                    status.message()
+                ));
+            (jar, error).into_response()
+        }
+        Err(status) => {
+            // The session was already over (expired, revoked, unknown): nothing left to revoke.
+            tracing::info!(code = ?status.code(), "logout of a session already over");
+            (jar, StatusCode::NO_CONTENT).into_response()
         }
     }
-    (state.cookies.clear_session(jar), StatusCode::NO_CONTENT)
+}
+
+/// Answers after which auth may not have recorded the revocation.
+fn revocation_unknown(code: tonic::Code) -> bool {
+    matches!(
+        code,
+        tonic::Code::Unavailable
+            | tonic::Code::DeadlineExceeded
+            | tonic::Code::Cancelled
+            | tonic::Code::Internal
+            | tonic::Code::Unknown
+            | tonic::Code::ResourceExhausted
+    )
 }

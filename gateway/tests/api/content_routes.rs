@@ -83,7 +83,7 @@ async fn content_that_is_down_is_a_spanish_503_not_a_cached_error() {
     let gw = gateway().await;
     gw.set_content_error(Some(ErrorBody::new(ErrorCode::Unavailable)));
     let response = gw.get("/api/promotions").send().await.unwrap();
-    assert!(response.headers().get("cache-control").is_none());
+    assert_eq!(response.headers()["cache-control"], "no-store");
     let (status, body) = error_of(response).await;
     assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
     assert_eq!(body["code"], "ERR_UNAVAILABLE");

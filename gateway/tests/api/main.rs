@@ -6,12 +6,17 @@
 //! area's routes (profile, password, terms, movements) are tested in [`account_routes`].
 
 mod account_routes;
+mod client_address;
 mod content_routes;
 mod decoders;
+mod edge_limits;
 mod fault_drills;
+mod hardening;
 mod joining_routes;
+mod logout_routes;
 mod ops_metrics;
 mod recovery_routes;
+mod rejections;
 
 use std::sync::{Arc, Mutex};
 
@@ -46,6 +51,8 @@ struct Script {
     auth_error: Option<ErrorBody>,
     accounts_error: Option<ErrorBody>,
     logouts: Vec<String>,
+    /// What Logout answers; None: the session is revoked.
+    logout_error: Option<ErrorBody>,
     last_login: Option<auth::StartLoginRequest>,
     content_error: Option<ErrorBody>,
     last_profile_update: Option<accounts::UpdateProfileRequest>,
@@ -190,8 +197,12 @@ impl AuthService for Fakes {
         let token = miclub_platform::tokens::bearer(request.metadata())
             .unwrap_or_default()
             .to_owned();
-        self.script.lock().unwrap().logouts.push(token);
-        Ok(Response::new(auth::LogoutResponse {}))
+        let mut script = self.script.lock().unwrap();
+        script.logouts.push(token);
+        match script.logout_error.clone() {
+            Some(body) => Err(body.into_status()),
+            None => Ok(Response::new(auth::LogoutResponse {})),
+        }
     }
 
     async fn get_jwks(
@@ -1183,7 +1194,7 @@ async fn the_code_step_opens_the_session_and_returns_the_user_of_the_spec() {
 async fn secure_cookies_are_marked_secure_when_configured() {
     let gw = gateway_with(|s| s.secure_cookies = true).await;
     let cookies = set_cookies(&gw.login().await);
-    assert!(cookie(&cookies, "mc_challenge").contains("Secure"));
+    assert!(cookie(&cookies, "__Host-mc_challenge").contains("Secure"));
 }
 
 #[tokio::test]

@@ -130,7 +130,7 @@ async fn a_wrong_code_lands_under_the_code_field_and_a_weak_password_under_its_o
 
 #[tokio::test]
 async fn recovery_requests_past_the_edge_limit_are_refused_per_client_address() {
-    let gw = gateway_with(|s| s.login_requests_per_minute = 2).await;
+    let gw = gateway_with(|s| s.recovery_requests_per_minute = 2).await;
     assert_eq!(ask(&gw).await.status(), StatusCode::OK);
     assert_eq!(ask(&gw).await.status(), StatusCode::OK);
     let (status, body) = error_of(ask(&gw).await).await;

@@ -1,0 +1,69 @@
+//! A logout is never lost: when auth cannot record the revocation the member is told (503),
+//! and the browser's cookies are cleared all the same; a session already over is still a 204.
+
+use super::*;
+
+fn session_cookies(gw: &TestGateway) -> String {
+    let token = gw.fakes.keys.member_token(MEMBER, "sid-1", 600);
+    format!("mc_session={token}; mc_refresh=refresh-1; is-logged=true")
+}
+
+#[tokio::test]
+async fn a_logout_auth_could_not_record_is_a_503_that_still_clears_every_cookie() {
+    let gw = gateway().await;
+    gw.script().logout_error = Some(ErrorBody::new(ErrorCode::Unavailable));
+    let response = gw
+        .post("/api/logout")
+        .header("cookie", session_cookies(&gw))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(response.headers()["content-type"], "application/json");
+    assert_eq!(response.headers()["cache-control"], "no-store");
+    let cookies = set_cookies(&response);
+    for name in ["mc_session", "mc_refresh", "is-logged", "mc_challenge"] {
+        assert!(
+            cookie(&cookies, name).contains("Max-Age=0"),
+            "{name} cleared"
+        );
+    }
+    let json: Value = response.json().await.unwrap();
+    assert_eq!(json["code"], "ERR_UNAVAILABLE");
+    assert_eq!(
+        json["message"],
+        miclub_gateway::routes::session::LOGOUT_NOT_RECORDED_MESSAGE
+    );
+    assert_eq!(gw.script().logouts.len(), 1, "auth was asked");
+}
+
+#[tokio::test]
+async fn an_auth_that_cannot_be_reached_at_logout_is_a_503_too() {
+    let gw = gateway_with(|s| s.auth = ClientSettings::for_url("http://127.0.0.1:1")).await;
+    let response = gw
+        .post("/api/logout")
+        .header("cookie", session_cookies(&gw))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
+    assert!(cookie(&set_cookies(&response), "mc_session").contains("Max-Age=0"));
+}
+
+#[tokio::test]
+async fn the_logout_of_a_session_already_over_is_still_a_204() {
+    let gw = gateway().await;
+    gw.script().logout_error = Some(ErrorBody::new(ErrorCode::Unauthenticated));
+    let response = gw
+        .post("/api/logout")
+        .header("cookie", session_cookies(&gw))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::NO_CONTENT);
+    assert!(cookie(&set_cookies(&response), "mc_refresh").contains("Max-Age=0"));
+    // Without any token there is nothing to revoke, and auth is not asked.
+    let response = gw.post("/api/logout").send().await.unwrap();
+    assert_eq!(response.status(), StatusCode::NO_CONTENT);
+    assert_eq!(gw.script().logouts.len(), 1);
+}

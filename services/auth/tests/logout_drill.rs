@@ -1,0 +1,94 @@
+//! Fault drill: a logout while auth's Redis is down is never a silent success. Auth runs on
+//! PostgreSQL with its Redis behind a [`FaultProxy`]. With Redis cut, `Logout` answers
+//! UNAVAILABLE (the gateway turns that into a 503 and still clears the cookies), yet the
+//! session's refresh tokens are already revoked in SQL, so it cannot be renewed. Once Redis is
+//! back, the same `Logout` succeeds and every verifier refuses the access token.
+
+mod support;
+
+use std::sync::Arc;
+
+use miclub_platform::ephemeral::{EphemeralSettings, RedisStore, SharedStore};
+use miclub_platform::error::ErrorCode;
+use miclub_platform::storage::Database;
+use miclub_platform::testing::{FaultProxy, TestEnv};
+use miclub_platform::tokens::VerifyError;
+use sqlx::Row;
+
+use support::{ana, spawn_app};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_logout_while_redis_is_down_is_refused_yet_revoked_in_sql_and_completes_once_it_is_back()
+{
+    let mut env = TestEnv::postgres_redis().await;
+    let (proxy, proxied) = FaultProxy::for_url(&env.ephemeral.redis_url).await.unwrap();
+    let ephemeral = EphemeralSettings {
+        redis_url: proxied,
+        response_timeout_ms: 1_000,
+        ..env.ephemeral.clone()
+    };
+    let direct = env.store.clone();
+    let through_proxy: SharedStore = Arc::new(RedisStore::connect(&ephemeral).await.unwrap());
+    env.store = through_proxy.clone();
+    env.ephemeral = ephemeral;
+    let app = spawn_app(env).await;
+    let session = app.login(ana()).await.session.expect("a session");
+    let sid_revoked_in_sql = |db: Database| async move {
+        let row = sqlx::query(
+            "SELECT COUNT(*) AS live FROM refresh_tokens WHERE member_id = $1 AND revoked_at IS NULL",
+        )
+        .bind(ana().member_id)
+        .fetch_one(db.pool())
+        .await
+        .unwrap();
+        row.get::<i64, _>("live") == 0
+    };
+    let db = Database::connect(&app.env.database).await.unwrap();
+    assert!(!sid_revoked_in_sql(db.clone()).await, "a live session");
+
+    proxy.cut();
+    let refused = app
+        .logout(&session.access_token)
+        .await
+        .expect_err("a logout redis could not record");
+    assert_eq!(refused.code, ErrorCode::Unavailable);
+    assert!(
+        sid_revoked_in_sql(db.clone()).await,
+        "the refresh tokens are revoked in sql before redis is asked"
+    );
+
+    proxy.restore();
+    // Auth's store reconnects by itself; its ping answering is the sign Redis is back.
+    let back = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while through_proxy.ping().await.is_err() {
+        assert!(std::time::Instant::now() < back, "redis never came back");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    // The member logs out again, and this time it is recorded.
+    app.logout(&session.access_token)
+        .await
+        .expect("a logout once redis is back");
+    let verifier = miclub_platform::tokens::TokenVerifier::new(
+        &app.settings.tokens,
+        Arc::new(miclub_platform::tokens::StaticKeySource(
+            serde_json::from_str(
+                &app.client()
+                    .get_jwks(miclub_proto::auth::v1::GetJwksRequest {})
+                    .await
+                    .unwrap()
+                    .into_inner()
+                    .jwks_json,
+            )
+            .unwrap(),
+        )),
+        Some(direct),
+    );
+    assert_eq!(
+        verifier.verify(&session.access_token).await.unwrap_err(),
+        VerifyError::Revoked
+    );
+    assert_eq!(
+        app.refresh(&session.refresh_token).await.unwrap_err().code,
+        ErrorCode::Unauthenticated
+    );
+}
