@@ -151,14 +151,12 @@ impl FromRequestParts<AppState> for MemberToken {
     ) -> Result<Self, Self::Rejection> {
         let token =
             bearer_or_cookie(parts).ok_or_else(|| ApiError::new(ErrorCode::Unauthenticated))?;
+        // A member's token only: a service token (another audience) is `WrongKind`, 403.
         match state.verifier.verify(&token).await {
-            Ok(claims) if claims.kind == miclub_platform::tokens::TokenKind::Member => {
-                Ok(MemberToken {
-                    token,
-                    member_id: claims.sub,
-                })
-            }
-            Ok(_) => Err(ApiError::new(ErrorCode::Forbidden)),
+            Ok(claims) => Ok(MemberToken {
+                token,
+                member_id: claims.sub,
+            }),
             Err(err) => Err(ApiError::new(err.error_code()).with_cause(err)),
         }
     }

@@ -309,19 +309,53 @@ impl TestKeys {
         sid: &str,
         ttl_secs: i64,
     ) -> String {
+        self.sign_claims(&self.claims(kind, sub, sid, ttl_secs))
+    }
+
+    /// The claims auth would sign for a token of `kind` (its kind's audience, `nbf` = `iat`).
+    pub fn claims(
+        &self,
+        kind: crate::tokens::TokenKind,
+        sub: &str,
+        sid: &str,
+        ttl_secs: i64,
+    ) -> crate::tokens::Claims {
         let now = chrono::Utc::now().timestamp();
-        let claims = crate::tokens::Claims {
+        crate::tokens::Claims {
             iss: self.settings.issuer.clone(),
-            aud: self.settings.audience.clone(),
+            aud: self.settings.audience_of(kind).to_owned(),
             sub: sub.to_owned(),
             sid: sid.to_owned(),
             kind,
             iat: now,
+            nbf: now,
             exp: now + ttl_secs,
             jti: uuid::Uuid::new_v4().to_string(),
-        };
-        let mut header = jsonwebtoken::Header::new(jsonwebtoken::Algorithm::EdDSA);
-        header.kid = Some(self.kid.clone());
-        jsonwebtoken::encode(&header, &claims, &self.encoding).expect("sign test token")
+        }
+    }
+
+    /// `claims` signed with this key under auth's header (`typ: at+jwt`, this key's `kid`).
+    pub fn sign_claims(&self, claims: &crate::tokens::Claims) -> String {
+        self.sign_with_header(crate::tokens::access_token_header(&self.kid), claims)
+    }
+
+    /// `claims` (any JSON object) signed with this key under any `header`, to forge what auth
+    /// never signs.
+    pub fn sign_with_header(
+        &self,
+        header: jsonwebtoken::Header,
+        claims: &impl serde::Serialize,
+    ) -> String {
+        jsonwebtoken::encode(&header, claims, &self.encoding).expect("sign test token")
+    }
+
+    /// The id of this signing key.
+    pub fn kid(&self) -> &str {
+        &self.kid
+    }
+
+    /// The published public keys (one OKP Ed25519 JWK).
+    pub fn jwks(&self) -> &jsonwebtoken::jwk::JwkSet {
+        &self.jwks
     }
 }

@@ -1,14 +1,24 @@
 //! Access-token verification, the same in the gateway and every service.
 //!
-//! Tokens are EdDSA JWTs signed by auth with a `kid`; verifiers fetch auth's JWK Set and
-//! refetch (at most every few seconds) when they meet an unknown `kid`, which is how key
-//! rotation works: auth publishes the new and old keys during the overlap. `iss`, `aud` and
-//! `exp` are checked, and the session id (`sid`) against the revocation list in the ephemeral
-//! store. If that store is down the revocation check is skipped with a warning: tokens live at
-//! most 15 minutes, and the balance keeps working while Redis is out.
+//! Tokens are EdDSA JWTs signed by auth with a `kid` and the header `typ: at+jwt` (RFC 9068);
+//! verifiers fetch auth's JWK Set and refetch (at most every few seconds) when they meet an
+//! unknown `kid`, which is how key rotation works: auth publishes the new and old keys during
+//! the overlap. `typ`, `iss`, `aud`, `exp` and `nbf` are checked, and the session id (`sid`)
+//! against the revocation list in the ephemeral store. If that store is down the revocation
+//! check is skipped with a warning: tokens live at most 15 minutes, and the balance keeps
+//! working while Redis is out.
+//!
+//! Member and service tokens are two kinds with two audiences (`tokens.audience` and
+//! `tokens.service_audience`): every entry point names the kind it accepts
+//! ([`TokenVerifier::verify`] and [`TokenVerifier::member`] a member's,
+//! [`TokenVerifier::verify_service`] and [`TokenVerifier::service`] an internal caller's), and
+//! a token passes only when both its `kind` claim and its audience are those of that kind. A
+//! member token presented where a service token is required (or the reverse) is
+//! [`VerifyError::WrongKind`].
 //!
 //! A token's signature and claims are checked once per verifier and token lifetime: the
-//! verified claims are kept in a bounded cache keyed by the whole token until `exp`, since an
+//! verified claims are kept in a bounded cache keyed by the whole token until `exp` (the kind
+//! is checked after the cache, on every call), since an
 //! Ed25519 verification (~57 µs here) would otherwise be paid on every request at every hop.
 //! The revocation list is read on every request through the store's tracked read: with
 //! `ephemeral.client_cache` (the default) Redis keeps this process's copy fresh by pushing an
@@ -36,6 +46,24 @@ use crate::storage::now_millis;
 /// Longest life of an access token.
 pub const MAX_ACCESS_TTL: Duration = Duration::from_secs(15 * 60);
 
+/// The JWT `typ` header of every access token auth signs (RFC 9068, section 2.1).
+pub const ACCESS_TOKEN_TYP: &str = "at+jwt";
+
+/// The header auth signs access tokens with: EdDSA, the signing key's id, `typ: at+jwt`.
+pub fn access_token_header(kid: &str) -> jsonwebtoken::Header {
+    let mut header = jsonwebtoken::Header::new(Algorithm::EdDSA);
+    header.kid = Some(kid.to_owned());
+    header.typ = Some(ACCESS_TOKEN_TYP.to_owned());
+    header
+}
+
+/// RFC 9068 names the type `at+jwt`; RFC 7515 allows the full media type and any case.
+fn is_access_token_typ(typ: Option<&str>) -> bool {
+    typ.is_some_and(|typ| {
+        typ.eq_ignore_ascii_case(ACCESS_TOKEN_TYP) || typ.eq_ignore_ascii_case("application/at+jwt")
+    })
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum TokenKind {
@@ -54,6 +82,8 @@ pub struct Claims {
     pub sid: String,
     pub kind: TokenKind,
     pub iat: i64,
+    /// Not before: auth sets it to `iat`; a token from the future is refused.
+    pub nbf: i64,
     pub exp: i64,
     pub jti: String,
 }
@@ -62,7 +92,10 @@ pub struct Claims {
 #[serde(default)]
 pub struct TokenSettings {
     pub issuer: String,
+    /// `aud` of members' access tokens.
     pub audience: String,
+    /// `aud` of service tokens (internal callers); never the same as `audience`.
+    pub service_audience: String,
     /// Least time between two JWKS fetches triggered by unknown key ids.
     pub jwks_min_refresh_ms: u64,
     /// Verified tokens kept (about 1 KiB each) so a token's signature is checked once per
@@ -75,9 +108,33 @@ impl Default for TokenSettings {
         Self {
             issuer: "miclub-auth".into(),
             audience: "miclub".into(),
+            service_audience: "miclub-internal".into(),
             jwks_min_refresh_ms: 5_000,
             verified_cache_capacity: 10_000,
         }
+    }
+}
+
+impl TokenSettings {
+    /// The audience of tokens of `kind`.
+    pub fn audience_of(&self, kind: TokenKind) -> &str {
+        match kind {
+            TokenKind::Member => &self.audience,
+            TokenKind::Service => &self.service_audience,
+        }
+    }
+
+    /// Refuses settings under which one kind of token could pass as the other.
+    pub fn validate(&self) -> anyhow::Result<()> {
+        if self.issuer.is_empty() || self.audience.is_empty() || self.service_audience.is_empty() {
+            anyhow::bail!("tokens.issuer, tokens.audience and tokens.service_audience must be set");
+        }
+        if self.audience == self.service_audience {
+            anyhow::bail!(
+                "tokens.audience and tokens.service_audience must differ, or a member token would pass as a service token"
+            );
+        }
+        Ok(())
     }
 }
 
@@ -94,6 +151,12 @@ pub enum VerifyError {
     Invalid,
     #[error("expired access token")]
     Expired,
+    /// `nbf` lies in the future (beyond the clock-skew leeway).
+    #[error("access token not yet valid")]
+    NotYetValid,
+    /// No published key has the token's `kid`, even after fetching the keys again.
+    #[error("unknown signing key")]
+    UnknownKey,
     #[error("revoked session")]
     Revoked,
     #[error("wrong kind of token")]
@@ -164,12 +227,16 @@ struct KeyCache {
 /// Verifies access tokens; cheap to share behind an `Arc`.
 pub struct TokenVerifier {
     source: Arc<dyn KeySource>,
+    /// Accepts either audience; [`Self::verify_kind`] then holds each token to its kind's.
     validation: Validation,
+    /// The audience of each kind.
+    settings: TokenSettings,
     min_refresh: Duration,
     keys: RwLock<KeyCache>,
     refresh: Mutex<()>,
     revocations: Option<SharedStore>,
-    /// Claims of tokens whose signature, issuer and audience were checked, by token.
+    /// Claims of tokens whose signature, `typ`, issuer, audience (one of the two) and `nbf`
+    /// were checked, by token; the kind is checked on every call, after this cache.
     verified: Option<quick_cache::sync::Cache<String, Arc<Claims>>>,
 }
 
@@ -189,12 +256,17 @@ impl TokenVerifier {
     ) -> Self {
         let mut validation = Validation::new(Algorithm::EdDSA);
         validation.set_issuer(&[settings.issuer.as_str()]);
-        validation.set_audience(&[settings.audience.as_str()]);
-        validation.set_required_spec_claims(&["exp", "iss", "aud", "sub"]);
+        validation.set_audience(&[
+            settings.audience.as_str(),
+            settings.service_audience.as_str(),
+        ]);
+        validation.set_required_spec_claims(&["exp", "nbf", "iss", "aud", "sub"]);
+        validation.validate_nbf = true;
         validation.leeway = 5;
         Self {
             source,
             validation,
+            settings: settings.clone(),
             min_refresh: Duration::from_millis(settings.jwks_min_refresh_ms),
             keys: RwLock::new(KeyCache::default()),
             refresh: Mutex::new(()),
@@ -204,8 +276,20 @@ impl TokenVerifier {
         }
     }
 
-    /// Checks signature, issuer, audience, expiry and revocation.
+    /// Verifies a member's access token: signature, `typ`, issuer, the members' audience,
+    /// `exp`, `nbf` and revocation. A service token is [`VerifyError::WrongKind`].
     pub async fn verify(&self, token: &str) -> Result<Claims, VerifyError> {
+        self.verify_kind(token, TokenKind::Member).await
+    }
+
+    /// Verifies an internal caller's service token, as [`Self::verify`] does a member's; a
+    /// member token is [`VerifyError::WrongKind`].
+    pub async fn verify_service(&self, token: &str) -> Result<Claims, VerifyError> {
+        self.verify_kind(token, TokenKind::Service).await
+    }
+
+    /// Verifies a token of `kind`: its `kind` claim and its audience must both be that kind's.
+    pub async fn verify_kind(&self, token: &str, kind: TokenKind) -> Result<Claims, VerifyError> {
         let cached = self
             .verified
             .as_ref()
@@ -221,6 +305,14 @@ impl TokenVerifier {
                 claims
             }
         };
+        if claims.aud != self.settings.audience_of(claims.kind) {
+            // Auth never signs this pairing: a kind claim that disagrees with the audience.
+            tracing::warn!(kind = ?claims.kind, aud = %claims.aud, "token whose kind and audience disagree refused");
+            return Err(VerifyError::Invalid);
+        }
+        if claims.kind != kind {
+            return Err(VerifyError::WrongKind);
+        }
         if let Some(store) = &self.revocations {
             match store.get_tracked(&revocation_key(&claims.sid)).await {
                 Ok(Some(_)) => return Err(VerifyError::Revoked),
@@ -231,10 +323,12 @@ impl TokenVerifier {
         Ok(Claims::clone(&claims))
     }
 
-    /// Signature, issuer, audience and expiry: what does not change during a token's life.
+    /// Signature, `typ`, issuer, audience, `nbf` and expiry: what does not change during a
+    /// token's life (a token not yet valid is refused, so never cached).
     async fn check_signature(&self, token: &str) -> Result<Claims, VerifyError> {
         let header = jsonwebtoken::decode_header(token).map_err(|_| VerifyError::Invalid)?;
-        if header.alg != Algorithm::EdDSA {
+        // Only the algorithm auth signs with: no `none`, no HMAC keyed with a public key.
+        if header.alg != Algorithm::EdDSA || !is_access_token_typ(header.typ.as_deref()) {
             return Err(VerifyError::Invalid);
         }
         let kid = header.kid.ok_or(VerifyError::Invalid)?;
@@ -243,6 +337,7 @@ impl TokenVerifier {
             jsonwebtoken::decode::<Claims>(token, &key, &self.validation)
                 .map_err(|err| match err.kind() {
                     jsonwebtoken::errors::ErrorKind::ExpiredSignature => VerifyError::Expired,
+                    jsonwebtoken::errors::ErrorKind::ImmatureSignature => VerifyError::NotYetValid,
                     _ => VerifyError::Invalid,
                 })?
                 .claims,
@@ -267,13 +362,13 @@ impl TokenVerifier {
     ) -> Result<Claims, tonic::Status> {
         let token = bearer(request.metadata()).ok_or(VerifyError::Missing);
         let claims = match token {
-            Ok(token) => self.verify(token).await,
+            Ok(token) => self.verify_kind(token, kind).await,
             Err(err) => Err(err),
         };
         match claims {
-            Ok(claims) if claims.kind == kind => Ok(claims),
-            Ok(claims) => {
-                tracing::info!(expected = ?kind, got = ?claims.kind, "call with the wrong kind of token refused");
+            Ok(claims) => Ok(claims),
+            Err(VerifyError::WrongKind) => {
+                tracing::info!(expected = ?kind, "call with the wrong kind of token refused");
                 Err(VerifyError::WrongKind.into_status())
             }
             Err(err) => {
@@ -297,7 +392,7 @@ impl TokenVerifier {
                 .fetched_at
                 .is_some_and(|at| at.elapsed() < self.min_refresh)
             {
-                return Err(VerifyError::Invalid);
+                return Err(VerifyError::UnknownKey);
             }
         }
         let set = self.source.fetch().await.map_err(|err| {
@@ -316,7 +411,11 @@ impl TokenVerifier {
             by_kid,
             fetched_at: Some(Instant::now()),
         };
-        cache.by_kid.get(kid).cloned().ok_or(VerifyError::Invalid)
+        cache
+            .by_kid
+            .get(kid)
+            .cloned()
+            .ok_or(VerifyError::UnknownKey)
     }
 }
 

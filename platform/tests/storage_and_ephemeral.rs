@@ -149,7 +149,7 @@ async fn a_revoked_session_token_is_refused_while_others_pass(env: TestEnv) {
     let stranger = TestKeys::new().member_token("m1", "s", 60);
     assert_eq!(
         verifier.verify(&stranger).await.unwrap_err(),
-        VerifyError::Invalid
+        VerifyError::UnknownKey
     );
 }
 

@@ -1303,6 +1303,18 @@ async fn member_routes_refuse_missing_expired_foreign_and_revoked_tokens_with_40
 }
 
 #[tokio::test]
+async fn a_service_token_is_no_member_session_at_the_gateway() {
+    let gw = gateway().await;
+    let service = gw.fakes.keys.service_token("pos", 600);
+    let request = gw
+        .get("/api/balance")
+        .header("authorization", format!("Bearer {service}"));
+    let (status, json) = error_of(request.send().await.unwrap()).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    assert_eq!(json["code"], "ERR_FORBIDDEN");
+}
+
+#[tokio::test]
 async fn a_401_from_a_service_is_a_401_at_the_gateway() {
     let gw = gateway().await;
     gw.set_accounts_error(Some(ErrorBody::new(ErrorCode::Unauthenticated)));

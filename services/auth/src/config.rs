@@ -9,7 +9,10 @@
 //! environment variable `APP_AUTH__X__K` (e.g. `auth.policy.access_ttl_secs` is
 //! `APP_AUTH__POLICY__ACCESS_TTL_SECS`, `auth.database.url` is `APP_AUTH__DATABASE__URL`).
 //! - `server.{host,port,drain_delay_ms}`, `database.{url,max_connections,acquire_timeout_ms}`,
-//!   `tokens.{issuer,audience}`, `seed_demo`;
+//!   `tokens.{issuer,audience,service_audience}`, `seed_demo`;
+//! - `code_secret`: the server secret one-time codes are stored under (HMAC-SHA256), at least
+//!   32 bytes (`APP_AUTH__CODE_SECRET`, e.g. `openssl rand -base64 48`); production requires
+//!   it, development without one generates one per process;
 //! - `signing.keys` (a list, `[[auth.signing.keys]]` each with `kid` and `private_key_pem`, so
 //!   a config file rather than variables), `signing.active_kid`, `signing.dev_key_file`;
 //! - `policy.*` (login, one-time code, session and password-change limits) and
@@ -22,7 +25,9 @@
 //!   ids: `accounts` (SetLoginEmail, DisableCredentials) and `registration`
 //!   (CheckPasswordRules, CreateCredentials). Only digests are configured:
 //!   `miclub_auth::secret_digest` (or `printf %s "$SECRET" | sha256sum`) makes one;
-//! - `service_token_ttl_secs`: life of a service token (default 300, at most 900).
+//! - `service_token_ttl_secs`: life of a service token (default 300, at most 900);
+//! - `service_token_attempts` per `service_token_window_secs`: token requests per client id,
+//!   right or wrong secret (default 30 per 60 s).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -32,7 +37,7 @@ use miclub_platform::config::Environment;
 use miclub_platform::grpc::ServerSettings;
 use miclub_platform::storage::DatabaseSettings;
 use miclub_platform::tokens::{MAX_ACCESS_TTL, TokenSettings};
-use secrecy::SecretString;
+use secrecy::{ExposeSecret, SecretString};
 use serde::Deserialize;
 
 #[derive(Debug, Clone, Deserialize)]
@@ -42,8 +47,12 @@ pub struct Settings {
     pub server: ServerSettings,
     /// Empty url: `sqlite://data/auth.db` in development; production requires one.
     pub database: DatabaseSettings,
-    /// `iss` and `aud` of the access tokens this service signs.
+    /// `iss` and `aud` of the access tokens this service signs (`audience` for members',
+    /// `service_audience` for service tokens).
     pub tokens: TokenSettings,
+    /// Secret that one-time codes are stored under (HMAC-SHA256), at least 32 bytes.
+    /// Required in production; `None` in development generates one per process.
+    pub code_secret: Option<SecretString>,
     /// Create credentials for `platform::demo::MEMBERS` at start-up (standalone, development).
     pub seed_demo: bool,
     pub signing: SigningSettings,
@@ -54,6 +63,10 @@ pub struct Settings {
     pub service_clients: BTreeMap<String, String>,
     /// Life of a service token; at most `platform::tokens::MAX_ACCESS_TTL`.
     pub service_token_ttl_secs: u64,
+    /// `IssueServiceToken` requests one client id may make in `service_token_window_secs`,
+    /// right secret or wrong; beyond, `ERR_TOO_MANY_ATTEMPTS`.
+    pub service_token_attempts: i64,
+    pub service_token_window_secs: u64,
 }
 
 impl Default for Settings {
@@ -62,12 +75,15 @@ impl Default for Settings {
             server: ServerSettings::default(),
             database: DatabaseSettings::default(),
             tokens: TokenSettings::default(),
+            code_secret: None,
             seed_demo: false,
             signing: SigningSettings::default(),
             policy: PolicySettings::default(),
             hashing: HashingSettings::default(),
             service_clients: BTreeMap::new(),
             service_token_ttl_secs: 300,
+            service_token_attempts: 30,
+            service_token_window_secs: 60,
         }
     }
 }
@@ -82,6 +98,17 @@ impl Settings {
     /// Checks what cannot be checked by types alone; production is stricter.
     pub fn validate(&self, environment: Environment) -> anyhow::Result<()> {
         self.policy.validate()?;
+        self.tokens
+            .validate()
+            .map_err(|e| anyhow::anyhow!("auth.{e}"))?;
+        if let Some(secret) = &self.code_secret {
+            crate::keys::CodeKey::from_secret(secret.expose_secret().as_bytes())?;
+        }
+        if self.service_token_attempts < 1 || self.service_token_window_secs == 0 {
+            anyhow::bail!(
+                "auth.service_token_attempts and auth.service_token_window_secs must be at least 1"
+            );
+        }
         if self.hashing.max_concurrent == 0 {
             anyhow::bail!("auth.hashing.max_concurrent must be at least 1");
         }
@@ -119,6 +146,11 @@ impl Settings {
         if environment.is_production() {
             if self.signing.keys.is_empty() {
                 anyhow::bail!("production needs configured signing keys (auth.signing.keys)");
+            }
+            if self.code_secret.is_none() {
+                anyhow::bail!(
+                    "production needs a secret for one-time codes (auth.code_secret, at least 32 bytes)"
+                );
             }
             if self.seed_demo {
                 anyhow::bail!("auth.seed_demo cannot be enabled in production");
@@ -171,7 +203,7 @@ pub struct SigningKeySettings {
 pub struct PolicySettings {
     /// Life of a one-time code (and of its challenge).
     pub otp_ttl_secs: u64,
-    /// Digits of a one-time code (4 to 9).
+    /// Digits of a one-time code (6 to 9).
     pub otp_length: usize,
     /// Wrong codes a challenge survives; the next try ends it.
     pub otp_max_attempts: i64,
@@ -228,8 +260,13 @@ impl PolicySettings {
         if self.refresh_ttl_secs < self.access_ttl_secs {
             anyhow::bail!("auth.policy.refresh_ttl_secs must be at least access_ttl_secs");
         }
-        if !crate::domain::OtpCode::LENGTHS.contains(&self.otp_length) {
-            anyhow::bail!("auth.policy.otp_length must be between 4 and 9");
+        let lengths = crate::domain::OtpCode::LENGTHS;
+        if !lengths.contains(&self.otp_length) {
+            anyhow::bail!(
+                "auth.policy.otp_length must be between {} and {} digits: shorter codes are guessed too easily",
+                lengths.start(),
+                lengths.end()
+            );
         }
         for (name, value) in [
             ("otp_ttl_secs", self.otp_ttl_secs),
@@ -319,6 +356,11 @@ mod tests {
         assert_eq!(settings.policy.password_change_attempts, 5);
         assert_eq!(settings.policy.password_change_window_secs, 900);
         assert_eq!(settings.service_token_ttl_secs, 300);
+        assert_eq!(settings.service_token_attempts, 30);
+        assert_eq!(settings.service_token_window_secs, 60);
+        assert_eq!(settings.policy.otp_length, 6);
+        assert_eq!(settings.tokens.service_audience, "miclub-internal");
+        assert!(settings.code_secret.is_none());
         assert!(settings.service_clients.is_empty());
         assert!(settings.validate(Environment::Development).is_ok());
     }
@@ -371,6 +413,44 @@ mod tests {
     }
 
     #[test]
+    fn codes_shorter_than_six_digits_are_refused_with_a_clear_message() {
+        for (length, valid) in [(4, false), (5, false), (6, true), (9, true), (10, false)] {
+            let mut settings = Settings::default();
+            settings.policy.otp_length = length;
+            let validated = settings.validate(Environment::Development);
+            assert_eq!(validated.is_ok(), valid, "{length}");
+            if let Err(err) = validated {
+                assert!(
+                    err.to_string()
+                        .contains("auth.policy.otp_length must be between 6 and 9 digits"),
+                    "{err}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_code_secret_shorter_than_32_bytes_is_refused_without_echoing_it() {
+        let mut settings = Settings {
+            code_secret: Some(SecretString::from("short-secret-of-31-bytes-......")),
+            ..Settings::default()
+        };
+        let err = settings.validate(Environment::Development).unwrap_err();
+        assert!(err.to_string().contains("auth.code_secret"), "{err}");
+        assert!(!err.to_string().contains("short-secret"), "{err}");
+        settings.code_secret = Some(SecretString::from("long-enough-secret-of-32-bytes-."));
+        assert!(settings.validate(Environment::Development).is_ok());
+    }
+
+    #[test]
+    fn member_and_service_tokens_may_not_share_an_audience() {
+        let mut settings = Settings::default();
+        settings.tokens.service_audience = settings.tokens.audience.clone();
+        let err = settings.validate(Environment::Development).unwrap_err();
+        assert!(err.to_string().contains("service_audience"), "{err}");
+    }
+
+    #[test]
     fn an_access_ttl_above_fifteen_minutes_is_refused() {
         let mut settings = Settings::default();
         settings.policy.access_ttl_secs = 901;
@@ -387,6 +467,9 @@ mod tests {
             kid: "k1".into(),
             private_key_pem: SecretString::from("x"),
         });
+        let err = settings.validate(Environment::Production).unwrap_err();
+        assert!(err.to_string().contains("auth.code_secret"), "{err}");
+        settings.code_secret = Some(SecretString::from("k".repeat(32)));
         assert!(settings.validate(Environment::Production).is_ok());
         settings.seed_demo = true;
         assert!(settings.validate(Environment::Production).is_err());

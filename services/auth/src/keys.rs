@@ -1,10 +1,18 @@
-//! The Ed25519 keys that sign access tokens, and the JWK Set that publishes them.
+//! Auth's keys: the Ed25519 keys that sign access tokens with the JWK Set that publishes them,
+//! and the secret one-time codes are keyed with.
 //!
 //! Production configures keys (PKCS#8 PEM, each with a `kid`) and names the active one; all of
 //! them are published, so during a rotation tokens signed by the previous key still verify.
 //! Development without configured keys generates one and, when `signing.dev_key_file` is set,
 //! keeps it in that file (mode 0600) so sessions survive a restart. Production refuses to start
 //! without configured keys.
+//!
+//! One-time codes are stored as HMAC-SHA256 under `auth.code_secret` ([`CodeKey`]): a stolen
+//! challenge (a Redis dump) does not give its 6 digits away to a million guesses, as a plain
+//! hash would. Production refuses to start without the secret; development without one
+//! generates a random secret per process, which is enough because the challenges it keys live
+//! in that process's ephemeral store (several development processes sharing a Redis must
+//! configure the same secret).
 
 use std::io::Write;
 use std::path::Path;
@@ -12,22 +20,24 @@ use std::path::Path;
 use anyhow::Context;
 use ed25519_dalek::SigningKey;
 use ed25519_dalek::pkcs8::{DecodePrivateKey, EncodePrivateKey, KeypairBytes};
+use hmac::{Hmac, Mac};
 use jsonwebtoken::jwk::{Jwk, JwkSet, PublicKeyUse};
-use jsonwebtoken::{Algorithm, EncodingKey, Header};
+use jsonwebtoken::{Algorithm, EncodingKey};
 use miclub_platform::config::Environment;
-use miclub_platform::tokens::{Claims, StaticKeySource};
-use secrecy::ExposeSecret;
+use miclub_platform::tokens::{Claims, StaticKeySource, access_token_header};
+use secrecy::{ExposeSecret, SecretString};
 use sha2::{Digest, Sha256};
 
 use crate::config::SigningSettings;
 use crate::domain::types::hex;
 
-/// The signing key in use and the public keys of every configured key.
+/// The signing key in use, the public keys of every configured key, and the code key.
 pub struct KeyRing {
     active_kid: String,
     encoding: EncodingKey,
     jwks: JwkSet,
     jwks_json: String,
+    codes: CodeKey,
 }
 
 impl std::fmt::Debug for KeyRing {
@@ -46,44 +56,22 @@ struct LoadedKey {
 }
 
 impl KeyRing {
-    pub fn load(settings: &SigningSettings, environment: Environment) -> anyhow::Result<Self> {
-        if settings.keys.is_empty() {
-            if environment.is_production() {
-                anyhow::bail!("production needs configured signing keys (auth.signing.keys)");
-            }
-            let key = match &settings.dev_key_file {
-                Some(path) => dev_key_from_file(path)?,
-                None => {
-                    tracing::warn!(
-                        "no signing keys configured: using a generated key kept in memory"
-                    );
-                    let signing = SigningKey::from_bytes(&rand::random::<[u8; 32]>());
-                    loaded(dev_kid(&signing), &signing)?
-                }
-            };
-            return Self::from_keys(vec![key], None);
-        }
-        let mut keys = Vec::with_capacity(settings.keys.len());
-        for configured in &settings.keys {
-            if configured.kid.trim().is_empty() {
-                anyhow::bail!("every signing key needs a kid");
-            }
-            if keys.iter().any(|k: &LoadedKey| k.kid == configured.kid) {
-                anyhow::bail!("signing key id {:?} is configured twice", configured.kid);
-            }
-            let signing = SigningKey::from_pkcs8_pem(configured.private_key_pem.expose_secret())
-                .map_err(|e| {
-                    anyhow::anyhow!(
-                        "signing key {:?} is not an Ed25519 PKCS#8 PEM: {e}",
-                        configured.kid
-                    )
-                })?;
-            keys.push(loaded(configured.kid.clone(), &signing)?);
-        }
-        Self::from_keys(keys, settings.active_kid.as_deref())
+    /// The signing keys of `settings` and the code key of `code_secret` (`auth.code_secret`).
+    pub fn load(
+        settings: &SigningSettings,
+        code_secret: Option<&SecretString>,
+        environment: Environment,
+    ) -> anyhow::Result<Self> {
+        let (keys, active_kid) = signing_keys(settings, environment)?;
+        let codes = CodeKey::load(code_secret, environment)?;
+        Self::from_keys(keys, active_kid, codes)
     }
 
-    fn from_keys(keys: Vec<LoadedKey>, active_kid: Option<&str>) -> anyhow::Result<Self> {
+    fn from_keys(
+        keys: Vec<LoadedKey>,
+        active_kid: Option<&str>,
+        codes: CodeKey,
+    ) -> anyhow::Result<Self> {
         let active_kid = match active_kid {
             Some(kid) => kid.to_owned(),
             None if keys.len() == 1 => keys[0].kid.clone(),
@@ -107,14 +95,19 @@ impl KeyRing {
             encoding: active.encoding,
             jwks,
             jwks_json,
+            codes,
         })
     }
 
-    /// Signs `claims` with the active key; the header names its `kid`.
+    /// Signs `claims` with the active key; the header names its `kid` and `typ: at+jwt`.
     pub fn sign(&self, claims: &Claims) -> anyhow::Result<String> {
-        let mut header = Header::new(Algorithm::EdDSA);
-        header.kid = Some(self.active_kid.clone());
+        let header = access_token_header(&self.active_kid);
         jsonwebtoken::encode(&header, claims, &self.encoding).context("signing an access token")
+    }
+
+    /// The key one-time codes are stored under.
+    pub fn codes(&self) -> &CodeKey {
+        &self.codes
     }
 
     pub fn active_kid(&self) -> &str {
@@ -134,6 +127,108 @@ impl KeyRing {
     pub fn key_source(&self) -> StaticKeySource {
         StaticKeySource(self.jwks.clone())
     }
+}
+
+/// The server secret one-time codes are keyed with: what a challenge stores is
+/// HMAC-SHA256(secret, challenge id ‖ ':' ‖ code), worthless without the secret.
+#[derive(Clone)]
+pub struct CodeKey {
+    mac: Hmac<Sha256>,
+}
+
+impl std::fmt::Debug for CodeKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("CodeKey(***)")
+    }
+}
+
+impl CodeKey {
+    /// Shortest `auth.code_secret`, in bytes: the output size of SHA-256 (RFC 2104, 3).
+    pub const MIN_SECRET_BYTES: usize = 32;
+
+    /// The key of `secret`; production requires one, development generates one per process.
+    pub fn load(secret: Option<&SecretString>, environment: Environment) -> anyhow::Result<Self> {
+        match secret.map(ExposeSecret::expose_secret) {
+            Some(secret) if !secret.is_empty() => Self::from_secret(secret.as_bytes()),
+            _ if environment.is_production() => anyhow::bail!(
+                "production needs a secret for one-time codes (auth.code_secret, at least {} bytes)",
+                Self::MIN_SECRET_BYTES
+            ),
+            _ => {
+                tracing::warn!(
+                    "no auth.code_secret configured: one-time codes are keyed with a secret generated for this process"
+                );
+                Ok(Self::generated())
+            }
+        }
+    }
+
+    /// A key of `secret`, refused when shorter than [`Self::MIN_SECRET_BYTES`].
+    pub fn from_secret(secret: &[u8]) -> anyhow::Result<Self> {
+        if secret.len() < Self::MIN_SECRET_BYTES {
+            // Never echo the value.
+            anyhow::bail!(
+                "auth.code_secret must be at least {} bytes (e.g. `openssl rand -base64 48`)",
+                Self::MIN_SECRET_BYTES
+            );
+        }
+        let mac = Hmac::<Sha256>::new_from_slice(secret)
+            .map_err(|_| anyhow::anyhow!("auth.code_secret cannot key HMAC-SHA256"))?;
+        Ok(Self { mac })
+    }
+
+    fn generated() -> Self {
+        let secret: [u8; 32] = rand::random();
+        Self::from_secret(&secret).expect("32 random bytes key HMAC-SHA256")
+    }
+
+    /// HMAC-SHA256 of `parts` under this key, lowercase hex.
+    pub fn digest(&self, parts: &[&[u8]]) -> String {
+        let mut mac = self.mac.clone();
+        for part in parts {
+            mac.update(part);
+        }
+        hex(&mac.finalize().into_bytes())
+    }
+}
+
+/// The configured signing keys and the active kid, or in development a generated key.
+fn signing_keys(
+    settings: &SigningSettings,
+    environment: Environment,
+) -> anyhow::Result<(Vec<LoadedKey>, Option<&str>)> {
+    if settings.keys.is_empty() {
+        if environment.is_production() {
+            anyhow::bail!("production needs configured signing keys (auth.signing.keys)");
+        }
+        let key = match &settings.dev_key_file {
+            Some(path) => dev_key_from_file(path)?,
+            None => {
+                tracing::warn!("no signing keys configured: using a generated key kept in memory");
+                let signing = SigningKey::from_bytes(&rand::random::<[u8; 32]>());
+                loaded(dev_kid(&signing), &signing)?
+            }
+        };
+        return Ok((vec![key], None));
+    }
+    let mut keys = Vec::with_capacity(settings.keys.len());
+    for configured in &settings.keys {
+        if configured.kid.trim().is_empty() {
+            anyhow::bail!("every signing key needs a kid");
+        }
+        if keys.iter().any(|k: &LoadedKey| k.kid == configured.kid) {
+            anyhow::bail!("signing key id {:?} is configured twice", configured.kid);
+        }
+        let signing = SigningKey::from_pkcs8_pem(configured.private_key_pem.expose_secret())
+            .map_err(|e| {
+                anyhow::anyhow!(
+                    "signing key {:?} is not an Ed25519 PKCS#8 PEM: {e}",
+                    configured.kid
+                )
+            })?;
+        keys.push(loaded(configured.kid.clone(), &signing)?);
+    }
+    Ok((keys, settings.active_kid.as_deref()))
 }
 
 fn loaded(kid: String, signing: &SigningKey) -> anyhow::Result<LoadedKey> {
@@ -238,6 +333,7 @@ mod tests {
             sid: "s1".into(),
             kind: TokenKind::Member,
             iat: now,
+            nbf: now,
             exp: now + 60,
             jti: "j".into(),
         }
@@ -259,14 +355,14 @@ mod tests {
             active_kid: Some("new".into()),
             dev_key_file: None,
         };
-        let ring = KeyRing::load(&settings, Environment::Production).unwrap();
+        let code_secret = SecretString::from("c".repeat(CodeKey::MIN_SECRET_BYTES));
+        let ring = KeyRing::load(&settings, Some(&code_secret), Environment::Production).unwrap();
         assert_eq!(ring.jwks().keys.len(), 2);
         let tokens = TokenSettings::default();
         let token = ring.sign(&claims(&tokens)).unwrap();
-        assert_eq!(
-            jsonwebtoken::decode_header(&token).unwrap().kid.as_deref(),
-            Some("new")
-        );
+        let header = jsonwebtoken::decode_header(&token).unwrap();
+        assert_eq!(header.kid.as_deref(), Some("new"));
+        assert_eq!(header.typ.as_deref(), Some("at+jwt"));
         let verifier = TokenVerifier::new(&tokens, Arc::new(ring.key_source()), None);
         assert_eq!(verifier.verify(&token).await.unwrap().sub, "m1");
         let published: JwkSet = serde_json::from_str(ring.jwks_json()).unwrap();
@@ -290,15 +386,60 @@ mod tests {
             active_kid: None,
             dev_key_file: None,
         };
-        assert!(KeyRing::load(&settings, Environment::Production).is_err());
+        let code_secret = SecretString::from("c".repeat(CodeKey::MIN_SECRET_BYTES));
+        let load = |settings: &SigningSettings| {
+            KeyRing::load(settings, Some(&code_secret), Environment::Production)
+        };
+        assert!(load(&settings).is_err());
         settings.active_kid = Some("c".into());
-        assert!(KeyRing::load(&settings, Environment::Production).is_err());
+        assert!(load(&settings).is_err());
+        settings.active_kid = Some("b".into());
+        assert!(load(&settings).is_ok());
+    }
+
+    #[test]
+    fn the_code_key_is_hmac_sha256_as_rfc_4231_gives_it() {
+        // RFC 4231, test cases 6 and 7 (the ones whose key is long enough for us).
+        let key = CodeKey::from_secret(&[0xaa; 131]).unwrap();
+        assert_eq!(
+            key.digest(&[b"Test Using Larger Than Block-Size Key - Hash Key First"]),
+            "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54"
+        );
+        assert_eq!(
+            key.digest(&[
+                b"This is a test using a larger than block-size key and a larger than block-size data. ",
+                b"The key needs to be hashed before being used by the HMAC algorithm."
+            ]),
+            "9b09ffa71b942fcb27635fbcd5b0e944bfdc63644f0713938a7f51535c3a35e2"
+        );
+    }
+
+    #[test]
+    fn production_refuses_to_start_without_a_code_secret_of_at_least_32_bytes() {
+        let err = CodeKey::load(None, Environment::Production).unwrap_err();
+        assert!(err.to_string().contains("auth.code_secret"), "{err}");
+        let empty = SecretString::from("");
+        assert!(CodeKey::load(Some(&empty), Environment::Production).is_err());
+        let short = SecretString::from("s".repeat(31));
+        let err = CodeKey::load(Some(&short), Environment::Development).unwrap_err();
+        assert!(err.to_string().contains("at least 32 bytes"), "{err}");
+        assert!(!err.to_string().contains(&"s".repeat(31)), "{err}");
+        let right = SecretString::from("s".repeat(32));
+        assert!(CodeKey::load(Some(&right), Environment::Production).is_ok());
+    }
+
+    #[test]
+    fn development_without_a_code_secret_generates_one_per_process() {
+        let a = CodeKey::load(None, Environment::Development).unwrap();
+        let b = CodeKey::load(None, Environment::Development).unwrap();
+        assert_ne!(a.digest(&[b"x"]), b.digest(&[b"x"]));
+        assert_eq!(format!("{a:?}"), "CodeKey(***)");
     }
 
     #[test]
     fn production_refuses_to_start_without_configured_keys() {
-        assert!(KeyRing::load(&SigningSettings::default(), Environment::Production).is_err());
-        assert!(KeyRing::load(&SigningSettings::default(), Environment::Development).is_ok());
+        assert!(KeyRing::load(&SigningSettings::default(), None, Environment::Production).is_err());
+        assert!(KeyRing::load(&SigningSettings::default(), None, Environment::Development).is_ok());
     }
 
     #[test]
@@ -312,8 +453,8 @@ mod tests {
             dev_key_file: Some(path.clone()),
             ..Default::default()
         };
-        let first = KeyRing::load(&settings, Environment::Development).unwrap();
-        let second = KeyRing::load(&settings, Environment::Development).unwrap();
+        let first = KeyRing::load(&settings, None, Environment::Development).unwrap();
+        let second = KeyRing::load(&settings, None, Environment::Development).unwrap();
         assert_eq!(first.active_kid(), second.active_kid());
         assert_eq!(first.jwks_json(), second.jwks_json());
         #[cfg(unix)]

@@ -75,7 +75,11 @@ pub struct Application {
 impl Application {
     pub async fn build(settings: Settings, deps: Dependencies) -> anyhow::Result<Self> {
         settings.validate(deps.environment)?;
-        let keys = Arc::new(KeyRing::load(&settings.signing, deps.environment)?);
+        let keys = Arc::new(KeyRing::load(
+            &settings.signing,
+            settings.code_secret.as_ref(),
+            deps.environment,
+        )?);
         let database = Database::connect(&settings.database_or_default()).await?;
         database
             .migrate(&POSTGRES_MIGRATIONS, &SQLITE_MIGRATIONS)

@@ -344,7 +344,7 @@ async fn a_service_token_is_issued_for_the_right_secret_and_verifies_as_kind_ser
     let claims = app
         .verifier()
         .await
-        .verify(&issued.access_token)
+        .verify_service(&issued.access_token)
         .await
         .unwrap();
     assert_eq!(claims.kind, TokenKind::Service);
@@ -367,7 +367,7 @@ async fn a_service_token_is_issued_for_the_right_secret_and_verifies_as_kind_ser
         },
     );
     let token = tokens.token().await.unwrap();
-    let claims = app.verifier().await.verify(&token).await.unwrap();
+    let claims = app.verifier().await.verify_service(&token).await.unwrap();
     assert_eq!(claims.kind, TokenKind::Service);
 }
 
@@ -407,7 +407,7 @@ async fn the_service_token_lifetime_follows_the_settings(env: TestEnv) {
     let claims = app
         .verifier()
         .await
-        .verify(&issued.access_token)
+        .verify_service(&issued.access_token)
         .await
         .unwrap();
     assert_eq!(claims.exp - claims.iat, 60);

@@ -1,6 +1,13 @@
 //! The client-credentials grant: internal callers (store systems, other services) trade a
 //! client id and secret for a short-lived access token of kind `service` whose subject is the
-//! client id.
+//! client id and whose audience is `tokens.service_audience`, so it never passes as a member's.
+//!
+//! Each client id may ask `service_token_attempts` times per `service_token_window_secs`, right
+//! secret or wrong: a caller guessing `pos`'s secret is stopped, and stops only `pos` (every
+//! unknown id shares one budget). Well-behaved callers cache their token for most of its life
+//! (`platform::tokens::ServiceTokens`) and ask every few minutes. If the ephemeral store is
+//! down the grant is not throttled (logged): secrets are high-entropy, and internal calls must
+//! keep working while Redis is out.
 //!
 //! Only the SHA-256 of each secret is configured (`auth.service_clients`), so the config holds
 //! nothing that can call us. Secrets are generated, high-entropy strings, which is why a plain
@@ -11,6 +18,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use miclub_platform::ephemeral::SharedStore;
 use miclub_platform::storage::now_millis;
 use miclub_platform::tokens::{Claims, TokenKind};
 use secrecy::{ExposeSecret, SecretString};
@@ -41,6 +49,9 @@ pub struct ServiceClients {
     /// Client id → `secret_digest` of its secret (validated by `Settings::validate`).
     digests: BTreeMap<String, String>,
     ttl: Duration,
+    /// Token requests per client id in `window`, refused beyond.
+    attempts: i64,
+    window: Duration,
 }
 
 impl std::fmt::Debug for ServiceClients {
@@ -57,6 +68,30 @@ impl ServiceClients {
         Self {
             digests: settings.service_clients.clone(),
             ttl: Duration::from_secs(settings.service_token_ttl_secs),
+            attempts: settings.service_token_attempts,
+            window: Duration::from_secs(settings.service_token_window_secs),
+        }
+    }
+
+    /// Counts one token request of `client_id` and tells whether it is within the budget.
+    async fn within_budget(&self, store: &SharedStore, client_id: &str, logged: &str) -> bool {
+        // Unknown ids share one counter, so inventing ids neither fills the store nor buys
+        // more tries.
+        let bucket = if self.digests.contains_key(client_id) {
+            client_id
+        } else {
+            UNKNOWN_CLIENT_BUCKET
+        };
+        match store.incr(&throttle_key(bucket), self.window).await {
+            Ok(count) if count > self.attempts => {
+                tracing::warn!(client_id = %logged, count, "service token refused: too many requests");
+                false
+            }
+            Ok(_) => true,
+            Err(err) => {
+                tracing::warn!(error = %err, "service token throttle skipped: ephemeral store unavailable");
+                true
+            }
         }
     }
 
@@ -72,6 +107,14 @@ impl ServiceClients {
         let equal: bool = presented.as_bytes().ct_eq(expected.as_bytes()).into();
         known & equal
     }
+}
+
+/// The counter of unknown client ids; `#` is never part of a configured id.
+const UNKNOWN_CLIENT_BUCKET: &str = "#unknown";
+
+/// Ephemeral-store key counting the token requests of `bucket`.
+fn throttle_key(bucket: &str) -> String {
+    format!("svc-token:attempts:{bucket}")
 }
 
 /// A service access token as handed to the caller.
@@ -93,6 +136,13 @@ impl Auth {
             .chars()
             .take(Settings::MAX_CLIENT_ID_CHARS)
             .collect();
+        if !self
+            .clients
+            .within_budget(&self.ephemeral, client_id, &logged)
+            .await
+        {
+            return Err(AuthError::TooManyAttempts);
+        }
         if secret.expose_secret().is_empty() || !self.clients.accepts(client_id, secret) {
             tracing::warn!(client_id = %logged, "service token refused: unknown client or wrong secret");
             return Err(AuthError::InvalidClient);
@@ -101,11 +151,12 @@ impl Auth {
         let issued_at = now_millis() / 1000;
         let claims = Claims {
             iss: self.tokens.issuer.clone(),
-            aud: self.tokens.audience.clone(),
+            aud: self.tokens.service_audience.clone(),
             sub: client_id.to_owned(),
             sid: format!("svc-{}", uuid::Uuid::new_v4()),
             kind: TokenKind::Service,
             iat: issued_at,
+            nbf: issued_at,
             exp: issued_at + ttl.as_secs() as i64,
             jti: uuid::Uuid::new_v4().to_string(),
         };

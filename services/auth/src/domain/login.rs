@@ -266,7 +266,7 @@ impl Auth {
         let (challenge, tries) = self
             .counted_try::<Challenge>(&challenge_key(&id), &tries_key(&id), "login")
             .await?;
-        let digest = code.digest(&id);
+        let digest = code.digest(self.keys.codes(), &id);
         if !bool::from(digest.as_bytes().ct_eq(challenge.code_digest.as_bytes())) {
             tracing::info!(member_id = %challenge.member_id, tries, "wrong one-time code");
             return Err(AuthError::OtpInvalid);
@@ -332,7 +332,7 @@ impl Auth {
         let ttl = self.policy.otp_ttl();
         let challenge = Challenge {
             member_id: pending.member_id.to_owned(),
-            code_digest: code.digest(id),
+            code_digest: code.digest(self.keys.codes(), id),
             expires_at: now_millis() + ttl.as_millis() as i64,
             legacy: pending.legacy,
             started_at: pending.started_at,

@@ -208,7 +208,7 @@ impl Auth {
         let (challenge, tries) = self
             .counted_try::<ResetChallenge>(&challenge_key(&id), &tries_key(&id), "recovery")
             .await?;
-        let digest = code.digest(&id);
+        let digest = code.digest(self.keys.codes(), &id);
         if !bool::from(digest.as_bytes().ct_eq(challenge.code_digest.as_bytes())) {
             tracing::info!(tries, "wrong recovery code");
             return Err(AuthError::OtpInvalid);
@@ -300,7 +300,7 @@ impl Auth {
         let ttl = self.policy.otp_ttl();
         let challenge = ResetChallenge {
             member_id: Some(member_id.to_owned()),
-            code_digest: code.digest(id),
+            code_digest: code.digest(self.keys.codes(), id),
             expires_at: now_millis() + ttl.as_millis() as i64,
             started_at,
         };

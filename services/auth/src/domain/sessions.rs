@@ -161,6 +161,7 @@ impl Auth {
             sid: sid.to_owned(),
             kind: TokenKind::Member,
             iat: issued_at,
+            nbf: issued_at,
             exp: issued_at + access_ttl.as_secs() as i64,
             jti: uuid::Uuid::new_v4().to_string(),
         };

@@ -12,6 +12,7 @@ use secrecy::{ExposeSecret, SecretString};
 use sha2::{Digest, Sha256};
 
 use crate::error::{AuthError, AuthResult, Field, Problem};
+use crate::keys::CodeKey;
 
 /// A password as typed: not empty, at most [`Password::MAX_CHARS`] characters. Never logged.
 #[derive(Clone)]
@@ -54,8 +55,9 @@ impl fmt::Debug for Password {
 pub struct OtpCode(String);
 
 impl OtpCode {
-    /// Code lengths the policy may choose.
-    pub const LENGTHS: RangeInclusive<usize> = 4..=9;
+    /// Code lengths the policy may choose: at least 6 digits (a million values), so the
+    /// tries a challenge allows leave a guess negligible odds; at most 9 (fits a `u32`).
+    pub const LENGTHS: RangeInclusive<usize> = 6..=9;
 
     /// Reads a code as typed (surrounding spaces ignored).
     pub fn parse(input: &str, length: usize) -> AuthResult<Self> {
@@ -87,14 +89,12 @@ impl OtpCode {
         &self.0
     }
 
-    /// What a challenge keeps instead of the code: SHA-256 of the challenge id and the code, so
-    /// the stored value says nothing without the challenge it belongs to.
-    pub fn digest(&self, challenge: &ChallengeId) -> String {
-        let mut hasher = Sha256::new();
-        hasher.update(challenge.as_str().as_bytes());
-        hasher.update(b":");
-        hasher.update(self.0.as_bytes());
-        hex(&hasher.finalize())
+    /// What a challenge keeps instead of the code: HMAC-SHA256 under the server's code key of
+    /// the challenge id and the code. Without the key, a stored value cannot be checked against
+    /// guesses (a plain hash of 6 digits falls to a million tries); the challenge id binds it
+    /// to its challenge. Ids are 43 characters without ':', so the input is unambiguous.
+    pub fn digest(&self, key: &CodeKey, challenge: &ChallengeId) -> String {
+        key.digest(&[challenge.as_str().as_bytes(), b":", self.0.as_bytes()])
     }
 }
 
@@ -310,10 +310,37 @@ mod tests {
 
     #[test]
     fn a_code_digest_depends_on_its_challenge() {
+        let key = CodeKey::from_secret(&[7; 32]).unwrap();
         let code = OtpCode::parse("123456", 6).unwrap();
         let (a, b) = (ChallengeId::generate(), ChallengeId::generate());
-        assert_ne!(code.digest(&a), code.digest(&b));
-        assert_eq!(code.digest(&a), code.digest(&a));
+        assert_ne!(code.digest(&key, &a), code.digest(&key, &b));
+        assert_eq!(code.digest(&key, &a), code.digest(&key, &a));
+    }
+
+    #[test]
+    fn a_stored_code_digest_cannot_be_reversed_without_the_server_secret() {
+        let key = CodeKey::from_secret(&[7; 32]).unwrap();
+        let challenge = ChallengeId::generate();
+        let code = OtpCode::generate(6);
+        let stored = code.digest(&key, &challenge);
+        // What an attacker holding the stored challenge (a Redis dump) tries: every 6-digit
+        // code, hashed as codes were stored before (SHA-256 of id ':' code).
+        let found = (0..1_000_000u32).find(|n| {
+            let plain = Sha256::digest(format!("{}:{n:06}", challenge.as_str()).as_bytes());
+            hex(&plain) == stored
+        });
+        assert_eq!(found, None);
+        // With the server's key the right code matches; another key digests otherwise.
+        assert_eq!(
+            OtpCode::parse(code.as_str(), 6)
+                .unwrap()
+                .digest(&key, &challenge),
+            stored
+        );
+        assert_ne!(
+            CodeKey::from_secret(&[8; 32]).unwrap().digest(&[b"x"]),
+            key.digest(&[b"x"])
+        );
     }
 
     #[test]
