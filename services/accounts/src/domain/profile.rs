@@ -571,17 +571,16 @@ impl Profile {
             previous_told = restore.is_some(),
             "email confirmed"
         );
-        if let Some(restore) = restore {
-            if let Err(err) = self
+        if let Some(restore) = restore
+            && let Err(err) = self
                 .send_changed_notice(&restore.previous_email, &stored.email, &restore_token, now)
                 .await
-            {
-                tracing::error!(
-                    member_id = %stored.member_id,
-                    error = %format!("{err:#}"),
-                    "email change notice to the previous address not sent"
-                );
-            }
+        {
+            tracing::error!(
+                member_id = %stored.member_id,
+                error = %format!("{err:#}"),
+                "email change notice to the previous address not sent"
+            );
         }
         Ok(stored.email)
     }
