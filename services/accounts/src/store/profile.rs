@@ -240,7 +240,7 @@ impl Store {
     }
 
     /// Makes `previous_email` the member's confirmed address again and uses the restore link,
-    /// voiding the member's other restore links and pending confirmation links, in one
+    /// voiding the member's restore links of later changes and pending confirmation links, in one
     /// transaction, provided the link is unused and unexpired at `at` and the member active;
     /// false (nothing changed) otherwise.
     pub async fn complete_email_restore(
@@ -279,11 +279,15 @@ impl Store {
             tx.rollback().await?;
             return Ok(false);
         }
+        // Links of later changes go with it; links of earlier changes stay: someone who
+        // changed the address twice cannot void the first owner's link by using their own.
         sqlx::query(
-            "UPDATE email_restores SET used_at = $1 WHERE member_id = $2 AND used_at IS NULL",
+            "UPDATE email_restores SET used_at = $1 WHERE member_id = $2 AND used_at IS NULL \
+             AND created_at >= (SELECT created_at FROM email_restores WHERE token_hash = $3)",
         )
         .bind(at)
         .bind(member_id.as_str())
+        .bind(digest)
         .execute(&mut *tx)
         .await?;
         sqlx::query("DELETE FROM email_confirmations WHERE member_id = $1 AND used_at IS NULL")

@@ -264,6 +264,26 @@ async fn a_restore_link_works_once(env: TestEnv) {
     assert_eq!(app.login_emails.ended().len(), 1);
 }
 
+async fn an_attacker_using_the_link_of_a_later_change_cannot_void_the_owners_link(env: TestEnv) {
+    let app = TestApp::spawn(env).await;
+    let member = app.add_member_with_account().await;
+    let owners = change_and_confirm(&app, &member, ATTACKER).await;
+    // The attacker changes it again and uses the notice their first address got.
+    let attackers = change_and_confirm(&app, &member, "otra@correo.cl").await;
+    assert_eq!(attackers.to, ATTACKER);
+    restore(&app, &restore_token(&attackers))
+        .await
+        .expect("their own link");
+
+    restore(&app, &restore_token(&owners))
+        .await
+        .expect("the owner's link still works");
+
+    assert_eq!(app.stored(&member.id).await.email, member.email);
+    let status = restore(&app, &restore_token(&attackers)).await.unwrap_err();
+    assert_eq!(refusal(&status).code, ErrorCode::ConfirmationInvalid);
+}
+
 async fn when_auth_is_down_a_restore_changes_nothing_and_the_same_link_works_again(env: TestEnv) {
     let app = TestApp::spawn(env).await;
     let member = app.add_member_with_account().await;
@@ -507,6 +527,7 @@ backend_tests!(
     the_previous_address_is_told_and_can_restore_within_7_days,
     a_restore_link_does_not_work_after_7_days,
     a_restore_link_works_once,
+    an_attacker_using_the_link_of_a_later_change_cannot_void_the_owners_link,
     when_auth_is_down_a_restore_changes_nothing_and_the_same_link_works_again,
     a_first_verification_tells_no_previous_address,
     an_address_in_use_by_another_member_is_never_confirmed_for_a_second,
