@@ -49,6 +49,7 @@ pub struct ActionSchema {
         profile::update,
         profile::resend_confirmation,
         profile::confirm_email,
+        profile::restore_email,
         profile::change_password,
         terms::current,
         terms::decide,

@@ -35,6 +35,7 @@ pub fn api_router(state: &AppState) -> Router<AppState> {
             post(profile::resend_confirmation),
         )
         .route("/api/profile/email/confirm", post(profile::confirm_email))
+        .route("/api/profile/email/restore", post(profile::restore_email))
         .route("/api/profile/password", post(profile::change_password))
         .route(
             "/api/terms-and-conditions",

@@ -1,5 +1,6 @@
-//! Mis Datos: the gender options, the profile update with its email confirmation, and the
-//! password change (behind the `changePasswordEnable` flag).
+//! Mis Datos: the gender options, the profile update with its email confirmation (a new email
+//! needs the current password), the restore of a previous email from the change notice, and
+//! the password change (behind the `changePasswordEnable` flag).
 
 use axum::Json;
 use axum::extract::State;
@@ -9,7 +10,8 @@ use miclub_platform::error::ErrorCode;
 use miclub_platform::grpc::retry_idempotent;
 use miclub_platform::tokens::with_bearer;
 use miclub_proto::accounts::v1::{
-    ConfirmEmailRequest, ListGendersRequest, ResendEmailConfirmationRequest, UpdateProfileRequest,
+    ConfirmEmailRequest, ListGendersRequest, ResendEmailConfirmationRequest, RestoreEmailRequest,
+    UpdateProfileRequest,
 };
 use miclub_proto::auth::v1::ChangePasswordRequest;
 use serde::{Deserialize, Serialize};
@@ -17,7 +19,7 @@ use utoipa::ToSchema;
 
 use super::account::User;
 use crate::error::{ApiError, ApiResult};
-use crate::extract::{ApiJson, MemberToken};
+use crate::extract::{ApiJson, ClientIp, MemberToken};
 use crate::openapi::ErrorSchema;
 use crate::state::AppState;
 
@@ -57,6 +59,11 @@ pub struct ProfileUpdate {
     #[serde(default)]
     #[schema(minimum = 0, maximum = 7, example = 1)]
     pub gender_id: Option<i32>,
+    /// The member's current password: required when `email` differs from the current one
+    /// (step-up), ignored otherwise.
+    #[serde(default, rename = "currentPassword")]
+    #[schema(format = Password, max_length = 256)]
+    pub current_password: String,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -77,6 +84,13 @@ pub struct EmailConfirmation {
 #[serde(rename_all = "camelCase")]
 pub struct EmailConfirmed {
     pub masked_email: String,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct EmailRestore {
+    /// The token of the link `/restaurar-correo?token=…` of the "Tu correo de Mi Club cambió"
+    /// notice.
+    pub token: String,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -111,16 +125,20 @@ pub async fn genders(State(state): State<AppState>) -> ApiResult<Json<Vec<Gender
     ))
 }
 
-/// Replaces the editable fields of the profile; a new email must be confirmed by link.
+/// Replaces the editable fields of the profile; a new email needs the current password and
+/// must be confirmed by link.
 #[utoipa::path(put, path = "/api/profile", tag = "profile", request_body = ProfileUpdate,
     responses(
         (status = 200, body = ProfileUpdated),
-        (status = 400, description = "ERR_INVALID_ARGUMENT with the field and its Spanish message", body = ErrorSchema),
+        (status = 400, description = "ERR_INVALID_ARGUMENT with the field and its Spanish message (currentPassword when the email changes without it)", body = ErrorSchema),
         (status = 401, body = ErrorSchema),
+        (status = 422, description = "ERR_WRONG_PASSWORD (currentPassword): nothing changed", body = ErrorSchema),
+        (status = 429, description = "ERR_TOO_MANY_ATTEMPTS with Retry-After", body = ErrorSchema),
     ))]
 pub async fn update(
     State(state): State<AppState>,
     member: MemberToken,
+    ClientIp(ip): ClientIp,
     ApiJson(body): ApiJson<ProfileUpdate>,
 ) -> ApiResult<Json<ProfileUpdated>> {
     let request = UpdateProfileRequest {
@@ -131,15 +149,15 @@ pub async fn update(
         phone_number: body.phone_number,
         birth_date: body.birth_date,
         gender_id: body.gender_id.unwrap_or(0),
-        // Step-up fields: wired with the web form (issue #16).
-        current_password: String::new(),
-        client_ip: String::new(),
+        current_password: body.current_password,
+        client_ip: ip,
     };
     let answer = state
         .accounts
         .clone()
         .update_profile(with_bearer(request, &member.token))
-        .await?
+        .await
+        .map_err(step_up_field)?
         .into_inner();
     if answer.email_confirmation_sent {
         tracing::info!(member_id = %member.member_id, "email changed, confirmation sent");
@@ -192,6 +210,40 @@ pub async fn confirm_email(
     Ok(Json(EmailConfirmed {
         masked_email: answer.masked_email,
     }))
+}
+
+/// Restores the previous email with the token of the change notice's link; no session needed.
+/// The member's sessions are ended by auth; this answer touches no cookie.
+#[utoipa::path(post, path = "/api/profile/email/restore", tag = "profile", request_body = EmailRestore,
+    responses(
+        (status = 200, description = "The previous address is the confirmed email again; every session of the member ended", body = EmailConfirmed),
+        (status = 404, description = "ERR_CONFIRMATION_INVALID: unknown, used or expired (7 days)", body = ErrorSchema),
+        (status = 503, body = ErrorSchema),
+    ))]
+pub async fn restore_email(
+    State(state): State<AppState>,
+    ApiJson(body): ApiJson<EmailRestore>,
+) -> ApiResult<Json<EmailConfirmed>> {
+    let answer = state
+        .accounts
+        .clone()
+        .restore_email(RestoreEmailRequest { token: body.token })
+        .await?
+        .into_inner();
+    tracing::info!("previous email restored from the change notice");
+    Ok(Json(EmailConfirmed {
+        masked_email: answer.masked_email,
+    }))
+}
+
+/// The profile body is snake_case, but its step-up field is `currentPassword`, as in the
+/// password change: accounts' `current_password` is renamed so the form finds it.
+fn step_up_field(status: tonic::Status) -> ApiError {
+    let mut err = ApiError::from(status);
+    if err.body.field.as_deref() == Some("current_password") {
+        err.body.field = Some("currentPassword".into());
+    }
+    err
 }
 
 /// Changes the password; every session of the member ends, this one included.

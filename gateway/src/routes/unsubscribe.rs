@@ -1,5 +1,5 @@
 //! Leaving the club, from the account area: the reasons, step 1 (the member confirms who they
-//! are) and step 2 (the reason, sent after the confirmation modal). Accounts does the work; on
+//! are, with their current password) and step 2 (the reason, sent after the confirmation modal). Accounts does the work; on
 //! success the gateway also clears the session cookies, since every session of the member has
 //! just been revoked.
 
@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::error::{ApiError, ApiResult};
-use crate::extract::{ApiJson, MemberToken};
+use crate::extract::{ApiJson, ClientIp, MemberToken};
 use crate::openapi::ErrorSchema;
 use crate::state::AppState;
 
@@ -45,6 +45,11 @@ pub struct IdentityCheck {
     pub user: String,
     #[schema(format = Email, max_length = 254, example = "ana@example.cl")]
     pub email: String,
+    /// The member's current password (step-up: the document and email alone are shown to
+    /// whoever holds the session).
+    #[serde(default, rename = "currentPassword")]
+    #[schema(format = Password, min_length = 1, max_length = 256)]
+    pub current_password: String,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -75,6 +80,10 @@ pub struct UnsubscribeBody {
     #[serde(default)]
     #[schema(max_length = 500)]
     pub reason_text: String,
+    /// The member's current password (step-up).
+    #[serde(default)]
+    #[schema(format = Password, min_length = 1, max_length = 256)]
+    pub current_password: String,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -119,19 +128,22 @@ pub async fn reasons(
 #[utoipa::path(post, path = "/api/unsubscribe/validate", tag = "unsubscribe", request_body = IdentityCheck,
     responses(
         (status = 200, body = IdentityChecked),
+        (status = 400, description = "ERR_INVALID_ARGUMENT (currentPassword missing)", body = ErrorSchema),
         (status = 401, body = ErrorSchema),
-        (status = 422, description = "ERR_IDENTITY_MISMATCH", body = ErrorSchema),
+        (status = 422, description = "ERR_IDENTITY_MISMATCH, or ERR_WRONG_PASSWORD (currentPassword)", body = ErrorSchema),
+        (status = 429, description = "ERR_TOO_MANY_ATTEMPTS with Retry-After", body = ErrorSchema),
     ))]
 pub async fn validate(
     State(state): State<AppState>,
     member: MemberToken,
+    ClientIp(ip): ClientIp,
     ApiJson(body): ApiJson<IdentityCheck>,
 ) -> ApiResult<Json<IdentityChecked>> {
     let request = ValidateUnsubscribeRequest {
         user: body.user,
         email: body.email,
-        current_password: String::new(),
-        client_ip: String::new(),
+        current_password: body.current_password,
+        client_ip: ip,
     };
     let answer = state
         .accounts
@@ -150,15 +162,17 @@ pub async fn validate(
 #[utoipa::path(post, path = "/api/unsubscribe", tag = "unsubscribe", request_body = UnsubscribeBody,
     responses(
         (status = 200, description = "Unsubscribed; session cookies cleared", body = Unsubscribed),
-        (status = 400, description = "ERR_INVALID_ARGUMENT (reasonId or reasonText)", body = ErrorSchema),
+        (status = 400, description = "ERR_INVALID_ARGUMENT (reasonId, reasonText or currentPassword)", body = ErrorSchema),
         (status = 401, body = ErrorSchema),
         (status = 409, description = "ERR_ALREADY_UNSUBSCRIBED", body = ErrorSchema),
-        (status = 422, description = "ERR_IDENTITY_MISMATCH", body = ErrorSchema),
+        (status = 422, description = "ERR_IDENTITY_MISMATCH, or ERR_WRONG_PASSWORD (currentPassword)", body = ErrorSchema),
+        (status = 429, description = "ERR_TOO_MANY_ATTEMPTS with Retry-After", body = ErrorSchema),
     ))]
 pub async fn unsubscribe(
     State(state): State<AppState>,
     jar: CookieJar,
     member: MemberToken,
+    ClientIp(ip): ClientIp,
     ApiJson(body): ApiJson<UnsubscribeBody>,
 ) -> ApiResult<(CookieJar, Json<Unsubscribed>)> {
     let request = UnsubscribeRequest {
@@ -166,8 +180,8 @@ pub async fn unsubscribe(
         email: body.email,
         reason_id: body.reason_id,
         reason_text: body.reason_text,
-        current_password: String::new(),
-        client_ip: String::new(),
+        current_password: body.current_password,
+        client_ip: ip,
     };
     let answer = state
         .accounts

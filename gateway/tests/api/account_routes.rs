@@ -392,3 +392,84 @@ async fn movements_of_a_member_without_a_club_account_are_a_406() {
     .await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
 }
+
+#[tokio::test]
+async fn a_profile_update_passes_the_current_password_and_the_client_address_to_accounts() {
+    let gw = gateway().await;
+    let mut body = profile_body();
+    body["currentPassword"] = json!("MiClub2026!");
+    let response = gw
+        .put("/api/profile")
+        .header("authorization", gw.bearer())
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let sent = gw.script().last_profile_update.clone().unwrap();
+    assert_eq!(sent.current_password, "MiClub2026!");
+    assert_eq!(sent.client_ip, "127.0.0.1");
+}
+
+#[tokio::test]
+async fn the_step_up_refusals_of_a_profile_update_reach_the_form_on_current_password() {
+    let gw = gateway().await;
+    let put = |gw: &TestGateway| {
+        gw.put("/api/profile")
+            .header("authorization", gw.bearer())
+            .json(&profile_body())
+            .send()
+    };
+    let missing = "Ingresa tu contraseña actual para cambiar tu correo.";
+    gw.set_accounts_error(Some(
+        ErrorBody::new(ErrorCode::InvalidArgument)
+            .with_field("current_password")
+            .with_message(missing),
+    ));
+    let (status, body) = error_of(put(&gw).await.unwrap()).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(body["field"], "currentPassword");
+    assert_eq!(body["message"], missing);
+
+    gw.set_accounts_error(Some(
+        ErrorBody::new(ErrorCode::WrongPassword).with_field("currentPassword"),
+    ));
+    let (status, body) = error_of(put(&gw).await.unwrap()).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(body["code"], "ERR_WRONG_PASSWORD");
+    assert_eq!(body["field"], "currentPassword");
+
+    gw.set_accounts_error(Some(
+        ErrorBody::new(ErrorCode::TooManyAttempts)
+            .with_retry_after(std::time::Duration::from_secs(30)),
+    ));
+    let response = put(&gw).await.unwrap();
+    assert_eq!(response.status(), StatusCode::TOO_MANY_REQUESTS);
+    assert_eq!(response.headers()["retry-after"], "30");
+}
+
+#[tokio::test]
+async fn the_restore_link_works_without_a_session_leaves_cookies_alone_and_a_bad_token_is_404() {
+    let gw = gateway().await;
+    let response = gw
+        .post("/api/profile/email/restore")
+        .json(&json!({"token": "good-restore"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    assert!(set_cookies(&response).is_empty(), "cookies untouched");
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body, json!({"maskedEmail": "a***@example.cl"}));
+
+    let (status, body) = error_of(
+        gw.post("/api/profile/email/restore")
+            .json(&json!({"token": "used"}))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert_eq!(body["code"], "ERR_CONFIRMATION_INVALID");
+}

@@ -47,6 +47,11 @@ fn json_routes() -> Vec<(Method, &'static str, Value)> {
         ),
         (
             Method::POST,
+            "/api/profile/email/restore",
+            json!({"token": "token-1"}),
+        ),
+        (
+            Method::POST,
             "/api/profile/password",
             json!({"currentPassword": "secreto", "newPassword": "Otra-Clave-2026"}),
         ),

@@ -317,3 +317,48 @@ async fn unsubscribing_passes_the_reason_and_clears_every_session_cookie() {
     assert_eq!(status, StatusCode::CONFLICT);
     assert_eq!(body["code"], "ERR_ALREADY_UNSUBSCRIBED");
 }
+
+#[tokio::test]
+async fn both_unsubscribe_steps_pass_the_current_password_and_the_client_address() {
+    let gw = gateway().await;
+    gw.post("/api/unsubscribe/validate")
+        .header("authorization", gw.bearer())
+        .json(&json!({"user": "11.111.111-1", "email": "ana@example.cl", "currentPassword": "MiClub2026!"}))
+        .send()
+        .await
+        .unwrap();
+    let sent = gw.script().last_unsubscribe_validation.clone().unwrap();
+    assert_eq!(sent.current_password, "MiClub2026!");
+    assert_eq!(sent.client_ip, "127.0.0.1");
+
+    gw.post("/api/unsubscribe")
+        .header("authorization", gw.bearer())
+        .json(&json!({
+            "user": "11.111.111-1", "email": "ana@example.cl", "reasonId": 1,
+            "currentPassword": "MiClub2026!"
+        }))
+        .send()
+        .await
+        .unwrap();
+    let sent = gw.script().last_unsubscribe.clone().unwrap();
+    assert_eq!(sent.current_password, "MiClub2026!");
+    assert_eq!(sent.client_ip, "127.0.0.1");
+
+    gw.script().accounts_error = Some(
+        ErrorBody::new(ErrorCode::InvalidArgument)
+            .with_field("current_password")
+            .with_message("Ingresa tu contraseña actual."),
+    );
+    let (status, body) = error_of(
+        gw.post("/api/unsubscribe/validate")
+            .header("authorization", gw.bearer())
+            .json(&json!({"user": "11.111.111-1", "email": "ana@example.cl"}))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(body["field"], "currentPassword");
+    assert_eq!(body["message"], "Ingresa tu contraseña actual.");
+}

@@ -70,6 +70,7 @@ struct Script {
     last_completion: Option<registration::CompleteRegistrationRequest>,
     last_verification_resend: Option<String>,
     last_unsubscribe: Option<accounts::UnsubscribeRequest>,
+    last_unsubscribe_validation: Option<accounts::ValidateUnsubscribeRequest>,
     /// What ValidateUnsubscribe answers; None answers "not yet".
     unsubscribed_at: Option<String>,
     /// What content's GetFlags answers; None answers UNIMPLEMENTED (content not reachable).
@@ -411,9 +412,14 @@ impl AccountsService for Fakes {
 
     async fn restore_email(
         &self,
-        _: Request<accounts::RestoreEmailRequest>,
+        request: Request<accounts::RestoreEmailRequest>,
     ) -> Result<Response<accounts::RestoreEmailResponse>, Status> {
-        Err(Status::unimplemented("no restore in these tests"))
+        if request.into_inner().token != "good-restore" {
+            return Err(ErrorBody::new(ErrorCode::ConfirmationInvalid).into_status());
+        }
+        Ok(Response::new(accounts::RestoreEmailResponse {
+            masked_email: "a***@example.cl".into(),
+        }))
     }
 
     async fn confirm_email(
@@ -582,6 +588,7 @@ impl AccountsService for Fakes {
         request: Request<accounts::ValidateUnsubscribeRequest>,
     ) -> Result<Response<accounts::ValidateUnsubscribeResponse>, Status> {
         self.member_only(&request)?;
+        self.script().last_unsubscribe_validation = Some(request.get_ref().clone());
         self.accounts_fails()?;
         let at = self.script().unsubscribed_at.clone();
         Ok(Response::new(accounts::ValidateUnsubscribeResponse {

@@ -69,6 +69,10 @@ pub enum AccountsError {
     /// The caller already left the club.
     #[error("member already unsubscribed")]
     AlreadyUnsubscribed,
+    /// Auth refused the current password of a sensitive change (`ERR_WRONG_PASSWORD`,
+    /// `ERR_TOO_MANY_ATTEMPTS` with its wait): its body reaches the member unchanged.
+    #[error("step-up refused by auth: {}", .0.code)]
+    StepUpRefused(Box<ErrorBody>),
     /// A service accounts depends on (auth, the ephemeral store, the mail relay) failed; the
     /// detail is for the log only.
     #[error("{0} unavailable")]
@@ -113,6 +117,7 @@ impl AccountsError {
             AccountsError::InvalidUser(_) => ErrorCode::InvalidArgument,
             AccountsError::IdentityMismatch => ErrorCode::IdentityMismatch,
             AccountsError::AlreadyUnsubscribed => ErrorCode::AlreadyUnsubscribed,
+            AccountsError::StepUpRefused(body) => body.code,
             AccountsError::Unavailable(_) => ErrorCode::Unavailable,
             AccountsError::CorruptRecord(_) => ErrorCode::Internal,
             AccountsError::Database(err) if is_unavailable(err) => ErrorCode::Unavailable,
@@ -125,6 +130,7 @@ impl AccountsError {
     pub fn body(&self) -> ErrorBody {
         let body = ErrorBody::new(self.error_code());
         match self {
+            AccountsError::StepUpRefused(refusal) => (**refusal).clone(),
             AccountsError::Invalid { field, .. } => body.with_field(*field),
             AccountsError::InvalidField { field, message } => {
                 body.with_field(*field).with_message(*message)

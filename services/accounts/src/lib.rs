@@ -57,8 +57,9 @@ pub struct Dependencies {
     pub key_source: Arc<dyn KeySource>,
     /// Mails to members (email confirmation links).
     pub notifier: Arc<dyn Notifier>,
-    /// Accounts' calls to auth: a confirmed email handed over, the credentials of a member who
-    /// unsubscribed disabled ([`GrpcLoginEmails`] outside tests).
+    /// Accounts' calls to auth: a confirmed email handed over, the current password checked
+    /// before a sensitive change, the sessions ended after a restored email, the credentials of
+    /// a member who unsubscribed disabled ([`GrpcLoginEmails`] outside tests).
     pub login_emails: Arc<dyn LoginEmails>,
     /// Where the outbox relay publishes `purchase.posted` events (stream `events:purchases`):
     /// Redis Streams, or in standalone the in-memory bus missions also reads.
@@ -99,7 +100,11 @@ impl Application {
     pub async fn build(settings: Settings, deps: Dependencies) -> anyhow::Result<Self> {
         let store = Store::connect(&settings.database_or_default()).await?;
         let relay = OutboxRelay::new(store.clone(), deps.bus, settings.relay.batch);
-        let unsubscriptions = Unsubscriptions::new(store.clone(), deps.login_emails.clone());
+        let unsubscriptions = Unsubscriptions::new(
+            store.clone(),
+            deps.login_emails.clone(),
+            deps.notifier.clone(),
+        );
         let profile = Profile::new(
             store.clone(),
             deps.store.clone(),

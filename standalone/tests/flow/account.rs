@@ -1,5 +1,7 @@
 //! The account area against the real services: a new email confirmed by link becomes where
-//! login codes go (accounts hands it to auth with a service token), a password change ends
+//! login codes go (accounts hands it to auth with a service token), the takeover of issue #16
+//! replayed (a stolen session cannot move the account to another mailbox; the previous address
+//! is told and takes it back), a password change ends
 //! every session, terms come from content and the decision lands in accounts, and Ana's
 //! seeded movements page by month.
 
@@ -29,9 +31,9 @@ async fn a_new_email_confirmed_by_link_is_where_the_next_login_code_goes() {
     let answer = browser.log_in("11.111.111-1", "ana@example.cl").await;
 
     let new_email = "ana.nueva@example.cl";
-    let updated = browser
-        .put("/api/profile", profile_of(&answer["user"], new_email))
-        .await;
+    let mut form = profile_of(&answer["user"], new_email);
+    form["currentPassword"] = json!("MiClub2026!");
+    let updated = browser.put("/api/profile", form).await;
     assert_eq!(updated.status(), StatusCode::OK);
     let updated: Value = updated.json().await.unwrap();
     assert_eq!(updated["emailConfirmationSent"], true);
@@ -69,6 +71,122 @@ async fn a_new_email_confirmed_by_link_is_where_the_next_login_code_goes() {
     let later = portal.browser();
     later.log_in("11.111.111-1", new_email).await;
     assert_eq!(later.get("/api/balance").await.status(), StatusCode::OK);
+}
+
+async fn mailbox(browser: &Browser) -> Vec<Value> {
+    browser.get("/api/dev/mailbox").await.json().await.unwrap()
+}
+
+/// Issue #16's takeover, as an attacker holding Ana's session would try it: moving the email to
+/// their own mailbox needs her password; with it (say, watched over her shoulder) the change
+/// goes through, but her old address is told and takes the account back, ending the attacker's
+/// session, and login codes go to her again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stolen_session_cannot_take_the_account_and_the_previous_address_takes_it_back() {
+    let portal = Portal::start().await;
+    let ana = portal.browser();
+    let answer = ana.log_in("11.111.111-1", "ana@example.cl").await;
+    let attacker_mail = "atacante@example.cl";
+    let before = mailbox(&ana).await.len();
+
+    // The session alone: refused on the password field, nothing changed, nothing mailed.
+    let session_only = ana
+        .put("/api/profile", profile_of(&answer["user"], attacker_mail))
+        .await;
+    assert_eq!(session_only.status(), StatusCode::BAD_REQUEST);
+    let session_only: Value = session_only.json().await.unwrap();
+    assert_eq!(session_only["field"], "currentPassword");
+    assert_eq!(
+        session_only["message"],
+        "Ingresa tu contraseña actual para cambiar tu correo."
+    );
+
+    // A guessed password: 422, nothing changed, nothing mailed.
+    let mut guess = profile_of(&answer["user"], attacker_mail);
+    guess["currentPassword"] = json!("Adivinanza2026!");
+    let wrong = ana.put("/api/profile", guess).await;
+    assert_eq!(wrong.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let wrong: Value = wrong.json().await.unwrap();
+    assert_eq!(wrong["code"], "ERR_WRONG_PASSWORD");
+    let profile: Value = ana.get("/api/profile").await.json().await.unwrap();
+    assert_eq!(profile["email"], "ana@example.cl");
+    assert_eq!(profile["email_confirmed"], true);
+    assert_eq!(mailbox(&ana).await.len(), before, "nothing mailed");
+
+    // The right password: the link goes to the new address and is confirmed from it.
+    let mut right = profile_of(&answer["user"], attacker_mail);
+    right["currentPassword"] = json!("MiClub2026!");
+    assert_eq!(
+        ana.put("/api/profile", right).await.status(),
+        StatusCode::OK
+    );
+    let all = mailbox(&ana).await;
+    let link = all
+        .iter()
+        .find(|m| m["to"] == attacker_mail)
+        .expect("a confirmation link for the new address");
+    let confirm = portal
+        .browser()
+        .post(
+            "/api/profile/email/confirm",
+            Some(json!({"token": token_in_link(link["body"].as_str().unwrap())})),
+        )
+        .await;
+    assert_eq!(confirm.status(), StatusCode::OK);
+
+    // The previous address is told, with the new one masked and a restore link, no code.
+    let all = mailbox(&ana).await;
+    let notice = all
+        .iter()
+        .find(|m| m["to"] == "ana@example.cl" && m["subject"] == "Tu correo de Mi Club cambió")
+        .expect("a change notice to the previous address");
+    let body = notice["body"].as_str().unwrap();
+    assert!(body.contains("a***@example.cl"), "{body}");
+    assert!(!body.contains(attacker_mail), "{body}");
+    assert!(body.contains("/restaurar-correo?token="), "{body}");
+    assert!(notice["code"].is_null(), "no code in a notice");
+
+    // Ana restores it: the attacker's session ends, cookies of the restoring browser untouched.
+    let restorer = portal.browser();
+    let restored = restorer
+        .post(
+            "/api/profile/email/restore",
+            Some(json!({"token": token_in_link(body)})),
+        )
+        .await;
+    assert_eq!(
+        restored.status(),
+        StatusCode::OK,
+        "{}",
+        restored.text().await.unwrap()
+    );
+    assert_eq!(
+        restored.json::<Value>().await.unwrap()["maskedEmail"],
+        "a***@example.cl"
+    );
+    assert_eq!(
+        ana.get("/api/balance").await.status(),
+        StatusCode::UNAUTHORIZED,
+        "the session that changed the email is over"
+    );
+    let replay = restorer
+        .post(
+            "/api/profile/email/restore",
+            Some(json!({"token": token_in_link(body)})),
+        )
+        .await;
+    assert_eq!(
+        replay.status(),
+        StatusCode::NOT_FOUND,
+        "a restore link works once"
+    );
+
+    // Login codes go to Ana's address again.
+    let later = portal.browser();
+    later.log_in("11.111.111-1", "ana@example.cl").await;
+    let profile: Value = later.get("/api/profile").await.json().await.unwrap();
+    assert_eq!(profile["email"], "ana@example.cl");
+    assert_eq!(profile["email_confirmed"], true);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -253,14 +253,14 @@ async fn an_unsubscribed_member_cannot_log_in_and_the_personal_data_is_gone() {
     let mismatch = browser
         .post(
             "/api/unsubscribe/validate",
-            Some(json!({"user": rut, "email": "otra@example.cl"})),
+            Some(json!({"user": rut, "email": "otra@example.cl", "currentPassword": PASSWORD})),
         )
         .await;
     assert_eq!(mismatch.status(), StatusCode::UNPROCESSABLE_ENTITY);
     let step1 = browser
         .post(
             "/api/unsubscribe/validate",
-            Some(json!({"user": rut, "email": email.to_uppercase()})),
+            Some(json!({"user": rut, "email": email.to_uppercase(), "currentPassword": PASSWORD})),
         )
         .await;
     assert_eq!(step1.status(), StatusCode::OK);
@@ -272,7 +272,7 @@ async fn an_unsubscribed_member_cannot_log_in_and_the_personal_data_is_gone() {
     let without_text = browser
         .post(
             "/api/unsubscribe",
-            Some(json!({"user": rut, "email": email, "reasonId": other["id"]})),
+            Some(json!({"user": rut, "email": email, "reasonId": other["id"], "currentPassword": PASSWORD})),
         )
         .await;
     assert_eq!(without_text.status(), StatusCode::BAD_REQUEST);
@@ -282,7 +282,7 @@ async fn an_unsubscribed_member_cannot_log_in_and_the_personal_data_is_gone() {
             "/api/unsubscribe",
             Some(json!({
                 "user": rut, "email": email, "reasonId": other["id"],
-                "reasonText": "Me voy a vivir al sur"
+                "reasonText": "Me voy a vivir al sur", "currentPassword": PASSWORD
             })),
         )
         .await;

@@ -27,9 +27,10 @@ pub use member::{
 };
 pub use outbox::{OutboxRelay, RelayRound};
 pub use profile::{
-    CONFIRMATION_SUBJECT, ConfirmationSettings, ConfirmationToken, LoginEmails, NewConfirmation,
-    Profile, ProfileChanges, RESEND_WINDOW, RESENDS_PER_WINDOW, StoredConfirmation, TermsVersion,
-    UpdatedProfile,
+    CONFIRMATION_SUBJECT, ConfirmationSettings, ConfirmationToken, EMAIL_CHANGED_SUBJECT,
+    EMAIL_IN_USE_SUBJECT, LoginEmails, NewConfirmation, NewRestore, Profile, ProfileChanges,
+    RESEND_WINDOW, RESENDS_PER_WINDOW, RESTORE_TTL, StepUp, StoredConfirmation, StoredRestore,
+    TermsVersion, UpdatedProfile, step_up_messages,
 };
 pub use purchase::{
     IdempotencyKey, MemberDocument, OrderLine, PostedPurchase, ProductCategoryId, PurchaseOrder,
@@ -37,7 +38,8 @@ pub use purchase::{
 };
 pub use registration::{Activation, NewMemberProfile, Registration, RegistrationForm};
 pub use unsubscribe::{
-    IdentityClaim, UNSUBSCRIBE_REASONS, UnsubscribeChoice, UnsubscribeReason, Unsubscriptions,
+    IdentityClaim, UNSUBSCRIBE_NOTICE_SUBJECT, UNSUBSCRIBE_REASONS, UnsubscribeChoice,
+    UnsubscribeReason, Unsubscriptions,
 };
 
 use crate::error::AccountsError;

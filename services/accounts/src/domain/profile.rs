@@ -1,14 +1,29 @@
 //! The member's own profile: the genders list, the update of the editable fields with the
 //! confirmation of a new email, and the decision on the terms.
 //!
+//! Changing the email is a sensitive change (issue #16): the update must carry the member's
+//! current password, which auth checks ([`LoginEmails::verify_password`], counted by auth's
+//! password throttle) before anything is written or mailed. Updates that keep the email need
+//! no password.
+//!
 //! A new email is confirmed in two steps. The update stores it unconfirmed and mails a link to
 //! it; auth meanwhile keeps sending one-time codes to its own copy, the last confirmed address,
-//! so a typo cannot lock the member out. Opening the link hands the address to auth first
+//! so a typo cannot lock the member out. An address that belongs to another active member is
+//! stored the same way but gets no link: it gets a notice that it is already in use, and the
+//! member's answer is the same as for a free address, so the form cannot tell who is a member. Opening the link hands the address to auth first
 //! ([`LoginEmails`]) and only then marks it confirmed here, so a failure of auth leaves
 //! everything as it was and the same link works again.
 //!
 //! A link carries a [`ConfirmationToken`]: 32 random bytes in base64url, of which only the
 //! SHA-256 is stored. Each new link of a member supersedes the older ones.
+//!
+//! Confirming first claims the address for the member (`email_claims`, whose primary key
+//! serialises two members confirming the same address: the second is refused). Once a new
+//! address is confirmed, the previous confirmed address gets the "Tu correo de Mi Club cambió"
+//! notice with a restore link (same kind of token, valid [`RESTORE_TTL`], single use): opening
+//! it ([`Profile::restore_email`]) hands the previous address back to auth, ends every session
+//! of the member at auth, and only then writes it here, so a failure of auth leaves everything
+//! as it was and the same link works again. Notices never carry a code or a password.
 //!
 //! The same links verify the email of a member who just registered (`ActivateMember`,
 //! `ResendVerificationEmail`, see `registration.rs`), worded as a welcome: auth's copy of the
@@ -40,9 +55,17 @@ pub const RESEND_WINDOW: Duration = Duration::from_secs(60 * 60);
 
 /// Subject of the confirmation mail.
 pub const CONFIRMATION_SUBJECT: &str = "Confirma tu correo electrónico de Mi Club";
+/// Subject of the notice to the previous address once a new one is confirmed.
+pub const EMAIL_CHANGED_SUBJECT: &str = "Tu correo de Mi Club cambió";
+/// Subject of the notice to an address typed by a member while another member has it.
+pub const EMAIL_IN_USE_SUBJECT: &str = "Tu correo ya está registrado en Mi Club";
+/// How long the link of the "Tu correo de Mi Club cambió" notice restores the previous address.
+pub const RESTORE_TTL: Duration = Duration::from_secs(7 * 24 * 60 * 60);
 
 /// Accounts' port to auth's side of a member: hands a confirmed address to auth, where
-/// one-time codes are sent from, and disables the credentials of a member who unsubscribed.
+/// one-time codes are sent from, checks the current password before a sensitive change, ends
+/// the member's sessions after a restored email, and disables the credentials of a member who
+/// unsubscribed. (Named for its first use; it is now accounts' whole port to auth.)
 /// Implemented over gRPC by [`GrpcLoginEmails`](crate::GrpcLoginEmails); tests put a fake in
 /// its place.
 #[async_trait]
@@ -59,6 +82,70 @@ pub trait LoginEmails: Send + Sync + fmt::Debug {
         member_id: &MemberId,
         unsubscribed_at: i64,
     ) -> Result<(), AccountsError>;
+
+    /// Step-up: checks `member_id`'s current `password` (auth's `VerifyPassword`, throttled per
+    /// member and `client_ip`). Auth's refusals (`ERR_WRONG_PASSWORD`, `ERR_TOO_MANY_ATTEMPTS`
+    /// with its wait) come back as [`AccountsError::StepUpRefused`], unchanged. The default
+    /// refuses: a port that cannot check a password must not let a sensitive change through.
+    async fn verify_password(
+        &self,
+        member_id: &MemberId,
+        _password: &str,
+        _client_ip: &str,
+    ) -> Result<(), AccountsError> {
+        Err(AccountsError::Unavailable(format!(
+            "no password check wired for member {member_id}"
+        )))
+    }
+
+    /// Ends every session of `member_id` (auth's `EndSessions`) and answers how many. Idempotent.
+    async fn end_sessions(&self, member_id: &MemberId) -> Result<u64, AccountsError> {
+        Err(AccountsError::Unavailable(format!(
+            "no session ending wired for member {member_id}"
+        )))
+    }
+}
+
+/// Checks the step-up password of a sensitive change: an empty one is refused on its field
+/// with `message` before auth is asked; any other goes to auth.
+pub(super) async fn verify_current_password(
+    auth: &dyn LoginEmails,
+    member_id: &MemberId,
+    step_up: &StepUp,
+    message: &'static str,
+) -> Result<()> {
+    if step_up.password.is_empty() {
+        tracing::info!(member_id = %member_id, "sensitive change refused: no current password");
+        return Err(AccountsError::invalid_field("current_password", message));
+    }
+    auth.verify_password(member_id, &step_up.password, &step_up.client_ip)
+        .await
+        .inspect_err(|err| {
+            tracing::info!(member_id = %member_id, error = %err, "sensitive change refused: password not verified");
+        })
+}
+
+/// The current password typed for a sensitive change, and where the member's client is.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct StepUp {
+    pub password: String,
+    /// Address of the member's client as the gateway saw it, for auth's throttle.
+    pub client_ip: String,
+}
+
+impl fmt::Debug for StepUp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StepUp")
+            .field("password", &"***")
+            .field("client_ip", &self.client_ip)
+            .finish()
+    }
+}
+
+/// Spanish texts of the step-up.
+pub mod step_up_messages {
+    pub const EMAIL_CHANGE: &str = "Ingresa tu contraseña actual para cambiar tu correo.";
+    pub const UNSUBSCRIBE: &str = "Ingresa tu contraseña actual.";
 }
 
 /// The editable fields of a profile, each already valid; `None` clears an optional one.
@@ -162,6 +249,39 @@ pub struct StoredConfirmation {
     pub used_at: Option<i64>,
     /// The member's address now; a link for an older one is void.
     pub current_email: Email,
+    /// The member's last confirmed address (auth's copy), `None` before the first
+    /// confirmation (a registration's).
+    pub previous_email: Option<Email>,
+}
+
+/// A restore link about to be stored with the confirmation of the address that replaced
+/// `previous_email`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewRestore {
+    pub digest: String,
+    pub previous_email: Email,
+    /// Unix milliseconds.
+    pub expires_at: i64,
+}
+
+/// A stored restore link.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredRestore {
+    pub member_id: MemberId,
+    /// The address the link brings back (where the notice went).
+    pub previous_email: Email,
+    /// The address that had replaced it.
+    pub new_email: Email,
+    pub expires_at: i64,
+    pub used_at: Option<i64>,
+    /// The member has not unsubscribed (nor is pending again).
+    pub member_active: bool,
+}
+
+impl StoredRestore {
+    pub fn is_usable(&self, now: i64) -> bool {
+        self.used_at.is_none() && now < self.expires_at && self.member_active
+    }
 }
 
 impl StoredConfirmation {
@@ -201,6 +321,14 @@ impl ConfirmationSettings {
     fn ttl_millis(&self) -> i64 {
         i64::from(self.ttl_hours) * 60 * 60 * 1_000
     }
+
+    fn restore_link(&self, token: &ConfirmationToken) -> String {
+        format!(
+            "{}/restaurar-correo?token={}",
+            self.public_url.trim_end_matches('/'),
+            token.as_str()
+        )
+    }
 }
 
 /// The profile use cases, what `grpc/profile.rs` calls once it knows who the caller is.
@@ -236,38 +364,79 @@ impl Profile {
         GENDERS
     }
 
-    /// Replaces the editable fields. A different email is stored unconfirmed and gets a
-    /// confirmation link; when mailing it fails the change still stands (the member can ask for
-    /// another link) and `confirmation_sent` is false.
+    /// Replaces the editable fields. A different email needs `step_up` (the current password,
+    /// checked by auth before anything is written or mailed); it is stored unconfirmed and
+    /// gets a confirmation link, or, when it belongs to another member, a notice that it is in
+    /// use and no link (the answer is the same). When mailing fails the change still stands
+    /// (the member can ask for another link) and `confirmation_sent` is false.
     pub async fn update(
         &self,
         member_id: &MemberId,
         changes: ProfileChanges,
+        step_up: &StepUp,
     ) -> Result<UpdatedProfile> {
-        // A new email mails a link to whatever address is typed, so changes of address count
-        // against the same hourly limit as resends: the form cannot be used to flood a mailbox.
-        let current = self.member(member_id).await?;
-        if current.email != changes.email {
-            self.count_link(member_id).await?;
-        }
-        let now = now_millis();
-        let token = ConfirmationToken::generate();
-        let link = self.new_confirmation(&token, now);
-        let email_changed = self
-            .store
-            .update_profile(member_id, &changes, &link, now)
-            .await?;
-        tracing::info!(member_id = %member_id, email_changed, "profile updated");
-        let confirmation_sent = email_changed
-            && match self
-                .send_link(
-                    &changes.name,
-                    &changes.email,
-                    &token,
-                    LinkPurpose::EmailChange,
+        let mut verified = false;
+        let mut outcome = None;
+        for _ in 0..3 {
+            let current = self.member(member_id).await?;
+            let email_changes = current.email != changes.email;
+            if email_changes && !verified {
+                verify_current_password(
+                    self.login_emails.as_ref(),
+                    member_id,
+                    step_up,
+                    step_up_messages::EMAIL_CHANGE,
                 )
-                .await
+                .await?;
+                verified = true;
+                // A new email mails whatever address is typed, so changes of address count
+                // against the same hourly limit as resends: the form cannot flood a mailbox.
+                self.count_link(member_id).await?;
+            }
+            let now = now_millis();
+            let in_use = email_changes
+                && self
+                    .store
+                    .email_belongs_to_another(member_id, &changes.email, now)
+                    .await?;
+            let token = ConfirmationToken::generate();
+            let link = (!in_use).then(|| self.new_confirmation(&token, now));
+            // Written only if the email is still the one just read (and the password check
+            // decided on); otherwise read again.
+            if let Some(changed) = self
+                .store
+                .update_profile(member_id, &current.email, &changes, link.as_ref(), now)
+                .await?
             {
+                outcome = Some((changed, in_use, token));
+                break;
+            }
+        }
+        let Some((email_changed, in_use, token)) = outcome else {
+            return Err(AccountsError::Unavailable(
+                "member record kept changing".into(),
+            ));
+        };
+        tracing::info!(member_id = %member_id, email_changed, "profile updated");
+        let mailed = if !email_changed {
+            Ok(())
+        } else if in_use {
+            tracing::info!(
+                member_id = %member_id,
+                "new email belongs to another member: in-use notice instead of a link"
+            );
+            self.send_in_use_notice(&changes.email).await
+        } else {
+            self.send_link(
+                &changes.name,
+                &changes.email,
+                &token,
+                LinkPurpose::EmailChange,
+            )
+            .await
+        };
+        let confirmation_sent = email_changed
+            && match mailed {
                 Ok(()) => true,
                 Err(err) => {
                     tracing::error!(
@@ -320,6 +489,20 @@ impl Profile {
             }
             if self
                 .store
+                .email_belongs_to_another(member_id, &member.email, now)
+                .await?
+            {
+                tracing::info!(
+                    member_id = %member_id,
+                    "email belongs to another member: in-use notice instead of a link"
+                );
+                return self
+                    .send_in_use_notice(&member.email)
+                    .await
+                    .map_err(|err| AccountsError::Unavailable(format!("mail relay: {err:#}")));
+            }
+            if self
+                .store
                 .issue_email_confirmation(member_id, &member.email, &link, now)
                 .await?
             {
@@ -335,8 +518,11 @@ impl Profile {
         ))
     }
 
-    /// Confirms the address of the link `raw_token` belongs to and answers it. Auth gets the
-    /// address first; when that fails nothing changes here and the link stays valid.
+    /// Confirms the address of the link `raw_token` belongs to and answers it. The address is
+    /// claimed for the member first (refused, [`AccountsError::EmailAlreadyRegistered`], when
+    /// another member has it), then handed to auth, then confirmed here; when auth fails
+    /// nothing changes here and the link stays valid. The previous confirmed address, if any,
+    /// then gets the change notice with its restore link.
     pub async fn confirm_email(&self, raw_token: &str) -> Result<Email> {
         let token =
             ConfirmationToken::parse(raw_token).ok_or(AccountsError::ConfirmationInvalid)?;
@@ -348,19 +534,105 @@ impl Profile {
             .await?
             .filter(|stored| stored.is_usable(now))
             .ok_or(AccountsError::ConfirmationInvalid)?;
+        if !self
+            .store
+            .claim_email(&stored.member_id, &stored.email, now)
+            .await?
+        {
+            tracing::warn!(
+                member_id = %stored.member_id,
+                "email confirmation refused: the address belongs to another member"
+            );
+            return Err(AccountsError::EmailAlreadyRegistered);
+        }
         self.login_emails
             .set(&stored.member_id, &stored.email)
             .await?;
+        let restore_token = ConfirmationToken::generate();
+        let restore = stored
+            .previous_email
+            .as_ref()
+            .filter(|previous| **previous != stored.email)
+            .map(|previous| NewRestore {
+                digest: restore_token.digest(),
+                previous_email: previous.clone(),
+                expires_at: now + RESTORE_TTL.as_millis() as i64,
+            });
         let confirmed = self
             .store
-            .complete_email_confirmation(&digest, &stored.member_id, &stored.email, now)
+            .complete_email_confirmation(&digest, &stored, restore.as_ref(), now)
             .await?;
         if !confirmed {
             // Used, superseded or the address changed between the check and now.
             return Err(AccountsError::ConfirmationInvalid);
         }
-        tracing::info!(member_id = %stored.member_id, "email confirmed");
+        tracing::info!(
+            member_id = %stored.member_id,
+            previous_told = restore.is_some(),
+            "email confirmed"
+        );
+        if let Some(restore) = restore
+            && let Err(err) = self
+                .send_changed_notice(&restore.previous_email, &stored.email, &restore_token, now)
+                .await
+        {
+            tracing::error!(
+                member_id = %stored.member_id,
+                error = %format!("{err:#}"),
+                "email change notice to the previous address not sent"
+            );
+        }
         Ok(stored.email)
+    }
+
+    /// Makes the previous address of the notice link `raw_token` the member's confirmed email
+    /// again: here and at auth, every session of the member ended at auth. Auth goes first, so
+    /// when it fails nothing changes here and the same link works again. Answers the address.
+    pub async fn restore_email(&self, raw_token: &str) -> Result<Email> {
+        let token =
+            ConfirmationToken::parse(raw_token).ok_or(AccountsError::ConfirmationInvalid)?;
+        let digest = token.digest();
+        let now = now_millis();
+        let Some(stored) = self
+            .store
+            .email_restore(&digest)
+            .await?
+            .filter(|stored| stored.is_usable(now))
+        else {
+            tracing::info!("email restore refused: link unknown, used or expired");
+            return Err(AccountsError::ConfirmationInvalid);
+        };
+        let member_id = &stored.member_id;
+        if !self
+            .store
+            .claim_email(member_id, &stored.previous_email, now)
+            .await?
+        {
+            tracing::warn!(
+                member_id = %member_id,
+                "email restore refused: the previous address belongs to another member now"
+            );
+            return Err(AccountsError::ConfirmationInvalid);
+        }
+        self.login_emails
+            .set(member_id, &stored.previous_email)
+            .await?;
+        let revoked = self.login_emails.end_sessions(member_id).await?;
+        if !self
+            .store
+            .complete_email_restore(&digest, member_id, &stored.previous_email, now)
+            .await?
+        {
+            // Used by a concurrent request between the check and now.
+            tracing::info!(member_id = %member_id, "email restore refused: link used meanwhile");
+            return Err(AccountsError::ConfirmationInvalid);
+        }
+        tracing::warn!(
+            member_id = %member_id,
+            revoked_sessions = revoked,
+            "previous email restored from the change notice, every session ended"
+        );
+        Ok(stored.previous_email)
     }
 
     /// Records the member's decision on the terms of `version`, now.
@@ -417,6 +689,59 @@ impl Profile {
         }
     }
 
+    /// The "Tu correo de Mi Club cambió" notice to `previous`, with its restore link.
+    async fn send_changed_notice(
+        &self,
+        previous: &Email,
+        new: &Email,
+        token: &ConfirmationToken,
+        at: i64,
+    ) -> anyhow::Result<()> {
+        let link = self.settings.restore_link(token);
+        let when = chile_date_time(at);
+        let masked = new.masked();
+        let body = format!(
+            "Hola:\n\n\
+             El {when} (hora de Chile) el correo electrónico de tu cuenta de Mi Club cambió \
+             de esta dirección a {masked}. Desde entonces tus códigos de acceso y la \
+             recuperación de contraseña van a la nueva dirección.\n\n\
+             Si fuiste tú, no necesitas hacer nada.\n\n\
+             Si no fuiste tú, abre este enlace dentro de los próximos 7 días para volver a \
+             usar esta dirección y cerrar todas las sesiones abiertas de tu cuenta:\n\n\
+             {link}\n\n\
+             Después, cambia tu contraseña. Mi Club nunca te pedirá tu contraseña ni tus \
+             códigos por correo.\n"
+        );
+        self.notifier
+            .send(Outgoing {
+                to: previous.as_str().to_owned(),
+                subject: EMAIL_CHANGED_SUBJECT.to_owned(),
+                body,
+                code: None,
+            })
+            .await
+    }
+
+    /// The notice to an address a member typed while another member has it: no link, and
+    /// nothing about who typed it.
+    async fn send_in_use_notice(&self, email: &Email) -> anyhow::Result<()> {
+        let body = "Hola:\n\n\
+             Alguien intentó usar esta dirección de correo electrónico en una cuenta de Mi \
+             Club, pero ya está registrada en Mi Club. No hicimos ningún cambio.\n\n\
+             Si fuiste tú, inicia sesión con la cuenta que ya usa este correo o recupera su \
+             contraseña desde «¿Olvidaste tu contraseña?». Si no fuiste tú, ignora este \
+             mensaje: tu cuenta no cambió.\n"
+            .to_owned();
+        self.notifier
+            .send(Outgoing {
+                to: email.as_str().to_owned(),
+                subject: EMAIL_IN_USE_SUBJECT.to_owned(),
+                body,
+                code: None,
+            })
+            .await
+    }
+
     async fn send_link(
         &self,
         name: &PersonName,
@@ -458,6 +783,15 @@ impl Profile {
             })
             .await
     }
+}
+
+/// `at` (Unix milliseconds) as Chileans read it: `23-11-2026 a las 21:15`.
+pub(super) fn chile_date_time(at: i64) -> String {
+    chrono::DateTime::from_timestamp_millis(at)
+        .unwrap_or_default()
+        .with_timezone(&chrono_tz::America::Santiago)
+        .format("%d-%m-%Y a las %H:%M")
+        .to_string()
 }
 
 fn resend_key(member_id: &MemberId) -> String {

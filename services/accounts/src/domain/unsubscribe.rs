@@ -1,7 +1,11 @@
 //! Leaving the club: the list of reasons, the identity check of both steps, the erasure of
 //! the member's personal data, and auth's `DisableCredentials` with its background retry.
 //!
-//! Both steps ask the member to type their document and email; they must be the caller's own
+//! Both steps need the member's current password (step-up, issue #16: the document and email
+//! are shown by the profile to whoever holds the session): an empty one is refused on its field
+//! before anything else, and for a member still in the club auth checks it after the identity
+//! check (a caller who already left has no credentials to check). Both steps also ask the
+//! member to type their document and email; they must be the caller's own
 //! (document in canonical form, email trimmed and case-insensitive), else
 //! `ERR_IDENTITY_MISMATCH` (logged without the typed data). A `user` that is not even a document
 //! is a mismatch too. Once a member has left their email is erased, so for an unsubscribed
@@ -13,6 +17,8 @@
 //! (a member who registers again with the same document gets them back). Then auth disables
 //! the credentials and revokes every session ([`LoginEmails::disable_credentials`]); when auth
 //! fails the member has still left (their data is already gone), and
+//! the address the member had gets a "Te diste de baja de Mi Club" notice (sent after the
+//! erasure, to the address read before it), and
 //! [`Unsubscriptions::retry_periodically`] calls auth again for every unsubscribed member whose
 //! `credentials_disabled_at` is still empty, until it answers.
 
@@ -20,10 +26,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use miclub_platform::identity::LoginId;
+use miclub_platform::notify::{Outgoing, SharedNotifier};
 use miclub_platform::shutdown::Shutdown;
 use miclub_platform::storage::now_millis;
 
-use super::{Document, LoginEmails, MemberId, MemberState};
+use super::profile::{StepUp, chile_date_time, step_up_messages, verify_current_password};
+use super::{Document, Email, LoginEmails, MemberId, MemberState};
 use crate::error::{AccountsError, Result};
 use crate::store::Store;
 
@@ -154,19 +162,27 @@ impl IdentityClaim {
     }
 }
 
+/// Subject of the notice a member gets on leaving.
+pub const UNSUBSCRIBE_NOTICE_SUBJECT: &str = "Te diste de baja de Mi Club";
+
 /// The unsubscribe use cases and the background retry of auth's part.
 #[derive(Debug, Clone)]
 pub struct Unsubscriptions {
     store: Store,
     auth: Arc<dyn LoginEmails>,
+    notifier: SharedNotifier,
 }
 
 /// Members handed to auth per round of the background retry.
 const RETRY_BATCH: i64 = 100;
 
 impl Unsubscriptions {
-    pub fn new(store: Store, auth: Arc<dyn LoginEmails>) -> Self {
-        Self { store, auth }
+    pub fn new(store: Store, auth: Arc<dyn LoginEmails>, notifier: SharedNotifier) -> Self {
+        Self {
+            store,
+            auth,
+            notifier,
+        }
     }
 
     pub fn reasons(&self) -> &'static [UnsubscribeReason] {
@@ -180,7 +196,9 @@ impl Unsubscriptions {
         &self,
         member_id: &MemberId,
         claim: &IdentityClaim,
+        step_up: &StepUp,
     ) -> Result<Option<i64>> {
+        require_password(member_id, step_up)?;
         match self.caller(member_id).await? {
             MemberState::Unsubscribed(member) if claim.names_document(&member.document) => {
                 tracing::info!(member_id = %member_id, "unsubscribe validated: already left");
@@ -190,6 +208,7 @@ impl Unsubscriptions {
                 if claim.names_document(&record.member.document)
                     && claim.names_email(record.member.email.as_str()) =>
             {
+                self.verify_password(member_id, step_up).await?;
                 tracing::info!(member_id = %member_id, "unsubscribe validated");
                 Ok(None)
             }
@@ -204,17 +223,23 @@ impl Unsubscriptions {
         member_id: &MemberId,
         claim: &IdentityClaim,
         choice: &UnsubscribeChoice,
+        step_up: &StepUp,
     ) -> Result<i64> {
-        match self.caller(member_id).await? {
+        require_password(member_id, step_up)?;
+        let record = match self.caller(member_id).await? {
             MemberState::Unsubscribed(member) if claim.names_document(&member.document) => {
                 tracing::info!(member_id = %member_id, "unsubscribe refused: already left");
                 return Err(AccountsError::AlreadyUnsubscribed);
             }
             MemberState::Live(record)
                 if claim.names_document(&record.member.document)
-                    && claim.names_email(record.member.email.as_str()) => {}
+                    && claim.names_email(record.member.email.as_str()) =>
+            {
+                record
+            }
             _ => return Err(mismatch(member_id, "unsubscribe")),
-        }
+        };
+        self.verify_password(member_id, step_up).await?;
         let now = now_millis();
         // The email guards the update, so a change of address since the check is a mismatch.
         if !self
@@ -232,6 +257,14 @@ impl Unsubscriptions {
             reason_id = choice.reason_id(),
             "member unsubscribed, personal data erased"
         );
+        // The address was read before the erasure; it is the only way left to tell them.
+        if let Err(err) = self.send_notice(&record.member.email, now).await {
+            tracing::error!(
+                member_id = %member_id,
+                error = %format!("{err:#}"),
+                "unsubscribe notice not sent"
+            );
+        }
         if let Err(err) = self.disable_credentials(member_id, now).await {
             tracing::warn!(
                 member_id = %member_id,
@@ -291,12 +324,57 @@ impl Unsubscriptions {
         Ok(())
     }
 
+    async fn verify_password(&self, member_id: &MemberId, step_up: &StepUp) -> Result<()> {
+        verify_current_password(
+            self.auth.as_ref(),
+            member_id,
+            step_up,
+            step_up_messages::UNSUBSCRIBE,
+        )
+        .await
+    }
+
+    /// "Te diste de baja de Mi Club": when, and what to do if it was not them. No link, no code.
+    async fn send_notice(&self, email: &Email, at: i64) -> anyhow::Result<()> {
+        let when = chile_date_time(at);
+        let body = format!(
+            "Hola:\n\n\
+             El {when} (hora de Chile) te diste de baja de Mi Club. Borramos tus datos \
+             personales y tu cuenta ya no permite iniciar sesión. Tus pesos acumulados se \
+             conservan: si vuelves a registrarte con el mismo documento, los recuperas.\n\n\
+             Si no fuiste tú, alguien usó tu sesión y tu contraseña: regístrate de nuevo en Mi \
+             Club con tu documento para recuperar tu cuenta y tus pesos, usa una contraseña \
+             nueva y escríbenos a través de la sección de ayuda del portal. Mi Club nunca te \
+             pedirá tu contraseña ni tus códigos por correo.\n"
+        );
+        self.notifier
+            .send(Outgoing {
+                to: email.as_str().to_owned(),
+                subject: UNSUBSCRIBE_NOTICE_SUBJECT.to_owned(),
+                body,
+                code: None,
+            })
+            .await
+    }
+
     async fn caller(&self, member_id: &MemberId) -> Result<MemberState> {
         self.store
             .member_state(member_id)
             .await?
             .ok_or(AccountsError::MemberNotFound)
     }
+}
+
+/// An empty current password is refused on its field before anything is read or asked.
+fn require_password(member_id: &MemberId, step_up: &StepUp) -> Result<()> {
+    if step_up.password.is_empty() {
+        tracing::info!(member_id = %member_id, "unsubscribe refused: no current password");
+        return Err(AccountsError::invalid_field(
+            "current_password",
+            step_up_messages::UNSUBSCRIBE,
+        ));
+    }
+    Ok(())
 }
 
 /// The refusal of typed data that is not the caller's; the log says which step, never the data.

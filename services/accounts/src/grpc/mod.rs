@@ -122,9 +122,9 @@ impl AccountsService for AccountsGrpc {
 
     async fn restore_email(
         &self,
-        _request: Request<pb::RestoreEmailRequest>,
+        request: Request<pb::RestoreEmailRequest>,
     ) -> Result<Response<pb::RestoreEmailResponse>, Status> {
-        Err(Status::unimplemented("restore_email: being built"))
+        self.profile_restore_email(request).await
     }
 
     async fn confirm_email(

@@ -1,15 +1,15 @@
 //! Profile calls of the caller's own record: genders, profile update with email confirmation,
 //! and the terms decision.
 //!
-//! `ListGenders` and `ConfirmEmail` are anonymous (the genders list is public, the token of a
-//! confirmation link is its own proof); every other call needs the member's access token.
+//! `ListGenders`, `ConfirmEmail` and `RestoreEmail` are anonymous (the genders list is public,
+//! the token of a link is its own proof); every other call needs the member's access token.
 
 use miclub_proto::accounts::v1 as pb;
 use tonic::{Request, Response, Status};
 
 use super::{AccountsGrpc, member_to_proto, terms_to_proto};
 use crate::domain::{
-    BirthDate, Email, GenderId, PersonName, PhoneNumber, ProfileChanges, TermsDecision,
+    BirthDate, Email, GenderId, PersonName, PhoneNumber, ProfileChanges, StepUp, TermsDecision,
     TermsVersion,
 };
 use crate::error::AccountsError;
@@ -40,9 +40,13 @@ impl AccountsGrpc {
         let member_id = self.caller(&request).await?;
         let fail = |err: AccountsError| err.into_status("update_profile");
         let changes = changes_from_proto(request.get_ref()).map_err(fail)?;
+        let step_up = StepUp {
+            password: request.get_ref().current_password.clone(),
+            client_ip: request.get_ref().client_ip.clone(),
+        };
         let updated = self
             .profile
-            .update(&member_id, changes)
+            .update(&member_id, changes, &step_up)
             .await
             .map_err(fail)?;
         Ok(Response::new(pb::UpdateProfileResponse {
@@ -75,6 +79,21 @@ impl AccountsGrpc {
             .await
             .map_err(|err| err.into_status("confirm_email"))?;
         Ok(Response::new(pb::ConfirmEmailResponse {
+            masked_email: email.masked(),
+        }))
+    }
+
+    #[tracing::instrument(name = "accounts.restore_email", skip_all)]
+    pub(super) async fn profile_restore_email(
+        &self,
+        request: Request<pb::RestoreEmailRequest>,
+    ) -> Result<Response<pb::RestoreEmailResponse>, Status> {
+        let email = self
+            .profile
+            .restore_email(&request.get_ref().token)
+            .await
+            .map_err(|err| err.into_status("restore_email"))?;
+        Ok(Response::new(pb::RestoreEmailResponse {
             masked_email: email.masked(),
         }))
     }

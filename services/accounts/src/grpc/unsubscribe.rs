@@ -1,12 +1,13 @@
 //! Leaving the club: the reasons (anonymous), then the two steps with the member's own access
-//! token. The typed document and email must be the caller's; see `domain/unsubscribe.rs`.
+//! token. The typed document and email must be the caller's, and the current password right;
+//! see `domain/unsubscribe.rs`.
 
 use miclub_platform::storage::millis_to_rfc3339;
 use miclub_proto::accounts::v1 as pb;
 use tonic::{Request, Response, Status};
 
 use super::AccountsGrpc;
-use crate::domain::{IdentityClaim, UnsubscribeChoice};
+use crate::domain::{IdentityClaim, StepUp, UnsubscribeChoice};
 use crate::error::AccountsError;
 
 impl AccountsGrpc {
@@ -38,9 +39,13 @@ impl AccountsGrpc {
         let member_id = self.caller(&request).await?;
         let message = request.get_ref();
         let claim = IdentityClaim::new(&message.user, &message.email);
+        let step_up = StepUp {
+            password: message.current_password.clone(),
+            client_ip: message.client_ip.clone(),
+        };
         let left = self
             .unsubscriptions
-            .validate(&member_id, &claim)
+            .validate(&member_id, &claim, &step_up)
             .await
             .map_err(|err| err.into_status("validate_unsubscribe"))?;
         Ok(Response::new(pb::ValidateUnsubscribeResponse {
@@ -60,9 +65,13 @@ impl AccountsGrpc {
         let choice = UnsubscribeChoice::new(i64::from(message.reason_id), &message.reason_text)
             .map_err(fail)?;
         let claim = IdentityClaim::new(&message.user, &message.email);
+        let step_up = StepUp {
+            password: message.current_password.clone(),
+            client_ip: message.client_ip.clone(),
+        };
         let at = self
             .unsubscriptions
-            .unsubscribe(&member_id, &claim, &choice)
+            .unsubscribe(&member_id, &claim, &choice, &step_up)
             .await
             .map_err(fail)?;
         Ok(Response::new(pb::UnsubscribeResponse {

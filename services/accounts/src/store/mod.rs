@@ -57,8 +57,9 @@ impl Store {
         let result = sqlx::query(
             "INSERT INTO members (member_id, document_type, document_number, name, last_name, \
              mother_surname, phone_number, gender_id, birth_date, email, email_confirmed, \
-             terms_decision, terms_version, terms_event_at, created_at, updated_at) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15)",
+             terms_decision, terms_version, terms_event_at, created_at, updated_at, \
+             confirmed_email) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15, $16)",
         )
         .bind(member.id.as_str())
         .bind(member.document.document_type().as_str())
@@ -87,6 +88,8 @@ impl Store {
         .bind(terms.and_then(|t| t.version.clone()))
         .bind(terms.map(|t| t.decided_at))
         .bind(at)
+        // The address auth starts with, when it is already confirmed.
+        .bind(member.email_confirmed.then(|| member.email.as_str()))
         .execute(self.db.pool())
         .await;
         match result {

@@ -290,7 +290,7 @@ impl Store {
              unsubscribe_reason_id = $2, unsubscribe_reason_text = $3, \
              name = '', last_name = '', mother_surname = '', phone_number = '', email = '', \
              birth_date = NULL, gender_id = NULL, email_confirmed = FALSE, \
-             credentials_disabled_at = NULL, updated_at = $1 \
+             confirmed_email = NULL, credentials_disabled_at = NULL, updated_at = $1 \
              WHERE member_id = $4 AND status <> 'unsubscribed' AND LOWER(email) = $5",
         )
         .bind(at)
@@ -305,10 +305,16 @@ impl Store {
             tx.rollback().await?;
             return Ok(false);
         }
-        sqlx::query("DELETE FROM email_confirmations WHERE member_id = $1")
-            .bind(member_id.as_str())
-            .execute(&mut *tx)
-            .await?;
+        for erase in [
+            "DELETE FROM email_confirmations WHERE member_id = $1",
+            "DELETE FROM email_restores WHERE member_id = $1",
+            "DELETE FROM email_claims WHERE member_id = $1",
+        ] {
+            sqlx::query(erase)
+                .bind(member_id.as_str())
+                .execute(&mut *tx)
+                .await?;
+        }
         tx.commit().await?;
         Ok(true)
     }

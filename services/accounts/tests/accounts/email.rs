@@ -10,7 +10,7 @@ use miclub_proto::accounts::v1::{
 };
 use sqlx::Row;
 
-use crate::support::{PUBLIC_URL, TestApp, count, link_token};
+use crate::support::{PASSWORD, PUBLIC_URL, TestApp, count, link_token};
 
 const NEW_EMAIL: &str = "ana.nueva@correo.cl";
 
@@ -32,6 +32,7 @@ fn form_with_email(member: &Member, email: &str) -> UpdateProfileRequest {
             .unwrap_or_default(),
         birth_date: member.birth_date.map(|d| d.iso()).unwrap_or_default(),
         gender_id: member.gender_id.map(|g| g.get()).unwrap_or(0),
+        current_password: PASSWORD.into(),
         ..Default::default()
     }
 }
@@ -432,7 +433,7 @@ mod over_grpc {
 
     use miclub_accounts::domain::{Email, MemberId};
     use miclub_accounts::{GrpcLoginEmails, LoginEmails};
-    use miclub_platform::error::ErrorCode;
+    use miclub_platform::error::{ErrorBody, ErrorCode};
     use miclub_platform::grpc::ClientSettings;
     use miclub_platform::shutdown::{self, ShutdownTrigger};
     use miclub_platform::tokens::{ServiceCredentials, ServiceTokens, bearer};
@@ -448,6 +449,8 @@ mod over_grpc {
         set: Mutex<Vec<(String, String, Option<String>)>>,
         /// `(member_id, bearer token)` of each `DisableCredentials`.
         disabled: Mutex<Vec<(String, Option<String>, i64)>>,
+        /// `(member_id, bearer token)` of each `EndSessions`.
+        ended: Mutex<Vec<(String, Option<String>)>>,
         refuse: AtomicBool,
     }
 
@@ -535,18 +538,45 @@ mod over_grpc {
                 expires_in_seconds: 300,
             }))
         }
+        /// As the proto says: the password "right" passes, a throttled caller gets
+        /// RESOURCE_EXHAUSTED with a wait, anything else ERR_WRONG_PASSWORD on currentPassword.
         async fn verify_password(
             &self,
-            _: Request<auth::VerifyPasswordRequest>,
+            request: Request<auth::VerifyPasswordRequest>,
         ) -> Result<Response<auth::VerifyPasswordResponse>, Status> {
-            Err(Status::unimplemented("not used by these tests"))
+            if self.0.refuse.load(Ordering::SeqCst) {
+                return Err(Status::unavailable("auth database down"));
+            }
+            let request = request.into_inner();
+            if request.client_ip == "throttled" {
+                return Err(ErrorBody::new(ErrorCode::TooManyAttempts)
+                    .with_retry_after(Duration::from_secs(4))
+                    .into_status());
+            }
+            if request.password != "right" {
+                return Err(ErrorBody::new(ErrorCode::WrongPassword)
+                    .with_field("currentPassword")
+                    .into_status());
+            }
+            Ok(Response::new(auth::VerifyPasswordResponse {}))
         }
 
         async fn end_sessions(
             &self,
-            _: Request<auth::EndSessionsRequest>,
+            request: Request<auth::EndSessionsRequest>,
         ) -> Result<Response<auth::EndSessionsResponse>, Status> {
-            Err(Status::unimplemented("not used by these tests"))
+            if self.0.refuse.load(Ordering::SeqCst) {
+                return Err(Status::unavailable("auth database down"));
+            }
+            let token = bearer(request.metadata()).map(str::to_owned);
+            self.0
+                .ended
+                .lock()
+                .unwrap()
+                .push((request.into_inner().member_id, token));
+            Ok(Response::new(auth::EndSessionsResponse {
+                revoked_sessions: 3,
+            }))
         }
 
         async fn set_login_email(
@@ -694,5 +724,60 @@ mod over_grpc {
             )]
         );
         assert_eq!(auth_down.error_code(), ErrorCode::Unavailable);
+    }
+
+    #[tokio::test]
+    async fn auths_refusals_of_a_step_up_password_pass_through_unchanged() {
+        let seen = Arc::new(Seen::default());
+        let (auth, _running) = spawn_auth(seen.clone()).await;
+        let port = login_emails(&auth, "s3cret");
+        let member_id = MemberId::generate();
+
+        port.verify_password(&member_id, "right", "198.51.100.1")
+            .await
+            .expect("the right password");
+        let wrong = port
+            .verify_password(&member_id, "wrong", "198.51.100.1")
+            .await
+            .unwrap_err()
+            .body();
+        let throttled = port
+            .verify_password(&member_id, "right", "throttled")
+            .await
+            .unwrap_err()
+            .body();
+        seen.refuse.store(true, Ordering::SeqCst);
+        let down = port
+            .verify_password(&member_id, "right", "198.51.100.1")
+            .await
+            .unwrap_err();
+
+        assert_eq!(wrong.code, ErrorCode::WrongPassword);
+        assert_eq!(wrong.field.as_deref(), Some("currentPassword"));
+        assert_eq!(wrong.message, "La contraseña actual no es correcta.");
+        assert_eq!(throttled.code, ErrorCode::TooManyAttempts);
+        assert_eq!(throttled.retry_after_secs, Some(4));
+        assert_eq!(down.error_code(), ErrorCode::Unavailable, "fails closed");
+    }
+
+    #[tokio::test]
+    async fn ending_sessions_calls_end_sessions_with_a_service_token_of_accounts() {
+        let seen = Arc::new(Seen::default());
+        let (auth, _running) = spawn_auth(seen.clone()).await;
+        let member_id = MemberId::generate();
+
+        let revoked = login_emails(&auth, "s3cret")
+            .end_sessions(&member_id)
+            .await
+            .expect("ended");
+
+        assert_eq!(revoked, 3);
+        assert_eq!(
+            *seen.ended.lock().unwrap(),
+            [(
+                member_id.as_str().to_owned(),
+                Some(SERVICE_TOKEN.to_owned())
+            )]
+        );
     }
 }

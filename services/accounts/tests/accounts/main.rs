@@ -4,6 +4,7 @@
 //! PostgreSQL restart under a load of postings ([`fault_drills`]).
 
 mod access;
+mod account_security;
 mod balance;
 mod email;
 mod fault_drills;

@@ -10,7 +10,7 @@ use miclub_proto::accounts::v1::{
     GetMemberRequest, ListGendersRequest, TermsDecision, UpdateProfileRequest,
 };
 
-use crate::support::TestApp;
+use crate::support::{PASSWORD, TestApp};
 
 /// A valid form that keeps `email`.
 fn form(email: &str) -> UpdateProfileRequest {
@@ -22,6 +22,7 @@ fn form(email: &str) -> UpdateProfileRequest {
         phone_number: "+56 9 8765 4321".into(),
         birth_date: "1985-12-01".into(),
         gender_id: 6,
+        current_password: PASSWORD.into(),
         ..Default::default()
     }
 }

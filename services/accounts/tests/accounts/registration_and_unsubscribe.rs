@@ -17,7 +17,7 @@ use miclub_proto::accounts::v1::{
 };
 use sqlx::Row;
 
-use crate::support::{TERMS_ACCEPTED_AT, TestApp, count, link_token, movement, purchase};
+use crate::support::{PASSWORD, TERMS_ACCEPTED_AT, TestApp, count, link_token, movement, purchase};
 
 /// A valid RUT nobody in the test database holds.
 fn fresh_rut() -> String {
@@ -458,6 +458,7 @@ async fn validating_the_unsubscribe_compares_the_document_and_the_email(env: Tes
             ValidateUnsubscribeRequest {
                 user,
                 email,
+                current_password: PASSWORD.into(),
                 ..Default::default()
             },
             &token,
@@ -516,6 +517,7 @@ async fn unsubscribe(
                 email: member.email.as_str().to_owned(),
                 reason_id,
                 reason_text: reason_text.into(),
+                current_password: PASSWORD.into(),
                 ..Default::default()
             },
             token,

@@ -16,6 +16,7 @@ use miclub_accounts::domain::{
 use miclub_accounts::error::AccountsError;
 use miclub_accounts::store::Store;
 use miclub_accounts::{Application, Dependencies, LoginEmails, Settings};
+use miclub_platform::error::{ErrorBody, ErrorCode};
 use miclub_platform::events::{
     self, Delivery, Event, EventBus, EventBusSettings, EventError, SharedBus,
 };
@@ -33,11 +34,21 @@ pub const TERMS_ACCEPTED_AT: i64 = 1_768_046_400_000;
 /// Where the test app's confirmation links point.
 pub const PUBLIC_URL: &str = "https://miclub.test";
 
-/// Auth's side of the email hand-over and of unsubscribing: records each address it is given
-/// and each member whose credentials it disabled, or fails on demand the way an unreachable
-/// auth does.
+/// The current password every test member has at the fake auth.
+pub const PASSWORD: &str = "MiClub2026!";
+
+/// Auth's side of the email hand-over, the step-up, the end of sessions and unsubscribing:
+/// records each address it is given, each password check and each member whose sessions it
+/// ended or credentials it disabled, or fails on demand the way an unreachable auth does.
+/// Every member's password is [`PASSWORD`].
 #[derive(Debug, Default)]
 pub struct FakeLoginEmails {
+    /// `(member_id, client_ip)` of each password check, right or wrong.
+    verified: Mutex<Vec<(String, String)>>,
+    /// Seconds auth answers `ERR_TOO_MANY_ATTEMPTS` with, when throttling.
+    throttle_secs: Mutex<Option<u64>>,
+    ended: Mutex<Vec<String>>,
+    end_failing: AtomicBool,
     handed_over: Mutex<Vec<(String, String)>>,
     attempts: AtomicUsize,
     failing: AtomicBool,
@@ -76,6 +87,26 @@ impl FakeLoginEmails {
     pub fn disable_attempts(&self) -> usize {
         self.disable_attempts.load(Ordering::SeqCst)
     }
+
+    /// `(member_id, client_ip)` of every password check, right or wrong.
+    pub fn verified(&self) -> Vec<(String, String)> {
+        self.verified.lock().unwrap().clone()
+    }
+
+    /// From now on every password check is throttled for `secs` (`None`: not throttled).
+    pub fn throttle(&self, secs: Option<u64>) {
+        *self.throttle_secs.lock().unwrap() = secs;
+    }
+
+    /// Member ids whose sessions were ended, in order.
+    pub fn ended(&self) -> Vec<String> {
+        self.ended.lock().unwrap().clone()
+    }
+
+    /// From now on every `EndSessions` fails (`true`) or succeeds (`false`).
+    pub fn fail_ending(&self, failing: bool) {
+        self.end_failing.store(failing, Ordering::SeqCst);
+    }
 }
 
 #[async_trait]
@@ -110,6 +141,45 @@ impl LoginEmails for FakeLoginEmails {
             .unwrap()
             .push(member_id.as_str().to_owned());
         Ok(())
+    }
+
+    /// As auth's `VerifyPassword` answers: ERR_TOO_MANY_ATTEMPTS with a wait when throttled,
+    /// ERR_WRONG_PASSWORD on `currentPassword` for anything but [`PASSWORD`].
+    async fn verify_password(
+        &self,
+        member_id: &MemberId,
+        password: &str,
+        client_ip: &str,
+    ) -> Result<(), AccountsError> {
+        self.verified
+            .lock()
+            .unwrap()
+            .push((member_id.as_str().to_owned(), client_ip.to_owned()));
+        if let Some(secs) = *self.throttle_secs.lock().unwrap() {
+            return Err(AccountsError::StepUpRefused(Box::new(
+                ErrorBody::new(ErrorCode::TooManyAttempts)
+                    .with_retry_after(Duration::from_secs(secs)),
+            )));
+        }
+        if password != PASSWORD {
+            return Err(AccountsError::StepUpRefused(Box::new(
+                ErrorBody::new(ErrorCode::WrongPassword).with_field("currentPassword"),
+            )));
+        }
+        Ok(())
+    }
+
+    async fn end_sessions(&self, member_id: &MemberId) -> Result<u64, AccountsError> {
+        if self.end_failing.load(Ordering::SeqCst) {
+            return Err(AccountsError::Unavailable(
+                "auth (test: told to fail)".into(),
+            ));
+        }
+        self.ended
+            .lock()
+            .unwrap()
+            .push(member_id.as_str().to_owned());
+        Ok(2)
     }
 }
 
@@ -490,6 +560,7 @@ pub async fn count(store: &Store, table: &'static str) -> i64 {
         "club_accounts" => "SELECT CAST(COUNT(*) AS BIGINT) AS n FROM club_accounts",
         "movements" => "SELECT CAST(COUNT(*) AS BIGINT) AS n FROM movements",
         "email_confirmations" => "SELECT CAST(COUNT(*) AS BIGINT) AS n FROM email_confirmations",
+        "email_restores" => "SELECT CAST(COUNT(*) AS BIGINT) AS n FROM email_restores",
         "purchases" => "SELECT CAST(COUNT(*) AS BIGINT) AS n FROM purchases",
         "outbox" => "SELECT CAST(COUNT(*) AS BIGINT) AS n FROM outbox",
         other => panic!("no table {other}"),

@@ -1,0 +1,537 @@
+//! Account security (issue #16) as a member and an attacker see it: the current password
+//! before an email change or an unsubscribe (a stolen session is not enough), the notice to the
+//! previous address with its 7-day single-use restore link, an address of another member never
+//! confirmed for a second one (not even by two confirmations racing), and the notice on leaving.
+
+use miclub_accounts::domain::{ConfirmationToken, Member, MemberId, NewConfirmation};
+use miclub_platform::backend_tests;
+use miclub_platform::error::{ErrorBody, ErrorCode};
+use miclub_platform::notify::Mail;
+use miclub_platform::storage::now_millis;
+use miclub_platform::testing::TestEnv;
+use miclub_proto::accounts::v1::{
+    ConfirmEmailRequest, ResendEmailConfirmationRequest, RestoreEmailRequest, UnsubscribeRequest,
+    UpdateProfileRequest, ValidateUnsubscribeRequest,
+};
+use sqlx::Row;
+
+use crate::support::{PASSWORD, PUBLIC_URL, TestApp, count, link_token};
+
+const ATTACKER: &str = "atacante@correo.cl";
+const IP: &str = "203.0.113.7";
+
+/// `member`'s current fields with `email`, and `password` as the step-up.
+fn form(member: &Member, email: &str, password: &str) -> UpdateProfileRequest {
+    UpdateProfileRequest {
+        email: email.to_owned(),
+        name: member.name.as_str().to_owned(),
+        last_name: member.last_name.as_str().to_owned(),
+        mother_surname: "Pérez".into(),
+        phone_number: "+56912345678".into(),
+        birth_date: "1990-05-17".into(),
+        gender_id: 1,
+        current_password: password.to_owned(),
+        client_ip: IP.to_owned(),
+    }
+}
+
+async fn update(
+    app: &TestApp,
+    member: &Member,
+    email: &str,
+    password: &str,
+) -> Result<bool, tonic::Status> {
+    app.client()
+        .await
+        .update_profile(app.authorized(form(member, email, password), &app.token(&member.id)))
+        .await
+        .map(|answer| answer.into_inner().email_confirmation_sent)
+}
+
+async fn confirm(app: &TestApp, token: &str) -> Result<String, tonic::Status> {
+    app.client()
+        .await
+        .confirm_email(ConfirmEmailRequest {
+            token: token.to_owned(),
+        })
+        .await
+        .map(|answer| answer.into_inner().masked_email)
+}
+
+async fn restore(app: &TestApp, token: &str) -> Result<String, tonic::Status> {
+    app.client()
+        .await
+        .restore_email(RestoreEmailRequest {
+            token: token.to_owned(),
+        })
+        .await
+        .map(|answer| answer.into_inner().masked_email)
+}
+
+/// The token of the restore link in a change notice.
+fn restore_token(mail: &Mail) -> String {
+    let prefix = format!("{PUBLIC_URL}/restaurar-correo?token=");
+    let start = mail
+        .body
+        .find(&prefix)
+        .unwrap_or_else(|| panic!("no restore link in {:?}", mail.body))
+        + prefix.len();
+    mail.body[start..]
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_'))
+        .collect()
+}
+
+/// Changes `member`'s email to `new` with the right password and confirms it; answers the
+/// change notice the previous address got.
+async fn change_and_confirm(app: &TestApp, member: &Member, new: &str) -> Mail {
+    assert!(update(app, member, new, PASSWORD).await.expect("update"));
+    let link = app
+        .mail
+        .sent()
+        .into_iter()
+        .next()
+        .expect("confirmation mail");
+    confirm(app, &link_token(&link)).await.expect("confirmed");
+    let notice = app.mail.sent().into_iter().next().expect("notice");
+    assert_eq!(notice.subject, "Tu correo de Mi Club cambió");
+    notice
+}
+
+fn refusal(status: &tonic::Status) -> ErrorBody {
+    ErrorBody::from_status(status)
+}
+
+async fn changing_the_email_without_the_current_password_is_refused_on_its_field(env: TestEnv) {
+    let app = TestApp::spawn(env).await;
+    let member = app.add_member_with_account().await;
+
+    let status = update(&app, &member, ATTACKER, "").await.unwrap_err();
+
+    assert_eq!(status.code(), tonic::Code::InvalidArgument);
+    let body = refusal(&status);
+    assert_eq!(body.code, ErrorCode::InvalidArgument);
+    assert_eq!(body.field.as_deref(), Some("current_password"));
+    assert_eq!(
+        body.message,
+        "Ingresa tu contraseña actual para cambiar tu correo."
+    );
+    assert_eq!(app.stored(&member.id).await.email, member.email);
+    assert!(app.mail.sent().is_empty());
+    assert!(
+        app.login_emails.verified().is_empty(),
+        "auth not even asked"
+    );
+}
+
+async fn a_wrong_password_changes_nothing_and_sends_nothing(env: TestEnv) {
+    let app = TestApp::spawn(env).await;
+    let member = app.add_member_with_account().await;
+
+    let status = update(&app, &member, ATTACKER, "adivinanza")
+        .await
+        .unwrap_err();
+
+    assert_eq!(status.code(), tonic::Code::InvalidArgument);
+    let body = refusal(&status);
+    assert_eq!(body.code, ErrorCode::WrongPassword);
+    assert_eq!(body.field.as_deref(), Some("currentPassword"));
+    let stored = app.stored(&member.id).await;
+    assert_eq!(stored.email, member.email);
+    assert!(stored.email_confirmed);
+    assert_eq!(count(&app.store, "email_confirmations").await, 0);
+    assert!(app.mail.sent().is_empty());
+    assert_eq!(
+        app.login_emails.verified(),
+        [(member.id.as_str().to_owned(), IP.to_owned())],
+        "auth checked it with the client address, for its throttle"
+    );
+}
+
+async fn a_throttled_password_check_answers_auths_wait_and_changes_nothing(env: TestEnv) {
+    let app = TestApp::spawn(env).await;
+    let member = app.add_member_with_account().await;
+    app.login_emails.throttle(Some(8));
+
+    let status = update(&app, &member, ATTACKER, PASSWORD).await.unwrap_err();
+
+    assert_eq!(status.code(), tonic::Code::ResourceExhausted);
+    let body = refusal(&status);
+    assert_eq!(body.code, ErrorCode::TooManyAttempts);
+    assert_eq!(body.retry_after_secs, Some(8));
+    assert_eq!(app.stored(&member.id).await.email, member.email);
+    assert!(app.mail.sent().is_empty());
+}
+
+async fn updates_that_keep_the_email_need_no_password(env: TestEnv) {
+    let app = TestApp::spawn(env).await;
+    let member = app.add_member_with_account().await;
+
+    let sent = update(&app, &member, &member.email.as_str().to_uppercase(), "")
+        .await
+        .expect("same email, other fields");
+
+    assert!(!sent);
+    assert!(app.login_emails.verified().is_empty());
+    assert!(app.stored(&member.id).await.email_confirmed);
+}
+
+async fn the_previous_address_is_told_and_can_restore_within_7_days(env: TestEnv) {
+    let app = TestApp::spawn(env).await;
+    let member = app.add_member_with_account().await;
+
+    let notice = change_and_confirm(&app, &member, ATTACKER).await;
+
+    assert_eq!(notice.to, member.email.as_str());
+    assert!(notice.body.contains("a***@correo.cl"), "{}", notice.body);
+    assert!(!notice.body.contains(ATTACKER), "the new address is masked");
+    assert!(notice.body.contains("hora de Chile"), "{}", notice.body);
+    assert!(notice.body.contains("7 días"), "{}", notice.body);
+    assert_eq!(notice.code, None);
+    let token = restore_token(&notice);
+    assert!(ConfirmationToken::parse(&token).is_some());
+    let stored: Vec<String> = sqlx::query("SELECT token_hash FROM email_restores")
+        .fetch_all(app.store.database().pool())
+        .await
+        .unwrap()
+        .iter()
+        .map(|row| row.get("token_hash"))
+        .collect();
+    assert_eq!(
+        stored,
+        [ConfirmationToken::parse(&token).unwrap().digest()],
+        "only the SHA-256 is stored"
+    );
+
+    let masked = restore(&app, &token).await.expect("restored");
+
+    assert_eq!(masked, member.email.masked());
+    let back = app.stored(&member.id).await;
+    assert_eq!(back.email, member.email);
+    assert!(back.email_confirmed);
+    assert_eq!(
+        app.login_emails.handed_over().last().unwrap(),
+        &(
+            member.id.as_str().to_owned(),
+            member.email.as_str().to_owned()
+        ),
+        "login codes go to the previous address again"
+    );
+    assert_eq!(app.login_emails.ended(), [member.id.as_str().to_owned()]);
+}
+
+async fn a_restore_link_does_not_work_after_7_days(env: TestEnv) {
+    let app = TestApp::spawn(env).await;
+    let member = app.add_member_with_account().await;
+    let notice = change_and_confirm(&app, &member, ATTACKER).await;
+    let expires_at: i64 = sqlx::query("SELECT expires_at FROM email_restores")
+        .fetch_one(app.store.database().pool())
+        .await
+        .unwrap()
+        .get("expires_at");
+    let week = 7 * 24 * 60 * 60 * 1000;
+    assert!((expires_at - now_millis() - week).abs() < 60_000, "7 days");
+    sqlx::query("UPDATE email_restores SET expires_at = $1")
+        .bind(now_millis() - 1)
+        .execute(app.store.database().pool())
+        .await
+        .unwrap();
+
+    let status = restore(&app, &restore_token(&notice)).await.unwrap_err();
+
+    assert_eq!(refusal(&status).code, ErrorCode::ConfirmationInvalid);
+    assert_eq!(app.stored(&member.id).await.email.as_str(), ATTACKER);
+    assert!(app.login_emails.ended().is_empty());
+}
+
+async fn a_restore_link_works_once(env: TestEnv) {
+    let app = TestApp::spawn(env).await;
+    let member = app.add_member_with_account().await;
+    let notice = change_and_confirm(&app, &member, ATTACKER).await;
+    let token = restore_token(&notice);
+    restore(&app, &token).await.expect("first use");
+    // The attacker changes it again (with the password they must have), then replays the link.
+    change_and_confirm(&app, &member, "otra@correo.cl").await;
+
+    let status = restore(&app, &token).await.unwrap_err();
+
+    assert_eq!(status.code(), tonic::Code::NotFound);
+    assert_eq!(refusal(&status).code, ErrorCode::ConfirmationInvalid);
+    assert_eq!(
+        app.stored(&member.id).await.email.as_str(),
+        "otra@correo.cl"
+    );
+    assert_eq!(app.login_emails.ended().len(), 1);
+}
+
+async fn an_attacker_using_the_link_of_a_later_change_cannot_void_the_owners_link(env: TestEnv) {
+    let app = TestApp::spawn(env).await;
+    let member = app.add_member_with_account().await;
+    let owners = change_and_confirm(&app, &member, ATTACKER).await;
+    // The attacker changes it again and uses the notice their first address got.
+    let attackers = change_and_confirm(&app, &member, "otra@correo.cl").await;
+    assert_eq!(attackers.to, ATTACKER);
+    restore(&app, &restore_token(&attackers))
+        .await
+        .expect("their own link");
+
+    restore(&app, &restore_token(&owners))
+        .await
+        .expect("the owner's link still works");
+
+    assert_eq!(app.stored(&member.id).await.email, member.email);
+    let status = restore(&app, &restore_token(&attackers)).await.unwrap_err();
+    assert_eq!(refusal(&status).code, ErrorCode::ConfirmationInvalid);
+}
+
+async fn when_auth_is_down_a_restore_changes_nothing_and_the_same_link_works_again(env: TestEnv) {
+    let app = TestApp::spawn(env).await;
+    let member = app.add_member_with_account().await;
+    let notice = change_and_confirm(&app, &member, ATTACKER).await;
+    let token = restore_token(&notice);
+    app.login_emails.fail_ending(true);
+
+    let status = restore(&app, &token).await.unwrap_err();
+
+    assert_eq!(status.code(), tonic::Code::Unavailable);
+    assert_eq!(app.stored(&member.id).await.email.as_str(), ATTACKER);
+    app.login_emails.fail_ending(false);
+    restore(&app, &token)
+        .await
+        .expect("the same link, auth back");
+    assert_eq!(app.stored(&member.id).await.email, member.email);
+    assert_eq!(app.login_emails.ended(), [member.id.as_str().to_owned()]);
+}
+
+async fn a_first_verification_tells_no_previous_address(env: TestEnv) {
+    let app = TestApp::spawn(env).await;
+    let member = app.add_member_with_account().await;
+    // A member who never confirmed an address, as after registering.
+    sqlx::query("UPDATE members SET email_confirmed = FALSE, confirmed_email = NULL")
+        .execute(app.store.database().pool())
+        .await
+        .unwrap();
+    app.client()
+        .await
+        .resend_email_confirmation(
+            app.authorized(ResendEmailConfirmationRequest {}, &app.token(&member.id)),
+        )
+        .await
+        .expect("link");
+    let link = app.mail.sent().into_iter().next().unwrap();
+
+    confirm(&app, &link_token(&link)).await.expect("confirmed");
+
+    assert_eq!(
+        app.mail.sent().len(),
+        1,
+        "no notice: there was no previous address"
+    );
+    assert_eq!(count(&app.store, "email_restores").await, 0);
+}
+
+async fn an_address_in_use_by_another_member_is_never_confirmed_for_a_second(env: TestEnv) {
+    let app = TestApp::spawn(env).await;
+    let owner = app.add_member_with_account().await;
+    let member = app.add_member_with_account().await;
+    let taken = owner.email.as_str().to_uppercase();
+
+    let sent = update(&app, &member, &taken, PASSWORD)
+        .await
+        .expect("update");
+
+    assert!(sent, "the same answer as for a free address");
+    let mails = app.mail.sent();
+    assert_eq!(mails.len(), 1);
+    assert_eq!(mails[0].to, owner.email.as_str());
+    assert_eq!(mails[0].subject, "Tu correo ya está registrado en Mi Club");
+    assert!(
+        !mails[0].body.contains("token="),
+        "no link: {}",
+        mails[0].body
+    );
+    assert!(!mails[0].body.contains(member.name.as_str()));
+    assert_eq!(
+        count(&app.store, "email_confirmations").await,
+        0,
+        "nothing to confirm"
+    );
+    // Asking again gets the notice again, never a link.
+    app.client()
+        .await
+        .resend_email_confirmation(
+            app.authorized(ResendEmailConfirmationRequest {}, &app.token(&member.id)),
+        )
+        .await
+        .expect("resend answers as usual");
+    assert_eq!(
+        app.mail.sent()[0].subject,
+        "Tu correo ya está registrado en Mi Club"
+    );
+    assert_eq!(count(&app.store, "email_confirmations").await, 0);
+    assert!(app.login_emails.handed_over().is_empty());
+}
+
+/// Gives `member` the unconfirmed address `email` and a confirmation link for it straight in
+/// the store, as two members who typed the same free address at the same instant would have.
+async fn pending_link(app: &TestApp, member: &MemberId, email: &str) -> String {
+    sqlx::query("UPDATE members SET email = $1, email_confirmed = FALSE WHERE member_id = $2")
+        .bind(email)
+        .bind(member.as_str())
+        .execute(app.store.database().pool())
+        .await
+        .unwrap();
+    let token = ConfirmationToken::generate();
+    let issued = app
+        .store
+        .issue_email_confirmation(
+            member,
+            &miclub_accounts::domain::Email::parse(email).unwrap(),
+            &NewConfirmation {
+                digest: token.digest(),
+                expires_at: now_millis() + 3_600_000,
+            },
+            now_millis(),
+        )
+        .await
+        .unwrap();
+    assert!(issued);
+    token.as_str().to_owned()
+}
+
+async fn two_confirmations_of_one_address_racing_confirm_it_for_one_member(env: TestEnv) {
+    let app = TestApp::spawn(env).await;
+    let first = app.add_member_with_account().await;
+    let second = app.add_member_with_account().await;
+    let shared = "compartido@correo.cl";
+    let first_link = pending_link(&app, &first.id, shared).await;
+    let second_link = pending_link(&app, &second.id, shared).await;
+
+    let (a, b) = tokio::join!(confirm(&app, &first_link), confirm(&app, &second_link));
+
+    assert_eq!(
+        [a.is_ok(), b.is_ok()].iter().filter(|ok| **ok).count(),
+        1,
+        "{a:?} {b:?}"
+    );
+    let refused = a.err().or(b.err()).unwrap();
+    assert_eq!(refusal(&refused).code, ErrorCode::EmailAlreadyRegistered);
+    let confirmed: i64 = sqlx::query(
+        "SELECT CAST(COUNT(*) AS BIGINT) AS n FROM members \
+         WHERE LOWER(email) = $1 AND email_confirmed",
+    )
+    .bind(shared)
+    .fetch_one(app.store.database().pool())
+    .await
+    .unwrap()
+    .get("n");
+    assert_eq!(confirmed, 1);
+    assert_eq!(app.login_emails.handed_over().len(), 1, "auth told once");
+}
+
+async fn validate(app: &TestApp, member: &Member, password: &str) -> Result<(), tonic::Status> {
+    app.client()
+        .await
+        .validate_unsubscribe(app.authorized(
+            ValidateUnsubscribeRequest {
+                user: member.document.canonical(),
+                email: member.email.as_str().to_owned(),
+                current_password: password.to_owned(),
+                client_ip: IP.into(),
+            },
+            &app.token(&member.id),
+        ))
+        .await
+        .map(|_| ())
+}
+
+async fn unsubscribe(app: &TestApp, member: &Member, password: &str) -> Result<(), tonic::Status> {
+    app.client()
+        .await
+        .unsubscribe(app.authorized(
+            UnsubscribeRequest {
+                user: member.document.canonical(),
+                email: member.email.as_str().to_owned(),
+                reason_id: 1,
+                reason_text: String::new(),
+                current_password: password.to_owned(),
+                client_ip: IP.into(),
+            },
+            &app.token(&member.id),
+        ))
+        .await
+        .map(|_| ())
+}
+
+async fn unsubscribing_with_the_public_data_alone_is_refused_and_changes_nothing(env: TestEnv) {
+    let app = TestApp::spawn(env).await;
+    let member = app.add_member_with_account().await;
+
+    for status in [
+        validate(&app, &member, "").await.unwrap_err(),
+        unsubscribe(&app, &member, "").await.unwrap_err(),
+    ] {
+        let body = refusal(&status);
+        assert_eq!(body.code, ErrorCode::InvalidArgument);
+        assert_eq!(body.field.as_deref(), Some("current_password"));
+        assert_eq!(body.message, "Ingresa tu contraseña actual.");
+    }
+    for status in [
+        validate(&app, &member, "adivinanza").await.unwrap_err(),
+        unsubscribe(&app, &member, "adivinanza").await.unwrap_err(),
+    ] {
+        assert_eq!(refusal(&status).code, ErrorCode::WrongPassword);
+    }
+
+    let stored = app.stored(&member.id).await;
+    assert_eq!(stored.email, member.email, "still a member, data kept");
+    assert!(app.mail.sent().is_empty());
+    assert!(app.login_emails.disabled().is_empty());
+    validate(&app, &member, PASSWORD)
+        .await
+        .expect("with the password");
+}
+
+async fn an_unsubscribe_notice_goes_to_the_address_before_it_is_erased(env: TestEnv) {
+    let app = TestApp::spawn(env).await;
+    let member = app.add_member_with_account().await;
+
+    unsubscribe(&app, &member, PASSWORD).await.expect("left");
+
+    let mails = app.mail.sent();
+    assert_eq!(mails.len(), 1);
+    assert_eq!(mails[0].to, member.email.as_str());
+    assert_eq!(mails[0].subject, "Te diste de baja de Mi Club");
+    assert!(mails[0].body.contains("hora de Chile"), "{}", mails[0].body);
+    assert!(
+        mails[0].body.contains("Si no fuiste tú"),
+        "{}",
+        mails[0].body
+    );
+    assert!(!mails[0].body.contains(PASSWORD));
+    assert_eq!(mails[0].code, None);
+    let erased: String = sqlx::query("SELECT email FROM members WHERE member_id = $1")
+        .bind(member.id.as_str())
+        .fetch_one(app.store.database().pool())
+        .await
+        .unwrap()
+        .get("email");
+    assert_eq!(erased, "");
+}
+
+backend_tests!(
+    changing_the_email_without_the_current_password_is_refused_on_its_field,
+    a_wrong_password_changes_nothing_and_sends_nothing,
+    a_throttled_password_check_answers_auths_wait_and_changes_nothing,
+    updates_that_keep_the_email_need_no_password,
+    the_previous_address_is_told_and_can_restore_within_7_days,
+    a_restore_link_does_not_work_after_7_days,
+    a_restore_link_works_once,
+    an_attacker_using_the_link_of_a_later_change_cannot_void_the_owners_link,
+    when_auth_is_down_a_restore_changes_nothing_and_the_same_link_works_again,
+    a_first_verification_tells_no_previous_address,
+    an_address_in_use_by_another_member_is_never_confirmed_for_a_second,
+    two_confirmations_of_one_address_racing_confirm_it_for_one_member,
+    unsubscribing_with_the_public_data_alone_is_refused_and_changes_nothing,
+    an_unsubscribe_notice_goes_to_the_address_before_it_is_erased,
+);
