@@ -107,6 +107,7 @@ impl FromRequestParts<AppState> for MemberToken {
             bearer_or_cookie(parts).ok_or_else(|| ApiError::new(ErrorCode::Unauthenticated))?;
         match state.verifier.verify(&token).await {
             Ok(claims) if claims.kind == miclub_platform::tokens::TokenKind::Member => {
+                crate::activity::mark_seen(&state.store, &claims.sid).await;
                 Ok(MemberToken {
                     token,
                     member_id: claims.sub,

@@ -3,6 +3,7 @@
 //! mapping of service errors to HTTP statuses and Spanish bodies; it holds no business rules.
 //! It also serves the built web app, and its request metrics on an ops port ([`ops`]).
 
+pub mod activity;
 pub mod config;
 pub mod cookies;
 pub mod csrf;
