@@ -153,10 +153,13 @@ impl FromRequestParts<AppState> for MemberToken {
             bearer_or_cookie(parts).ok_or_else(|| ApiError::new(ErrorCode::Unauthenticated))?;
         // A member's token only: a service token (another audience) is `WrongKind`, 403.
         match state.verifier.verify(&token).await {
-            Ok(claims) => Ok(MemberToken {
-                token,
-                member_id: claims.sub,
-            }),
+            Ok(claims) => {
+                state.activity.mark_seen(&claims.sid).await;
+                Ok(MemberToken {
+                    token,
+                    member_id: claims.sub,
+                })
+            }
             Err(err) => Err(ApiError::new(err.error_code()).with_cause(err)),
         }
     }

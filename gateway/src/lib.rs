@@ -3,6 +3,7 @@
 //! mapping of service errors to HTTP statuses and Spanish bodies; it holds no business rules.
 //! It also serves the built web app, and its request metrics on an ops port ([`ops`]).
 
+pub mod activity;
 pub mod config;
 pub mod cookies;
 pub mod csrf;
@@ -175,6 +176,7 @@ pub fn build_state(settings: Settings, deps: Dependencies) -> anyhow::Result<App
         },
         proxies: proxies::TrustedProxies::parse(&settings.trusted_proxies)?,
         headers: headers::SecurityHeaders::new(&settings),
+        activity: activity::ActivityMarks::new(deps.store.clone()),
         settings: Arc::new(settings),
         environment: deps.environment,
         verifier,

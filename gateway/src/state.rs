@@ -14,6 +14,7 @@ use miclub_proto::content::v1::content_service_client::ContentServiceClient;
 use miclub_proto::missions::v1::missions_service_client::MissionsServiceClient;
 use miclub_proto::registration::v1::registration_service_client::RegistrationServiceClient;
 
+use crate::activity::ActivityMarks;
 use crate::config::Settings;
 use crate::cookies::CookiePolicy;
 use crate::flags::FlagSource;
@@ -58,5 +59,7 @@ pub struct Shared {
     pub proxies: TrustedProxies,
     /// The security headers every answer carries.
     pub headers: SecurityHeaders,
+    /// Marks member sessions seen, for auth's idle limit.
+    pub activity: ActivityMarks,
     pub mailbox: Option<Arc<DevMailbox>>,
 }

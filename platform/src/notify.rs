@@ -1,11 +1,17 @@
 //! Messages to members (one-time codes, verification, recovery).
 //!
-//! Production sends email over SMTP. Development and standalone use the [`DevMailbox`]: each
-//! message is logged (code included) and kept in memory for `GET /api/dev/mailbox`. Production
+//! Production sends email over SMTP, off the request path: [`build`] wraps the SMTP sender in
+//! a [`QueuedNotifier`], whose `send` returns once the message is queued (so a member and a
+//! stranger get their answers in the same time) and whose background task sends with a few
+//! retries. Development and standalone use the [`DevMailbox`]: each message is logged (code
+//! included) and kept in memory for `GET /api/dev/mailbox`; it does no I/O, so it is not
+//! queued and tests read codes the moment the call that sent them answers. Production
 //! configuration refuses to start with the dev mailbox.
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use anyhow::Context;
 use async_trait::async_trait;
@@ -150,17 +156,196 @@ impl Notifier for SmtpNotifier {
     }
 }
 
-/// The notifier the settings ask for; production refuses the dev mailbox.
+/// A notifier that hands messages to a bounded queue and sends them from a background task,
+/// retrying a failed send a few times and logging the ones that still fail. `send` answers as
+/// soon as the message is queued; a full queue is an error (callers answer UNAVAILABLE).
+#[derive(Debug)]
+pub struct QueuedNotifier {
+    queue: tokio::sync::mpsc::Sender<Outgoing>,
+    /// Messages queued or being sent.
+    pending: Arc<AtomicUsize>,
+    drained: Arc<tokio::sync::Notify>,
+}
+
+impl QueuedNotifier {
+    /// Messages that may wait at once.
+    pub const DEFAULT_CAPACITY: usize = 1024;
+    /// Tries per message, the first included.
+    pub const TRIES: u32 = 3;
+    /// Longest a single try may take before it counts as failed.
+    pub const SEND_TIMEOUT: Duration = Duration::from_secs(30);
+    /// Wait before the second try; doubled before each later one.
+    const FIRST_BACKOFF: Duration = Duration::from_millis(500);
+
+    /// Starts the sending task on the current tokio runtime; it ends when the notifier is
+    /// dropped and the queue is empty.
+    pub fn spawn(inner: SharedNotifier, capacity: usize) -> Arc<Self> {
+        let (queue, mut messages) = tokio::sync::mpsc::channel::<Outgoing>(capacity.max(1));
+        let pending = Arc::new(AtomicUsize::new(0));
+        let drained = Arc::new(tokio::sync::Notify::new());
+        let (task_pending, task_drained) = (pending.clone(), drained.clone());
+        tokio::spawn(async move {
+            while let Some(message) = messages.recv().await {
+                send_with_retries(inner.as_ref(), message).await;
+                if task_pending.fetch_sub(1, Ordering::AcqRel) == 1 {
+                    task_drained.notify_waiters();
+                }
+            }
+        });
+        Arc::new(Self {
+            queue,
+            pending,
+            drained,
+        })
+    }
+
+    /// Returns once every message queued so far has been sent or given up on.
+    pub async fn drained(&self) {
+        loop {
+            let notified = self.drained.notified();
+            if self.pending.load(Ordering::Acquire) == 0 {
+                return;
+            }
+            notified.await;
+        }
+    }
+}
+
+async fn send_with_retries(inner: &dyn Notifier, message: Outgoing) {
+    let mut backoff = QueuedNotifier::FIRST_BACKOFF;
+    for attempt in 1..=QueuedNotifier::TRIES {
+        let outcome =
+            tokio::time::timeout(QueuedNotifier::SEND_TIMEOUT, inner.send(message.clone()))
+                .await
+                .unwrap_or_else(|_| Err(anyhow::anyhow!("send timed out")));
+        match outcome {
+            Ok(()) => return,
+            Err(err) if attempt < QueuedNotifier::TRIES => {
+                tracing::warn!(subject = %message.subject, attempt, error = format!("{err:#}"), "message not sent, retrying");
+                tokio::time::sleep(backoff).await;
+                backoff *= 2;
+            }
+            Err(err) => {
+                tracing::error!(subject = %message.subject, attempts = attempt, error = format!("{err:#}"), "message not sent, given up");
+            }
+        }
+    }
+}
+
+#[async_trait]
+impl Notifier for QueuedNotifier {
+    async fn send(&self, message: Outgoing) -> anyhow::Result<()> {
+        self.pending.fetch_add(1, Ordering::AcqRel);
+        if let Err(err) = self.queue.try_send(message) {
+            self.pending.fetch_sub(1, Ordering::AcqRel);
+            anyhow::bail!("mail queue cannot take the message: {err}");
+        }
+        Ok(())
+    }
+}
+
+/// The notifier the settings ask for; production refuses the dev mailbox. SMTP goes through
+/// a [`QueuedNotifier`] (needs a tokio runtime).
 pub fn build(
     settings: &NotifierSettings,
     environment: Environment,
     mailbox: Option<Arc<DevMailbox>>,
 ) -> anyhow::Result<SharedNotifier> {
     match settings.kind {
-        NotifierKind::Smtp => Ok(Arc::new(SmtpNotifier::new(settings)?)),
+        NotifierKind::Smtp => {
+            let smtp: SharedNotifier = Arc::new(SmtpNotifier::new(settings)?);
+            Ok(QueuedNotifier::spawn(
+                smtp,
+                QueuedNotifier::DEFAULT_CAPACITY,
+            ))
+        }
         NotifierKind::DevMailbox if environment.is_production() => {
             anyhow::bail!("the dev mailbox cannot be enabled in production: configure smtp")
         }
         NotifierKind::DevMailbox => Ok(mailbox.unwrap_or_default()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::AtomicU32;
+
+    use super::*;
+
+    fn message(subject: &str) -> Outgoing {
+        Outgoing {
+            to: "ana@example.cl".into(),
+            subject: subject.into(),
+            body: "hola".into(),
+            code: None,
+        }
+    }
+
+    /// Fails the first `failures` sends, then delivers to its mailbox.
+    #[derive(Debug, Default)]
+    struct Flaky {
+        failures: u32,
+        tries: AtomicU32,
+        mailbox: DevMailbox,
+    }
+
+    #[async_trait]
+    impl Notifier for Flaky {
+        async fn send(&self, message: Outgoing) -> anyhow::Result<()> {
+            if self.tries.fetch_add(1, Ordering::SeqCst) < self.failures {
+                anyhow::bail!("smtp unavailable");
+            }
+            self.mailbox.send(message).await
+        }
+    }
+
+    /// Never finishes a send.
+    #[derive(Debug)]
+    struct Stuck;
+
+    #[async_trait]
+    impl Notifier for Stuck {
+        async fn send(&self, _message: Outgoing) -> anyhow::Result<()> {
+            std::future::pending().await
+        }
+    }
+
+    #[tokio::test]
+    async fn a_queued_message_is_sent_after_a_failed_try() {
+        let flaky = Arc::new(Flaky {
+            failures: 1,
+            ..Flaky::default()
+        });
+        let queued = QueuedNotifier::spawn(flaky.clone(), 4);
+        queued.send(message("uno")).await.unwrap();
+        queued.drained().await;
+        assert_eq!(flaky.tries.load(Ordering::SeqCst), 2);
+        assert_eq!(flaky.mailbox.list()[0].subject, "uno");
+    }
+
+    #[tokio::test]
+    async fn a_message_that_keeps_failing_is_given_up_after_the_last_try() {
+        let flaky = Arc::new(Flaky {
+            failures: u32::MAX,
+            ..Flaky::default()
+        });
+        let queued = QueuedNotifier::spawn(flaky.clone(), 4);
+        queued.send(message("uno")).await.unwrap();
+        queued.drained().await;
+        assert_eq!(flaky.tries.load(Ordering::SeqCst), QueuedNotifier::TRIES);
+        assert!(flaky.mailbox.list().is_empty());
+    }
+
+    #[tokio::test]
+    async fn send_returns_once_queued_and_a_full_queue_is_an_error() {
+        let queued = QueuedNotifier::spawn(Arc::new(Stuck), 1);
+        // The first is taken by the stuck task, the second waits in the queue.
+        queued.send(message("uno")).await.unwrap();
+        while queued.queue.capacity() == 0 {
+            tokio::task::yield_now().await;
+        }
+        queued.send(message("dos")).await.unwrap();
+        let full = queued.send(message("tres")).await.unwrap_err();
+        assert!(full.to_string().contains("mail queue"), "{full}");
     }
 }

@@ -143,6 +143,12 @@ pub fn revocation_key(sid: &str) -> String {
     format!("revoked:sid:{sid}")
 }
 
+/// Ephemeral-store key holding when a member last made a request in session `sid` (Unix ms):
+/// the gateway writes it, auth reads it to end idle sessions.
+pub fn seen_key(sid: &str) -> String {
+    format!("seen:sid:{sid}")
+}
+
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum VerifyError {
     #[error("no access token")]

@@ -253,12 +253,13 @@ fn step_up_field(status: tonic::Status) -> ApiError {
         (status = 401, body = ErrorSchema),
         (status = 403, description = "ERR_FORBIDDEN: changePasswordEnable is off", body = ErrorSchema),
         (status = 422, description = "ERR_WRONG_PASSWORD (currentPassword) or ERR_WEAK_PASSWORD (newPassword)", body = ErrorSchema),
-        (status = 429, description = "ERR_TOO_MANY_ATTEMPTS", body = ErrorSchema),
+        (status = 429, description = "ERR_TOO_MANY_ATTEMPTS, with Retry-After: wrong current passwords count toward the password throttle of (account, client address)", body = ErrorSchema),
     ))]
 pub async fn change_password(
     State(state): State<AppState>,
     jar: CookieJar,
     member: MemberToken,
+    crate::extract::ClientIp(client_ip): crate::extract::ClientIp,
     ApiJson(body): ApiJson<PasswordChange>,
 ) -> ApiResult<(CookieJar, StatusCode)> {
     if !state.flags.current().await.change_password_enable {
@@ -268,6 +269,7 @@ pub async fn change_password(
     let request = ChangePasswordRequest {
         current_password: body.current_password,
         new_password: body.new_password,
+        client_ip,
     };
     let answer = state
         .auth

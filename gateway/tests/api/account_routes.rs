@@ -221,6 +221,8 @@ async fn a_password_change_ends_the_session_and_clears_every_cookie() {
     let sent = gw.script().last_password_change.clone().unwrap();
     assert_eq!(sent.current_password, "MiClub2026!");
     assert_eq!(sent.new_password, "otra clave larga");
+    // The address, for the password throttle of (account, address).
+    assert_eq!(sent.client_ip, "127.0.0.1");
 }
 
 #[tokio::test]

@@ -6,6 +6,7 @@
 //! area's routes (profile, password, terms, movements) are tested in [`account_routes`].
 
 mod account_routes;
+mod activity_marks;
 mod client_address;
 mod content_routes;
 mod decoders;

@@ -211,20 +211,35 @@ pub struct PolicySettings {
     pub resend_cooldown_secs: u64,
     /// Codes one member may receive in 24 hours.
     pub daily_send_cap: i64,
-    /// Password attempts per account in `account_window_secs`.
+    /// Recovery requests per user string in `account_window_secs` (the password step has no
+    /// per-account window any more: see `free_failures` and `account_daily_failures`).
     pub account_attempts: i64,
     pub account_window_secs: u64,
-    /// Password attempts per client address in `ip_window_secs`.
+    /// Password attempts (any account) per client address in `ip_window_secs`.
     pub ip_attempts: i64,
     pub ip_window_secs: u64,
+    /// Wrong passwords in a row an (account, client address) pair gets without waiting; each
+    /// later one waits twice as long as the one before, from `first_delay_secs` up to
+    /// `max_delay_secs` (defaults 3, 1 and 60: waits of 0, 0, 0, 1, 2, 4 … 60 s). A right
+    /// password clears the pair; failures are forgotten 24 hours after the first.
+    pub free_failures: i64,
+    pub first_delay_secs: u64,
+    pub max_delay_secs: u64,
+    /// Wrong passwords in a row on one account, from every address together, in 24 hours
+    /// before the account refuses every password (the right one too) for the rest of that
+    /// day; a right password or a password recovery clears it. Much higher than
+    /// `free_failures`: a stranger who knows the RUT slows only their own address.
+    pub account_daily_failures: i64,
     /// Life of an access token; at most `platform::tokens::MAX_ACCESS_TTL`.
     pub access_ttl_secs: u64,
-    /// Life of a refresh token; every rotation starts it again.
+    /// Life of a refresh token; every rotation starts it again, never past the session's
+    /// absolute limit.
     pub refresh_ttl_secs: u64,
-    /// Password changes per member in `password_change_window_secs`; only wrong current
-    /// passwords accumulate (a right one clears the count).
-    pub password_change_attempts: i64,
-    pub password_change_window_secs: u64,
+    /// A session with no member request (the gateway marks activity; a refresh is not one)
+    /// for this long cannot be refreshed.
+    pub session_idle_secs: u64,
+    /// A session ends this long after its code step, whatever its refreshes.
+    pub session_absolute_secs: u64,
 }
 
 impl Default for PolicySettings {
@@ -239,10 +254,14 @@ impl Default for PolicySettings {
             account_window_secs: 900,
             ip_attempts: 20,
             ip_window_secs: 900,
+            free_failures: 3,
+            first_delay_secs: 1,
+            max_delay_secs: 60,
+            account_daily_failures: 100,
             access_ttl_secs: 900,
             refresh_ttl_secs: 30 * 24 * 3600,
-            password_change_attempts: 5,
-            password_change_window_secs: 900,
+            session_idle_secs: 30 * 60,
+            session_absolute_secs: 12 * 3600,
         }
     }
 }
@@ -260,6 +279,15 @@ impl PolicySettings {
         if self.refresh_ttl_secs < self.access_ttl_secs {
             anyhow::bail!("auth.policy.refresh_ttl_secs must be at least access_ttl_secs");
         }
+        if self.free_failures < 0 {
+            anyhow::bail!("auth.policy.free_failures must be 0 or more");
+        }
+        if self.max_delay_secs < self.first_delay_secs {
+            anyhow::bail!("auth.policy.max_delay_secs must be at least first_delay_secs");
+        }
+        if self.account_daily_failures <= self.free_failures {
+            anyhow::bail!("auth.policy.account_daily_failures must be above free_failures");
+        }
         let lengths = crate::domain::OtpCode::LENGTHS;
         if !lengths.contains(&self.otp_length) {
             anyhow::bail!(
@@ -273,10 +301,9 @@ impl PolicySettings {
             ("account_window_secs", self.account_window_secs),
             ("ip_window_secs", self.ip_window_secs),
             ("refresh_ttl_secs", self.refresh_ttl_secs),
-            (
-                "password_change_window_secs",
-                self.password_change_window_secs,
-            ),
+            ("first_delay_secs", self.first_delay_secs),
+            ("session_idle_secs", self.session_idle_secs),
+            ("session_absolute_secs", self.session_absolute_secs),
         ] {
             if value == 0 {
                 anyhow::bail!("auth.policy.{name} must be at least 1");
@@ -287,7 +314,7 @@ impl PolicySettings {
             ("daily_send_cap", self.daily_send_cap),
             ("account_attempts", self.account_attempts),
             ("ip_attempts", self.ip_attempts),
-            ("password_change_attempts", self.password_change_attempts),
+            ("account_daily_failures", self.account_daily_failures),
         ] {
             if value < 1 {
                 anyhow::bail!("auth.policy.{name} must be at least 1");
@@ -320,8 +347,26 @@ impl PolicySettings {
         Duration::from_secs(self.refresh_ttl_secs)
     }
 
-    pub fn password_change_window(&self) -> Duration {
-        Duration::from_secs(self.password_change_window_secs)
+    /// The wait a pair owes after its `failures`-th wrong password in a row; zero while the
+    /// failures are free.
+    pub fn delay_after(&self, failures: i64) -> Duration {
+        if failures < self.free_failures.max(1) {
+            return Duration::ZERO;
+        }
+        let doublings = (failures - self.free_failures.max(1)).min(32) as u32;
+        let secs = self
+            .first_delay_secs
+            .saturating_mul(1u64 << doublings)
+            .min(self.max_delay_secs);
+        Duration::from_secs(secs)
+    }
+
+    pub fn session_idle(&self) -> Duration {
+        Duration::from_secs(self.session_idle_secs)
+    }
+
+    pub fn session_absolute(&self) -> Duration {
+        Duration::from_secs(self.session_absolute_secs)
     }
 }
 
@@ -353,8 +398,11 @@ mod tests {
         assert_eq!(settings.policy.otp_ttl_secs, 300);
         assert_eq!(settings.policy.otp_max_attempts, 5);
         assert_eq!(settings.policy.access_ttl_secs, 900);
-        assert_eq!(settings.policy.password_change_attempts, 5);
-        assert_eq!(settings.policy.password_change_window_secs, 900);
+        assert_eq!(settings.policy.free_failures, 3);
+        assert_eq!(settings.policy.max_delay_secs, 60);
+        assert_eq!(settings.policy.account_daily_failures, 100);
+        assert_eq!(settings.policy.session_idle_secs, 1800);
+        assert_eq!(settings.policy.session_absolute_secs, 12 * 3600);
         assert_eq!(settings.service_token_ttl_secs, 300);
         assert_eq!(settings.service_token_attempts, 30);
         assert_eq!(settings.service_token_window_secs, 60);
@@ -451,6 +499,14 @@ mod tests {
     }
 
     #[test]
+    fn wrong_passwords_wait_zero_zero_zero_one_two_four_up_to_the_cap() {
+        let policy = PolicySettings::default();
+        let waits: Vec<u64> = (1..=10).map(|f| policy.delay_after(f).as_secs()).collect();
+        assert_eq!(waits, [0, 0, 1, 2, 4, 8, 16, 32, 60, 60]);
+        assert_eq!(policy.delay_after(1000).as_secs(), 60);
+    }
+
+    #[test]
     fn an_access_ttl_above_fifteen_minutes_is_refused() {
         let mut settings = Settings::default();
         settings.policy.access_ttl_secs = 901;
@@ -497,7 +553,7 @@ mod tests {
         assert_eq!(settings.service_token_ttl_secs, 120);
         assert_eq!(settings.service_clients["accounts"], "00ff");
         assert_eq!(settings.service_clients["store-pos"], "11ee");
-        assert_eq!(settings.policy.password_change_attempts, 5);
+        assert_eq!(settings.policy.free_failures, 3);
         assert_eq!(settings.policy.otp_ttl_secs, 5);
         assert_eq!(settings.policy.daily_send_cap, 10);
         assert_eq!(settings.signing.keys[0].kid, "a");

@@ -84,6 +84,10 @@ pub enum AuthError {
     EmailNotVerified,
     #[error("too many login attempts")]
     TooManyAttempts,
+    /// Password attempts throttled: the pair (account, address) must wait, or the account
+    /// reached its ceiling; answered with `retry_after` (a `Retry-After` header at the edge).
+    #[error("password attempts throttled for {retry_after:?}")]
+    Throttled { retry_after: std::time::Duration },
     #[error("no pending login challenge")]
     OtpExpired,
     #[error("wrong one-time code")]
@@ -140,7 +144,7 @@ impl AuthError {
             }
             AuthError::InvalidCredentials => ErrorCode::InvalidCredentials,
             AuthError::EmailNotVerified => ErrorCode::EmailNotVerified,
-            AuthError::TooManyAttempts => ErrorCode::TooManyAttempts,
+            AuthError::TooManyAttempts | AuthError::Throttled { .. } => ErrorCode::TooManyAttempts,
             AuthError::OtpExpired => ErrorCode::OtpExpired,
             AuthError::OtpInvalid => ErrorCode::OtpInvalid,
             AuthError::OtpTooManyAttempts => ErrorCode::OtpTooManyAttempts,
@@ -215,6 +219,7 @@ impl AuthError {
                 body.with_action(VERIFY_EMAIL_URL, VERIFY_EMAIL_URL_NAME)
             }
             AuthError::WrongPassword => body.with_field(Field::CurrentPassword.as_str()),
+            AuthError::Throttled { retry_after } => body.with_retry_after(*retry_after),
             AuthError::WeakPassword { field, rule } => {
                 body.with_field(field.as_str()).with_message(rule.message())
             }

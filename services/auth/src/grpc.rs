@@ -3,8 +3,8 @@
 //!
 //! Who may call: the login and recovery calls, `GetJwks` and `IssueServiceToken` are
 //! anonymous; `Logout` takes whatever access token it is given; `ChangePassword` needs a
-//! member token; the internal calls need a service token of one client each: `SetLoginEmail`
-//! and `DisableCredentials` of accounts, `CheckPasswordRules` and `CreateCredentials` of
+//! member token; the internal calls need a service token of one client each: `SetLoginEmail`,
+//! `DisableCredentials`, `VerifyPassword` and `EndSessions` of accounts, `CheckPasswordRules` and `CreateCredentials` of
 //! registration. Tokens are checked like every other service checks them (signature, claims,
 //! revocation, kind); a service token of another client is PERMISSION_DENIED ERR_FORBIDDEN.
 
@@ -177,7 +177,7 @@ impl AuthService for AuthGrpc {
         let new = NewPassword::parse(request.new_password).map_err(AuthError::weak_new_password)?;
         let changed = self
             .auth
-            .change_password(&caller.sub, &current, &new)
+            .change_password(&caller.sub, &current, &new, request.client_ip.trim())
             .await?;
         Ok(Response::new(pb::ChangePasswordResponse {
             revoked_sessions: changed.revoked_sessions as i64,
@@ -202,16 +202,29 @@ impl AuthService for AuthGrpc {
 
     async fn verify_password(
         &self,
-        _request: Request<pb::VerifyPasswordRequest>,
+        request: Request<pb::VerifyPasswordRequest>,
     ) -> Result<Response<pb::VerifyPasswordResponse>, Status> {
-        Err(Status::unimplemented("verify_password: being built"))
+        self.service_caller(&request, ACCOUNTS_CLIENT).await?;
+        let request = request.into_inner();
+        let member_id = MemberId::parse(&request.member_id)?;
+        let password = current_password(request.password)?;
+        self.auth
+            .verify_password(member_id.as_str(), &password, request.client_ip.trim())
+            .await?;
+        Ok(Response::new(pb::VerifyPasswordResponse {}))
     }
 
     async fn end_sessions(
         &self,
-        _request: Request<pb::EndSessionsRequest>,
+        request: Request<pb::EndSessionsRequest>,
     ) -> Result<Response<pb::EndSessionsResponse>, Status> {
-        Err(Status::unimplemented("end_sessions: being built"))
+        self.service_caller(&request, ACCOUNTS_CLIENT).await?;
+        let request = request.into_inner();
+        let member_id = MemberId::parse(&request.member_id)?;
+        let ended = self.auth.end_member_sessions(member_id.as_str()).await?;
+        Ok(Response::new(pb::EndSessionsResponse {
+            revoked_sessions: ended as i64,
+        }))
     }
 
     async fn set_login_email(

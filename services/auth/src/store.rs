@@ -97,6 +97,8 @@ pub struct RefreshRecord {
     pub used_at: Option<i64>,
     pub revoked_at: Option<i64>,
     pub member_disabled: bool,
+    /// When the session began (its code step), milliseconds since the epoch.
+    pub session_started_at: i64,
 }
 
 /// A refresh token to store.
@@ -107,6 +109,8 @@ pub struct NewRefresh<'a> {
     pub member_id: &'a str,
     pub created_at: i64,
     pub expires_at: i64,
+    /// When the session began; the same for every token of a family.
+    pub session_started_at: i64,
 }
 
 #[derive(Debug, Clone)]
@@ -413,7 +417,8 @@ impl Store {
         token_hash: &str,
     ) -> Result<Option<RefreshRecord>, sqlx::Error> {
         let row = sqlx::query(
-            "SELECT r.family_id, r.member_id, r.expires_at, r.used_at, r.revoked_at, c.disabled \
+            "SELECT r.family_id, r.member_id, r.expires_at, r.used_at, r.revoked_at, c.disabled, \
+             COALESCE(r.session_started_at, r.created_at) AS session_started_at \
              FROM refresh_tokens r JOIN credentials c ON c.member_id = r.member_id \
              WHERE r.token_hash = $1",
         )
@@ -428,6 +433,7 @@ impl Store {
                 used_at: row.try_get("used_at")?,
                 revoked_at: row.try_get("revoked_at")?,
                 member_disabled: flag(&row, "disabled")?,
+                session_started_at: row.try_get("session_started_at")?,
             })
         })
         .transpose()
@@ -488,14 +494,16 @@ where
     E: sqlx::Executor<'e, Database = sqlx::Any>,
 {
     sqlx::query(
-        "INSERT INTO refresh_tokens (token_hash, family_id, member_id, created_at, expires_at) \
-         VALUES ($1, $2, $3, $4, $5)",
+        "INSERT INTO refresh_tokens \
+         (token_hash, family_id, member_id, created_at, expires_at, session_started_at) \
+         VALUES ($1, $2, $3, $4, $5, $6)",
     )
     .bind(new.token_hash)
     .bind(new.family_id)
     .bind(new.member_id)
     .bind(new.created_at)
     .bind(new.expires_at)
+    .bind(new.session_started_at)
     .execute(executor)
     .await?;
     Ok(())

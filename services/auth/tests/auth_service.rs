@@ -41,7 +41,8 @@ async fn the_right_password_sends_a_code_that_opens_a_session_the_verifier_accep
     assert!(!done.is_user_migrating);
     let session = done.session.unwrap();
     assert!(session.access_expires_in_seconds as u64 <= MAX_ACCESS_TTL.as_secs());
-    assert_eq!(session.refresh_expires_in_seconds, 30 * 24 * 3600);
+    // The refresh token lives as long as the session may: its absolute limit (12 hours).
+    assert_eq!(session.refresh_expires_in_seconds, 12 * 3600);
     assert!(!session.refresh_token.is_empty());
 
     let header = jsonwebtoken::decode_header(&session.access_token).unwrap();
@@ -251,8 +252,14 @@ async fn an_expired_code_is_refused(env: TestEnv) {
 }
 
 async fn twenty_concurrent_wrong_passwords_get_no_more_checks_than_the_limit(env: TestEnv) {
-    let app = spawn_app(env).await;
-    let limit = app.settings.policy.account_attempts as usize;
+    // A long first wait, so the pair is still waiting when the right password comes, and
+    // room under the per-address limit, so that is what refuses it.
+    let app = spawn_app_with(env, |s| {
+        s.policy.first_delay_secs = 30;
+        s.policy.ip_attempts = 100;
+    })
+    .await;
+    let limit = app.settings.policy.free_failures as usize;
     let attempts: Vec<_> = (0..20)
         .map(|i| {
             let mut client = app.client();
@@ -281,12 +288,13 @@ async fn twenty_concurrent_wrong_passwords_get_no_more_checks_than_the_limit(env
         "{checked} passwords checked, limit {limit}"
     );
     assert_eq!(checked + limited, 20);
-    // The right password is refused too while the account is limited.
+    // The right password is refused too while the pair waits, and is told how long.
     let right = app
         .start_login("11.111.111-1", DEMO_PASSWORD)
         .await
         .unwrap_err();
     assert_eq!(right.code, ErrorCode::TooManyAttempts);
+    assert!(right.retry_after_secs.is_some_and(|s| s >= 1));
 }
 
 async fn password_attempts_are_limited_per_client_address(env: TestEnv) {
@@ -310,8 +318,8 @@ async fn password_attempts_are_limited_per_client_address(env: TestEnv) {
     );
 }
 
-async fn a_right_password_clears_the_account_counter(env: TestEnv) {
-    let app = spawn_app(env).await;
+async fn a_right_password_clears_the_pair(env: TestEnv) {
+    let app = spawn_app_with(env, |s| s.policy.free_failures = 5).await;
     for _ in 0..4 {
         app.start_login("11.111.111-1", "wrong").await.unwrap_err();
     }
@@ -514,7 +522,7 @@ backend_tests!(
     an_expired_code_is_refused,
     twenty_concurrent_wrong_passwords_get_no_more_checks_than_the_limit,
     password_attempts_are_limited_per_client_address,
-    a_right_password_clears_the_account_counter,
+    a_right_password_clears_the_pair,
     a_refresh_token_rotates_into_a_new_pair_of_the_same_session,
     a_reused_refresh_token_revokes_its_whole_session,
     two_concurrent_refreshes_with_one_token_cannot_both_succeed,

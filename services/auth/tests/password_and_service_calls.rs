@@ -225,24 +225,25 @@ async fn a_common_password_is_refused_whatever_its_case(env: TestEnv) {
     }
 }
 
-async fn wrong_current_passwords_are_limited_per_member(env: TestEnv) {
-    let app = spawn_app(env).await;
+async fn wrong_current_passwords_are_throttled_per_member_and_address(env: TestEnv) {
+    let app = spawn_app_with(env, |s| s.policy.first_delay_secs = 30).await;
     let token = ana_token(&app).await;
-    let limit = app.settings.policy.password_change_attempts;
-    assert_eq!(limit, 5);
-    for i in 0..limit {
+    let free = app.settings.policy.free_failures;
+    assert_eq!(free, 3);
+    for i in 0..free {
         let wrong = app
             .change_password(&token, &format!("equivocada-{i}"), NEW_PASSWORD)
             .await
             .unwrap_err();
         assert_eq!(wrong.code, ErrorCode::WrongPassword);
     }
-    // Past the limit even the right password is refused.
+    // The pair now waits: even the right password is refused, with the wait.
     let limited = app
         .change_password(&token, DEMO_PASSWORD, NEW_PASSWORD)
         .await
         .unwrap_err();
     assert_eq!(limited.code, ErrorCode::TooManyAttempts);
+    assert_eq!(limited.retry_after_secs, Some(30));
     assert!(app.verifier().await.verify(&token).await.is_ok());
     // Another member is not limited.
     let other = app.login(bruno()).await.session.unwrap().access_token;
@@ -251,10 +252,16 @@ async fn wrong_current_passwords_are_limited_per_member(env: TestEnv) {
             .await
             .is_ok()
     );
+    // Nor is the same member from another address.
+    assert!(
+        app.change_password_from(&token, DEMO_PASSWORD, NEW_PASSWORD, "198.51.100.9")
+            .await
+            .is_ok()
+    );
 }
 
 async fn a_right_current_password_clears_the_wrong_tries(env: TestEnv) {
-    let app = spawn_app(env).await;
+    let app = spawn_app_with(env, |s| s.policy.free_failures = 5).await;
     let token = ana_token(&app).await;
     for _ in 0..4 {
         app.change_password(&token, "equivocada", NEW_PASSWORD)
@@ -508,7 +515,7 @@ backend_tests!(
     each_weak_password_is_refused_with_the_rule_it_breaks,
     sixty_four_characters_are_accepted_and_sixty_five_refused,
     a_common_password_is_refused_whatever_its_case,
-    wrong_current_passwords_are_limited_per_member,
+    wrong_current_passwords_are_throttled_per_member_and_address,
     a_right_current_password_clears_the_wrong_tries,
     only_a_live_member_session_can_change_a_password,
     a_login_waiting_for_its_code_when_the_password_changes_cannot_complete,

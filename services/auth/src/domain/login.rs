@@ -1,13 +1,16 @@
 //! The two steps of a login: the password, then the one-time code sent by email.
 //!
 //! Ephemeral keys (the store adds its own prefix):
-//! - `login:ip:<ip>`, `login:acct:<login_id>`: password attempts, counted atomically before
-//!   the password is checked, so concurrent guesses cannot get past the limit;
+//! - `login:ip:<ip>`: password attempts from an address (any account), counted atomically
+//!   before the password is checked; the (account, address) throttle is
+//!   [`throttle`](super::throttle)'s;
 //! - `otp:challenge:<id>`: the pending login (member, code digest, expiry, legacy flag), TTL of
 //!   the code;
 //! - `otp:tries:<id>`: codes tried on that challenge, counted before the code is compared;
 //! - `otp:cooldown:<id>`: the resend cooldown (`set_if_absent`);
-//! - `otp:daily:<member_id>`: codes sent to the member in the last 24 hours.
+//! - `otp:daily:<member_id>`: login codes sent to the member in the last 24 hours (recovery
+//!   counts its own, `reset:daily:<member_id>`, so a stranger asking for recoveries cannot use
+//!   up the member's login codes).
 
 use std::time::Duration;
 
@@ -30,10 +33,6 @@ fn ip_key(ip: &str) -> String {
     format!("login:ip:{ip}")
 }
 
-fn account_key(login_id: &str) -> String {
-    format!("login:acct:{login_id}")
-}
-
 fn challenge_key(id: &ChallengeId) -> String {
     format!("otp:challenge:{}", id.as_str())
 }
@@ -46,8 +45,18 @@ fn cooldown_key(id: &ChallengeId) -> String {
     format!("otp:cooldown:{}", id.as_str())
 }
 
-fn daily_key(member_id: &str) -> String {
-    format!("otp:daily:{member_id}")
+/// Which daily budget of codes a send counts toward.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum CodeBudget {
+    Login,
+    Recovery,
+}
+
+fn daily_key(budget: CodeBudget, member_id: &str) -> String {
+    match budget {
+        CodeBudget::Login => format!("otp:daily:{member_id}"),
+        CodeBudget::Recovery => format!("reset:daily:{member_id}"),
+    }
 }
 
 /// A pending login as the ephemeral store keeps it. The code itself is never stored.
@@ -143,17 +152,17 @@ impl Auth {
                     attempts,
                     "login refused: too many attempts from address"
                 );
-                return Err(AuthError::TooManyAttempts);
+                let left = self
+                    .ephemeral
+                    .ttl(&ip_key(client_ip))
+                    .await?
+                    .unwrap_or(policy.ip_window());
+                return Err(AuthError::Throttled { retry_after: left });
             }
         }
-        let attempts = self
-            .ephemeral
-            .incr(&account_key(&login), policy.account_window())
+        let pair = self
+            .take_password_attempt(&login, client_ip, "login")
             .await?;
-        if attempts > policy.account_attempts {
-            tracing::info!(attempts, "login refused: too many attempts on account");
-            return Err(AuthError::TooManyAttempts);
-        }
 
         let Some(record) = self.store.credentials_by_login_id(&login).await? else {
             self.hasher.check_dummy(password).await?;
@@ -176,7 +185,7 @@ impl Auth {
             });
         }
         // The password is right: the failures before it no longer count.
-        self.ephemeral.delete(&account_key(&login)).await?;
+        self.password_was_right(&pair).await?;
         if !record.email_verified {
             return Err(AuthError::EmailNotVerified);
         }
@@ -186,7 +195,8 @@ impl Auth {
             self.rehash(&record.member_id, password, legacy).await;
         }
 
-        self.count_send(&record.member_id).await?;
+        self.count_send(CodeBudget::Login, &record.member_id)
+            .await?;
         let challenge_id = ChallengeId::generate();
         let pending = Pending {
             member_id: &record.member_id,
@@ -227,7 +237,8 @@ impl Auth {
         {
             return Err(AuthError::OtpResendCooldown);
         }
-        self.count_send(&challenge.member_id).await?;
+        self.count_send(CodeBudget::Login, &challenge.member_id)
+            .await?;
         let record = self
             .store
             .credentials_by_member_id(&challenge.member_id)
@@ -308,14 +319,19 @@ impl Auth {
         })
     }
 
-    /// Counts one code towards the member's daily cap; refuses past it.
-    pub(super) async fn count_send(&self, member_id: &str) -> AuthResult<()> {
+    /// Counts one code towards the member's daily cap of `budget`; refuses past it.
+    pub(super) async fn count_send(&self, budget: CodeBudget, member_id: &str) -> AuthResult<()> {
         let sent = self
             .ephemeral
-            .incr(&daily_key(member_id), DAILY_WINDOW)
+            .incr(&daily_key(budget, member_id), DAILY_WINDOW)
             .await?;
         if sent > self.policy.daily_send_cap {
-            tracing::info!(member_id, sent, "one-time code refused: daily cap reached");
+            tracing::info!(
+                member_id,
+                sent,
+                ?budget,
+                "one-time code refused: daily cap reached"
+            );
             return Err(AuthError::OtpDailyLimit);
         }
         Ok(())

@@ -17,6 +17,7 @@ pub mod password_change;
 pub mod password_rules;
 pub mod recovery;
 pub mod sessions;
+mod throttle;
 pub mod types;
 
 use std::sync::Arc;

@@ -1,5 +1,5 @@
-//! A member changes their password: the current one is checked (with a per-member limit on
-//! wrong tries), the new one must meet [`password_rules`](super::password_rules), and on
+//! A member changes their password: the current one is checked (counted by the password
+//! throttle of the pair (account, client address), as a login's is), the new one must meet [`password_rules`](super::password_rules), and on
 //! success every session of the member ends, so whoever held an old session is out.
 //!
 //! Ending every session means, in one SQL transaction with the new hash, revoking every live
@@ -10,9 +10,8 @@
 //! (`CredentialRecord::password_changed_since`). The notice to the member is best effort: the
 //! change stands when the mail cannot be sent.
 //!
-//! Ephemeral keys (the store adds its own prefix):
-//! - `password:change:<member_id>`: change attempts in the policy's window, counted before the
-//!   current password is checked (as logins are), cleared when it is right.
+//! Also here: the step-up check of the current password before another sensitive change
+//! (`verify_password`) and ending every session of a member on demand (`end_member_sessions`).
 
 use std::collections::BTreeSet;
 
@@ -23,10 +22,6 @@ use super::Auth;
 use super::password_rules::NewPassword;
 use super::types::Password;
 use crate::error::{AuthError, AuthResult};
-
-fn attempts_key(member_id: &str) -> String {
-    format!("password:change:{member_id}")
-}
 
 /// The password was changed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,45 +38,11 @@ impl Auth {
         member_id: &str,
         current: &Password,
         new: &NewPassword,
+        client_ip: &str,
     ) -> AuthResult<PasswordChanged> {
         let record = self
-            .store
-            .credentials_by_member_id(member_id)
-            .await?
-            .filter(|record| !record.disabled)
-            .ok_or_else(|| {
-                tracing::info!(member_id, "password change refused: no usable credentials");
-                AuthError::Unauthenticated
-            })?;
-
-        let attempts = self
-            .ephemeral
-            .incr(
-                &attempts_key(member_id),
-                self.policy.password_change_window(),
-            )
+            .check_current_password(member_id, current, client_ip, "password change")
             .await?;
-        if attempts > self.policy.password_change_attempts {
-            tracing::info!(
-                member_id,
-                attempts,
-                "password change refused: too many attempts"
-            );
-            return Err(AuthError::TooManyAttempts);
-        }
-        let checked = self
-            .hasher
-            .check(current, record.hash_scheme, &record.password_hash)
-            .await?;
-        if !checked.matches {
-            tracing::info!(
-                member_id,
-                attempts,
-                "password change refused: wrong current password"
-            );
-            return Err(AuthError::WrongPassword);
-        }
-        self.ephemeral.delete(&attempts_key(member_id)).await?;
         new.differs_from(current)
             .map_err(AuthError::weak_new_password)?;
 
@@ -108,6 +69,79 @@ impl Auth {
 }
 
 impl Auth {
+    /// The step-up before a sensitive change: whether `password` is the member's, counted by
+    /// the password throttle of (account, `client_ip`). Changes nothing else.
+    pub async fn verify_password(
+        &self,
+        member_id: &str,
+        password: &Password,
+        client_ip: &str,
+    ) -> AuthResult<()> {
+        self.check_current_password(member_id, password, client_ip, "step-up")
+            .await?;
+        tracing::info!(member_id, "step-up password accepted");
+        Ok(())
+    }
+
+    /// Ends every session of the member without touching the password (a restored email).
+    /// Idempotent: with no live session it ends none.
+    pub async fn end_member_sessions(&self, member_id: &str) -> AuthResult<usize> {
+        // The SQL revocation is what must not fail silently; the helper's second pass and the
+        // revocation marks follow.
+        let revoked = self
+            .store
+            .revoke_member_sessions(member_id, now_millis())
+            .await?;
+        let ended = self.end_sessions(member_id, revoked).await;
+        tracing::info!(
+            member_id,
+            revoked_sessions = ended.len(),
+            "every session ended on request"
+        );
+        Ok(ended.len())
+    }
+
+    /// The member's usable credentials when `current` is their password; counted by the
+    /// throttle before the check, a right one clears the pair. `flow` names it in the log.
+    async fn check_current_password(
+        &self,
+        member_id: &str,
+        current: &Password,
+        client_ip: &str,
+        flow: &'static str,
+    ) -> AuthResult<crate::store::CredentialRecord> {
+        let record = self
+            .store
+            .credentials_by_member_id(member_id)
+            .await?
+            .filter(|record| !record.disabled)
+            .ok_or_else(|| {
+                tracing::info!(
+                    member_id,
+                    flow,
+                    "password check refused: no usable credentials"
+                );
+                AuthError::Unauthenticated
+            })?;
+        let pair = self
+            .take_password_attempt(&record.login_id, client_ip, flow)
+            .await?;
+        let checked = self
+            .hasher
+            .check(current, record.hash_scheme, &record.password_hash)
+            .await?;
+        if !checked.matches {
+            tracing::info!(
+                member_id,
+                flow,
+                "password check refused: wrong current password"
+            );
+            return Err(AuthError::WrongPassword);
+        }
+        self.password_was_right(&pair).await?;
+        Ok(record)
+    }
+
     /// Stores `new` as the member's password and ends every session of the member: the one
     /// way a password is replaced by the member (change or recovery). `None` when the member
     /// has no credentials. Returns the sessions (refresh families) that were revoked.

@@ -10,7 +10,9 @@
 //! - `reset:ip:<ip>`, `reset:user:<login_id>`: recovery requests, counted before anything else;
 //! - `reset:challenge:<id>`: the pending reset (member or decoy, code digest, expiry);
 //! - `reset:tries:<id>`: codes tried, counted before the code is compared;
-//! - `reset:cooldown:<id>`: the resend cooldown.
+//! - `reset:cooldown:<id>`: the resend cooldown;
+//! - `reset:daily:<member_id>`: recovery codes sent to the member in 24 hours, a budget of
+//!   its own: recoveries asked by a stranger cannot use up the member's login codes.
 
 use std::time::Duration;
 
@@ -22,7 +24,7 @@ use subtle::ConstantTimeEq;
 
 use super::Auth;
 use super::code_attempts::StoredChallenge;
-use super::login::CodeSent;
+use super::login::{CodeBudget, CodeSent};
 use super::password_change::PasswordChanged;
 use super::password_rules::NewPassword;
 use super::types::{ChallengeId, OtpCode, random_token};
@@ -255,6 +257,18 @@ impl Auth {
         {
             tracing::error!(member_id, error = %err, "cannot mark the email verified after a password reset");
         }
+        // Whoever proved the mailbox is the member: every password throttle on the account
+        // (a stranger's included) ends.
+        if let Err(err) = self.lift_password_throttles(&record.login_id).await {
+            tracing::error!(member_id, error = %err, "cannot lift the password throttles after a reset");
+        }
+        if let Err(err) = self.notifier.send(reset_notice(&record.email)).await {
+            tracing::warn!(
+                member_id,
+                error = format!("{err:#}"),
+                "password reset notice not sent"
+            );
+        }
         tracing::info!(
             member_id,
             revoked_sessions = families.len(),
@@ -268,7 +282,7 @@ impl Auth {
     /// Whether one more code may go to the member today. Past the cap the reset quietly
     /// becomes a decoy, so the answer stays the same as for a stranger.
     async fn may_send(&self, member_id: &str) -> AuthResult<bool> {
-        match self.count_send(member_id).await {
+        match self.count_send(CodeBudget::Recovery, member_id).await {
             Ok(()) => Ok(true),
             Err(AuthError::OtpDailyLimit) => Ok(false),
             Err(err) => Err(err),
@@ -332,9 +346,35 @@ fn reset_message(to: &str, code: &OtpCode, ttl: Duration) -> Outgoing {
     }
 }
 
+/// The email telling a member their password was reset with a recovery code (es-CL). No
+/// code and no link that does anything: only what happened and what to do.
+fn reset_notice(to: &str) -> Outgoing {
+    Outgoing {
+        to: to.to_owned(),
+        subject: "Tu contraseña de Mi Club fue restablecida".to_owned(),
+        body: "La contraseña de tu cuenta Mi Club fue restablecida con un código de \
+               recuperación enviado a este correo, y cerramos todas tus sesiones. Si fuiste \
+               tú, no necesitas hacer nada. Si no fuiste tú, recupera tu contraseña ahora en \
+               Mi Club, en la opción Recuperar contraseña (/recuperar-contrasena), y cambia \
+               también la contraseña de tu correo."
+            .to_owned(),
+        code: None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_reset_notice_is_in_spanish_and_carries_no_code() {
+        let mail = reset_notice("diego@example.cl");
+        assert_eq!(mail.to, "diego@example.cl");
+        assert_eq!(mail.subject, "Tu contraseña de Mi Club fue restablecida");
+        assert!(mail.body.contains("Si no fuiste tú"));
+        assert!(!mail.body.chars().any(|c| c.is_ascii_digit()));
+        assert_eq!(mail.code, None);
+    }
 
     #[test]
     fn the_recovery_email_is_in_spanish_and_carries_the_code() {

@@ -4,11 +4,22 @@
 //! token used and issues its successor in the same family; presenting a used or revoked token
 //! again means it was stolen (or raced), so the whole family is revoked: every refresh token in
 //! SQL, and the `sid` in the ephemeral store's revocation list so live access tokens die too.
+//!
+//! Sessions end. Absolute: every token of a family carries the instant of its code step, a
+//! refresh past `session_absolute_secs` from it is refused and no token is issued that
+//! outlives it. Idle: the gateway marks a session seen on every member request (at most once a
+//! minute per session and process; a refresh is not a request of the member), auth marks it
+//! when it opens it, and a refresh is refused when the mark is older than `session_idle_secs`
+//! (or gone). Only auth holds the limits.
+//!
+//! Ephemeral keys (the store adds its own prefix):
+//! - `seen:sid:<sid>`: the session's last member request, milliseconds since the epoch (the
+//!   gateway's `activity` module writes the same key).
 
 use std::time::Duration;
 
 use miclub_platform::storage::now_millis;
-use miclub_platform::tokens::{Claims, TokenKind, revocation_key};
+use miclub_platform::tokens::{Claims, TokenKind, revocation_key, seen_key};
 
 use super::Auth;
 use super::types::RefreshToken;
@@ -17,6 +28,9 @@ use crate::store::NewRefresh;
 
 /// Extra life of a revocation mark beyond the access-token TTL (clock skew, verifier leeway).
 const REVOCATION_MARGIN: Duration = Duration::from_secs(60);
+
+/// Life of the mark auth writes when a session opens, beyond the absolute limit.
+const SEEN_MARGIN: Duration = Duration::from_secs(3600);
 
 /// A session's tokens as handed to the client.
 #[derive(Debug, Clone)]
@@ -32,7 +46,15 @@ impl Auth {
     /// Opens a new session (a new family) for a member who just proved who they are.
     pub(crate) async fn open_session(&self, member_id: &str) -> AuthResult<IssuedSession> {
         let sid = uuid::Uuid::new_v4().to_string();
-        self.issue(member_id, &sid, None).await
+        let now = now_millis();
+        self.ephemeral
+            .set(
+                &seen_key(&sid),
+                &now.to_string(),
+                self.policy.session_absolute() + SEEN_MARGIN,
+            )
+            .await?;
+        self.issue(member_id, &sid, now, None).await
     }
 
     /// Renews a session: the presented refresh token is spent and a new pair is issued.
@@ -53,11 +75,39 @@ impl Auth {
             self.revoke_session(&record.family_id).await?;
             return Err(AuthError::Unauthenticated);
         }
-        if record.expires_at <= now_millis() || record.member_disabled {
+        let now = now_millis();
+        if record.expires_at <= now || record.member_disabled {
             return Err(AuthError::Unauthenticated);
         }
+        let ends_at = record.session_started_at + self.policy.session_absolute().as_millis() as i64;
+        if now >= ends_at {
+            tracing::info!(member_id = %record.member_id, sid = %record.family_id, "refresh refused: session past its absolute limit");
+            return Err(AuthError::Unauthenticated);
+        }
+        let seen = self
+            .ephemeral
+            .get(&seen_key(&record.family_id))
+            .await?
+            .and_then(|raw| raw.parse::<i64>().ok());
+        let idle_limit = self.policy.session_idle().as_millis() as i64;
+        match seen {
+            Some(seen) if now - seen <= idle_limit => {}
+            Some(seen) => {
+                tracing::info!(member_id = %record.member_id, sid = %record.family_id, idle_secs = (now - seen) / 1000, "refresh refused: session idle past its limit");
+                return Err(AuthError::Unauthenticated);
+            }
+            None => {
+                tracing::info!(member_id = %record.member_id, sid = %record.family_id, "refresh refused: no activity mark for the session");
+                return Err(AuthError::Unauthenticated);
+            }
+        }
         let session = self
-            .issue(&record.member_id, &record.family_id, Some(&hash))
+            .issue(
+                &record.member_id,
+                &record.family_id,
+                record.session_started_at,
+                Some(&hash),
+            )
             .await;
         match session {
             Err(AuthError::Unauthenticated) => {
@@ -124,25 +174,30 @@ impl Auth {
         Ok(())
     }
 
-    /// Issues an access token and a refresh token in family `sid`. With `spend`, the refresh
+    /// Issues an access token and a refresh token in family `sid`, which began at
+    /// `started_at`; neither outlives the session's absolute limit. With `spend`, the refresh
     /// token of that hash is marked used in the same transaction; `Unauthenticated` when it
     /// was already spent.
     async fn issue(
         &self,
         member_id: &str,
         sid: &str,
+        started_at: i64,
         spend: Option<&str>,
     ) -> AuthResult<IssuedSession> {
         let refresh = RefreshToken::generate();
         let refresh_hash = refresh.digest();
         let now = now_millis();
-        let refresh_ttl = self.policy.refresh_ttl();
+        let ends_at = started_at + self.policy.session_absolute().as_millis() as i64;
+        let left = Duration::from_millis((ends_at - now).max(0) as u64);
+        let refresh_ttl = self.policy.refresh_ttl().min(left);
         let new = NewRefresh {
             token_hash: &refresh_hash,
             family_id: sid,
             member_id,
             created_at: now,
             expires_at: now + refresh_ttl.as_millis() as i64,
+            session_started_at: started_at,
         };
         match spend {
             None => self.store.insert_refresh(&new).await?,
@@ -152,7 +207,7 @@ impl Auth {
                 }
             }
         }
-        let access_ttl = self.policy.access_ttl();
+        let access_ttl = self.policy.access_ttl().min(left);
         let issued_at = now / 1000;
         let claims = Claims {
             iss: self.tokens.issuer.clone(),

@@ -209,14 +209,59 @@ impl TestApp {
         current: &str,
         new: &str,
     ) -> Answer<pb::ChangePasswordResponse> {
+        self.change_password_from(access_token, current, new, CLIENT_IP)
+            .await
+    }
+
+    pub async fn change_password_from(
+        &self,
+        access_token: &str,
+        current: &str,
+        new: &str,
+        ip: &str,
+    ) -> Answer<pb::ChangePasswordResponse> {
         let request = with_bearer(
             pb::ChangePasswordRequest {
                 current_password: current.to_owned(),
                 new_password: new.to_owned(),
+                client_ip: ip.to_owned(),
             },
             access_token,
         );
         answer(self.client().change_password(request).await)
+    }
+
+    /// The step-up check as accounts makes it, with `token`.
+    pub async fn verify_password(
+        &self,
+        token: &str,
+        member_id: &str,
+        password: &str,
+        ip: &str,
+    ) -> Answer<pb::VerifyPasswordResponse> {
+        let request = with_bearer(
+            pb::VerifyPasswordRequest {
+                member_id: member_id.to_owned(),
+                password: password.to_owned(),
+                client_ip: ip.to_owned(),
+            },
+            token,
+        );
+        answer(self.client().verify_password(request).await)
+    }
+
+    pub async fn end_sessions(
+        &self,
+        token: &str,
+        member_id: &str,
+    ) -> Answer<pb::EndSessionsResponse> {
+        let request = with_bearer(
+            pb::EndSessionsRequest {
+                member_id: member_id.to_owned(),
+            },
+            token,
+        );
+        answer(self.client().end_sessions(request).await)
     }
 
     pub async fn issue_service_token(
