@@ -39,7 +39,8 @@ pub use login_emails::GrpcLoginEmails;
 
 use crate::config::AccrualSettings;
 use crate::domain::{
-    Accounts, ConfirmationSettings, Ledger, OutboxRelay, Profile, Registration, Unsubscriptions,
+    Accounts, ConfirmationSettings, InUseNotices, Ledger, OutboxRelay, Profile, Registration,
+    Unsubscriptions,
 };
 use crate::grpc::AccountsGrpc;
 use crate::store::Store;
@@ -100,6 +101,11 @@ impl Application {
         let store = Store::connect(&settings.database_or_default()).await?;
         let relay = OutboxRelay::new(store.clone(), deps.bus, settings.relay.batch);
         let unsubscriptions = Unsubscriptions::new(store.clone(), deps.login_emails.clone());
+        let notices = InUseNotices {
+            notifier: deps.notifier.clone(),
+            markers: deps.store.clone(),
+            public_url: settings.public_url.clone(),
+        };
         let profile = Profile::new(
             store.clone(),
             deps.store.clone(),
@@ -124,7 +130,7 @@ impl Application {
         let service = AccountsGrpc::new(
             Accounts::new(store.clone()),
             ledger.clone(),
-            Registration::new(store.clone(), profile.clone()),
+            Registration::new(store.clone(), profile.clone(), notices),
             profile,
             unsubscriptions.clone(),
             verifier,
