@@ -299,7 +299,6 @@ pub async fn start(
         (status = 200, description = "Moved to step 3", body = RegistrationView),
         (status = 400, description = "ERR_INVALID_ARGUMENT with field and message", body = ErrorSchema),
         (status = 404, description = "ERR_REGISTRATION_EXPIRED", body = ErrorSchema),
-        (status = 409, description = "ERR_EMAIL_ALREADY_REGISTERED (field email)", body = ErrorSchema),
     ))]
 pub async fn personal_data(
     State(state): State<AppState>,
@@ -328,7 +327,7 @@ pub async fn personal_data(
     responses(
         (status = 201, description = "Member registered; the flow cookie is cleared", body = Registered),
         (status = 404, description = "ERR_REGISTRATION_EXPIRED", body = ErrorSchema),
-        (status = 409, description = "ERR_RUT_ALREADY_REGISTERED or ERR_EMAIL_ALREADY_REGISTERED", body = ErrorSchema),
+        (status = 409, description = "ERR_RUT_ALREADY_REGISTERED", body = ErrorSchema),
         (status = 422, description = "ERR_WEAK_PASSWORD (password) or ERR_TERMS_NOT_ACCEPTED (acceptTerms)", body = ErrorSchema),
         (status = 503, description = "ERR_UNAVAILABLE: sending the same request again is safe", body = ErrorSchema),
     ))]

@@ -39,7 +39,8 @@ pub use login_emails::GrpcLoginEmails;
 
 use crate::config::AccrualSettings;
 use crate::domain::{
-    Accounts, ConfirmationSettings, Ledger, OutboxRelay, Profile, Registration, Unsubscriptions,
+    Accounts, ConfirmationSettings, InUseNotices, Ledger, OutboxRelay, Profile, Registration,
+    Unsubscriptions,
 };
 use crate::grpc::AccountsGrpc;
 use crate::store::Store;
@@ -105,6 +106,11 @@ impl Application {
             deps.login_emails.clone(),
             deps.notifier.clone(),
         );
+        let notices = InUseNotices {
+            notifier: deps.notifier.clone(),
+            markers: deps.store.clone(),
+            public_url: settings.public_url.clone(),
+        };
         let profile = Profile::new(
             store.clone(),
             deps.store.clone(),
@@ -129,7 +135,7 @@ impl Application {
         let service = AccountsGrpc::new(
             Accounts::new(store.clone()),
             ledger.clone(),
-            Registration::new(store.clone(), profile.clone()),
+            Registration::new(store.clone(), profile.clone(), notices),
             profile,
             unsubscriptions.clone(),
             verifier,

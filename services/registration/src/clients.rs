@@ -22,7 +22,9 @@ use miclub_proto::content::v1::GetCurrentTermsRequest;
 use miclub_proto::content::v1::content_service_client::ContentServiceClient;
 use secrecy::{ExposeSecret, SecretString};
 
-use crate::domain::{Credentials, Identity, Members, NewMember, PersonalData, TermsSource};
+use crate::domain::{
+    Credentials, Enrolment, Identity, Members, NewMember, PersonalData, TermsSource,
+};
 use crate::error::{RegistrationError, Result};
 
 /// A token failure: auth is down or registration's client credentials are wrong.
@@ -98,7 +100,7 @@ impl Members for GrpcMembers {
         Ok(())
     }
 
-    async fn register_member(&self, member: &NewMember<'_>) -> Result<String> {
+    async fn register_member(&self, member: &NewMember<'_>) -> Result<Enrolment> {
         let request = self
             .tokens
             .request(accounts::RegisterMemberRequest {
@@ -117,12 +119,17 @@ impl Members for GrpcMembers {
             .await
             .map_err(|status| RegistrationError::from_status("accounts", &status))?
             .into_inner();
+        if answer.email_in_use {
+            return Ok(Enrolment::EmailInUse {
+                masked_email: answer.masked_email,
+            });
+        }
         if answer.member_id.is_empty() {
             return Err(RegistrationError::Unavailable(
                 "accounts answered no member id".into(),
             ));
         }
-        Ok(answer.member_id)
+        Ok(Enrolment::Member(answer.member_id))
     }
 
     async fn activate_member(&self, member_id: &str) -> Result<String> {

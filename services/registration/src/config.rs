@@ -31,6 +31,10 @@ pub struct Settings {
     /// Step 1 attempts allowed per client address within `start_window_secs`.
     pub start_attempts: i64,
     pub start_window_secs: u64,
+    /// How long a completion whose email is another member's takes (it creates nothing) until
+    /// this process has timed a real completion; after that it takes as long as a recent real
+    /// one. Set it near a real completion's time on the deployment.
+    pub completion_pace_ms: u64,
     /// Registration's own client credentials at auth (`[registration.service_client]`), for the
     /// service token accounts and auth require; production requires them.
     pub service_client: ServiceCredentials,
@@ -87,6 +91,7 @@ impl Default for Settings {
             cleanup_interval_secs: 300,
             start_attempts: 20,
             start_window_secs: 15 * 60,
+            completion_pace_ms: 250,
             service_client: ServiceCredentials::default(),
             auth: ClientSettings::for_url("http://127.0.0.1:50051"),
             accounts: ClientSettings::for_url("http://127.0.0.1:50052"),
@@ -156,6 +161,10 @@ impl Settings {
 
     pub fn start_window(&self) -> Duration {
         Duration::from_secs(self.start_window_secs)
+    }
+
+    pub fn completion_pace(&self) -> Duration {
+        Duration::from_millis(self.completion_pace_ms)
     }
 }
 

@@ -37,7 +37,8 @@ pub enum RegistrationError {
     #[error("{service} refused: {}", .body.code)]
     Refused {
         service: &'static str,
-        body: ErrorBody,
+        /// Boxed: an error body is large, and every `Result` here carries this variant.
+        body: Box<ErrorBody>,
     },
     /// A service this one depends on could not be reached or answered nonsense.
     #[error("unavailable: {0}")]
@@ -80,7 +81,10 @@ impl RegistrationError {
                 status.message(),
                 body.code
             )),
-            _ => RegistrationError::Refused { service, body },
+            _ => RegistrationError::Refused {
+                service,
+                body: Box::new(body),
+            },
         }
     }
 
@@ -114,7 +118,7 @@ impl RegistrationError {
                 body.with_message("Primero completa tus datos personales.")
             }
             RegistrationError::TermsNotAccepted => body.with_field("acceptTerms"),
-            RegistrationError::Refused { body, .. } => body.clone(),
+            RegistrationError::Refused { body, .. } => body.as_ref().clone(),
             _ => body,
         }
     }

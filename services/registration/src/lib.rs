@@ -118,6 +118,7 @@ impl Application {
                 flow_ttl: settings.flow_ttl(),
                 start_attempts: settings.start_attempts,
                 start_window: settings.start_window(),
+                completion_pace: settings.completion_pace(),
             },
         );
         let (server, health, routes) = miclub_platform::grpc::server(&[SERVICE_NAME]).await?;

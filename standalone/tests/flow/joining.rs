@@ -169,7 +169,7 @@ async fn a_new_member_registers_in_three_steps_verifies_the_email_and_logs_in() 
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_registered_email_and_a_minor_are_refused_at_step_two_under_their_fields() {
+async fn a_minor_is_refused_at_step_two_and_a_members_email_is_never_told() {
     let portal = Portal::start().await;
     let browser = portal.browser();
     browser
@@ -180,23 +180,40 @@ async fn a_registered_email_and_a_minor_are_refused_at_step_two_under_their_fiel
             ),
         )
         .await;
-    let taken = browser
-        .put(
-            "/api/registration/personal-data",
-            personal_data("ana@example.cl"),
-        )
-        .await;
-    assert_eq!(taken.status(), StatusCode::CONFLICT);
-    let body: Value = taken.json().await.unwrap();
-    assert_eq!(body["code"], "ERR_EMAIL_ALREADY_REGISTERED");
-    assert_eq!(body["field"], "email");
-
     let mut minor = personal_data("menor@example.cl");
     minor["birthDate"] = json!("2015-01-01");
     let refused = browser.put("/api/registration/personal-data", minor).await;
     assert_eq!(refused.status(), StatusCode::BAD_REQUEST);
     let body: Value = refused.json().await.unwrap();
     assert_eq!(body["field"], "birthDate");
+
+    // Ana's address: accepted at step 2 and answered like a success at completion.
+    let taken = browser
+        .put(
+            "/api/registration/personal-data",
+            personal_data("ana@example.cl"),
+        )
+        .await;
+    assert_eq!(taken.status(), StatusCode::OK);
+    let done = browser
+        .post(
+            "/api/registration/complete",
+            Some(json!({"password": PASSWORD, "acceptTerms": true})),
+        )
+        .await;
+    assert_eq!(done.status(), StatusCode::CREATED);
+    let body: Value = done.json().await.unwrap();
+    assert_eq!(body["maskedEmail"], "a***@example.cl");
+    let mails: Vec<Value> = browser.get("/api/dev/mailbox").await.json().await.unwrap();
+    let to_ana: Vec<&Value> = mails
+        .iter()
+        .filter(|m| m["to"] == "ana@example.cl")
+        .collect();
+    assert_eq!(to_ana.len(), 1);
+    assert_eq!(
+        to_ana[0]["subject"],
+        "Intento de registro en Mi Club con tu correo"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -36,7 +36,10 @@ pub use purchase::{
     IdempotencyKey, MemberDocument, OrderLine, PostedPurchase, ProductCategoryId, PurchaseOrder,
     StoreId, StoreName, payment_method_str,
 };
-pub use registration::{Activation, NewMemberProfile, Registration, RegistrationForm};
+pub use registration::{
+    Activation, Enrolment, InUseNotices, NOTICE_SUBJECT, NewMemberProfile, Registration,
+    RegistrationForm,
+};
 pub use unsubscribe::{
     IdentityClaim, UNSUBSCRIBE_NOTICE_SUBJECT, UNSUBSCRIBE_REASONS, UnsubscribeChoice,
     UnsubscribeReason, Unsubscriptions,

@@ -4,11 +4,17 @@
 //!
 //! A member is **pending** from [`Registration::register`] until [`Registration::activate`],
 //! **active** after. Only active members count as registered: an active member's document
-//! answers `ERR_RUT_ALREADY_REGISTERED` (with the "Recuperar contraseña" action) and an active
-//! member's email `ERR_EMAIL_ALREADY_REGISTERED`, compared case-insensitively. A pending member
+//! answers `ERR_RUT_ALREADY_REGISTERED` (with the "Recuperar contraseña" action). A pending member
 //! is the leftover of a registration that stopped halfway, and an unsubscribed one a member who
 //! left: a new registration of the same document takes either over (data replaced, ledger and
 //! balance kept, the same member id), so retries and comebacks never make a second member.
+//!
+//! An email is never refused in a way the registrant sees (ASVS 5.0 V6.3.8: the answer must not
+//! tell whether an address is a member's). Checking the personal data leaves it alone; when
+//! [`Registration::register`] finds it in use by another active member (compared
+//! case-insensitively) nothing is created, the address gets a notice instead of a verification
+//! link ([`NOTICE_SUBJECT`], once per member id however often the registration retries), and the
+//! caller hears [`Enrolment::EmailInUse`], which registration answers exactly like a success.
 //!
 //! Personal data follows the profile's rules and Spanish messages (fields named as the profile
 //! names them; the gateway renames them to camelCase), with everything required but the mother's
@@ -19,7 +25,11 @@
 //! (`SetLoginEmail`, which marks the login email verified) and confirms it here, after which the
 //! member can log in.
 
+use std::time::Duration;
+
+use miclub_platform::ephemeral::SharedStore;
 use miclub_platform::identity::LoginId;
+use miclub_platform::notify::{Outgoing, SharedNotifier};
 use miclub_platform::storage::now_millis;
 
 use super::member::messages;
@@ -79,6 +89,34 @@ impl NewMemberProfile {
     }
 }
 
+/// Subject of the notice mailed to an address someone tried to register with while it
+/// belongs to an active member.
+pub const NOTICE_SUBJECT: &str = "Intento de registro en Mi Club con tu correo";
+
+/// How long a notice is remembered per member id, so a retried registration does not mail it
+/// again; far longer than any registration flow lives.
+const NOTICE_MEMORY: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// What [`Registration::register`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Enrolment {
+    /// The member is registered as pending under this id (the one asked for, or the earlier
+    /// member of the same document that was taken over).
+    Member(MemberId),
+    /// Another active member uses the email: nothing was created and the address was told.
+    EmailInUse(Email),
+}
+
+/// How the notice to an address already in use is sent.
+#[derive(Debug, Clone)]
+pub struct InUseNotices {
+    pub notifier: SharedNotifier,
+    /// Remembers which member ids were already answered with a notice.
+    pub markers: SharedStore,
+    /// Origin of the web app, e.g. `https://miclub.cl`, for the password recovery page.
+    pub public_url: String,
+}
+
 /// The answer of [`Registration::activate`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Activation {
@@ -93,11 +131,16 @@ pub struct Registration {
     store: Store,
     /// Issues and mails the verification links, with the profile's limit.
     profile: Profile,
+    notices: InUseNotices,
 }
 
 impl Registration {
-    pub fn new(store: Store, profile: Profile) -> Self {
-        Self { store, profile }
+    pub fn new(store: Store, profile: Profile, notices: InUseNotices) -> Self {
+        Self {
+            store,
+            profile,
+            notices,
+        }
     }
 
     /// OK unless an active member holds `document`.
@@ -120,22 +163,27 @@ impl Registration {
         }
     }
 
-    /// OK unless an active member uses the email (the data itself was validated on parsing).
-    pub async fn check_profile(&self, profile: &NewMemberProfile) -> Result<()> {
-        self.check_email(&profile.email, None).await
-    }
-
     /// Registers the member as pending with an empty club account and the terms of `terms`
     /// accepted now, and answers the member's id: `member_id`, or the id of the pending or
-    /// unsubscribed member of the same document that was taken over.
+    /// unsubscribed member of the same document that was taken over. When another active member
+    /// uses the email, nothing is created and the address is told instead (see the module
+    /// header); a failing mail relay answers [`AccountsError::Unavailable`] then, as activation
+    /// does, and the retry mails again.
     pub async fn register(
         &self,
         member_id: MemberId,
         document: Document,
         profile: NewMemberProfile,
         terms: TermsVersion,
-    ) -> Result<MemberId> {
-        self.check_email(&profile.email, Some(&member_id)).await?;
+    ) -> Result<Enrolment> {
+        if self
+            .store
+            .active_email_in_use(&profile.email, Some(&member_id))
+            .await?
+        {
+            self.notify_in_use(&member_id, &profile.email).await?;
+            return Ok(Enrolment::EmailInUse(profile.email));
+        }
         let now = now_millis();
         let member = Member {
             id: member_id,
@@ -173,7 +221,56 @@ impl Registration {
                 member.id
             }
         };
-        Ok(id)
+        Ok(Enrolment::Member(id))
+    }
+
+    /// Mails the notice to `email` unless `member_id` was already answered with one. When the
+    /// marker store fails the notice still goes (a duplicate notice beats an answer that differs
+    /// from a success); when the relay fails the marker is removed so the retry mails again.
+    async fn notify_in_use(&self, member_id: &MemberId, email: &Email) -> Result<()> {
+        let key = format!("accounts:registration:email-in-use:{member_id}");
+        let first = match self
+            .notices
+            .markers
+            .set_if_absent(&key, "1", NOTICE_MEMORY)
+            .await
+        {
+            Ok(first) => first,
+            Err(err) => {
+                tracing::warn!(member_id = %member_id, error = %err, "email-in-use marker not stored; mailing anyway");
+                true
+            }
+        };
+        if !first {
+            tracing::info!(member_id = %member_id, "registration retried after an email-in-use notice; nothing mailed");
+            return Ok(());
+        }
+        let recovery = format!(
+            "{}/recuperar-contrasena",
+            self.notices.public_url.trim_end_matches('/')
+        );
+        let sent = self
+            .notices
+            .notifier
+            .send(Outgoing {
+                to: email.as_str().to_owned(),
+                subject: NOTICE_SUBJECT.to_owned(),
+                body: notice_body(&recovery),
+                code: None,
+            })
+            .await;
+        if let Err(err) = sent {
+            if let Err(err) = self.notices.markers.delete(&key).await {
+                tracing::warn!(member_id = %member_id, error = %err, "email-in-use marker not removed");
+            }
+            return Err(AccountsError::Unavailable(format!("mail relay: {err:#}")));
+        }
+        tracing::info!(
+            member_id = %member_id,
+            email = %email.masked(),
+            "registration refused: the email is an active member's; notice mailed"
+        );
+        Ok(())
     }
 
     /// Pending → active, after mailing the verification link. The link goes out first: when
@@ -258,12 +355,25 @@ impl Registration {
         if self.store.active_email_in_use(email, except).await? {
             tracing::info!(
                 email = %email.masked(),
-                "registration refused: the email is an active member's"
+                "activation refused: the email became an active member's"
             );
             return Err(AccountsError::EmailAlreadyRegistered);
         }
         Ok(())
     }
+}
+
+/// The notice's text: no name (what the registrant typed is not repeated to the owner), no code
+/// and no link that acts, only the page where the owner can recover the password.
+fn notice_body(recovery: &str) -> String {
+    format!(
+        "Hola:\n\n\
+         Alguien intentó registrarse en Mi Club con este correo electrónico, que ya pertenece a \
+         una cuenta de Mi Club. No creamos ninguna cuenta nueva.\n\n\
+         Si fuiste tú, ya tienes una cuenta: inicia sesión con tu RUT o documento y tu \
+         contraseña. Si no la recuerdas, puedes recuperarla en {recovery}\n\n\
+         Si no fuiste tú, ignora este mensaje: tu cuenta sigue igual.\n"
+    )
 }
 
 #[cfg(test)]

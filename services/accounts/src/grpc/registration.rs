@@ -1,5 +1,6 @@
 //! The registration service's calls (service token): check the document, check the personal
-//! data, register the member as pending, activate it. `ResendVerificationEmail` is anonymous
+//! data (never whether the email is a member's), register the member as pending or answer that
+//! the email is in use, activate it. `ResendVerificationEmail` is anonymous
 //! (the "Reenviar correo de verificación" action of a login refused for an unverified email)
 //! and answers the same whoever `user` is.
 
@@ -8,7 +9,7 @@ use tonic::{Request, Response, Status};
 
 use super::AccountsGrpc;
 use crate::domain::{
-    Document, DocumentType, MemberId, NewMemberProfile, RegistrationForm, TermsVersion,
+    Document, DocumentType, Enrolment, MemberId, NewMemberProfile, RegistrationForm, TermsVersion,
 };
 use crate::error::AccountsError;
 
@@ -37,11 +38,9 @@ impl AccountsGrpc {
     ) -> Result<Response<pb::CheckRegistrationProfileResponse>, Status> {
         self.verifier.service(&request).await?;
         let fail = |err: AccountsError| err.into_status("check_registration_profile");
-        let profile = profile_from_proto(request.get_ref().profile.as_ref()).map_err(fail)?;
-        self.registration
-            .check_profile(&profile)
-            .await
-            .map_err(fail)?;
+        // The email is not looked up here: whether it is a member's is never told (see
+        // `domain::registration`).
+        profile_from_proto(request.get_ref().profile.as_ref()).map_err(fail)?;
         Ok(Response::new(pb::CheckRegistrationProfileResponse {}))
     }
 
@@ -58,14 +57,24 @@ impl AccountsGrpc {
             document_from_proto(&message.document_type, &message.document_number).map_err(fail)?;
         let profile = profile_from_proto(message.profile.as_ref()).map_err(fail)?;
         let terms = TermsVersion::parse(&message.terms_version).map_err(fail)?;
-        let member_id = self
+        let answer = match self
             .registration
             .register(member_id, document, profile, terms)
             .await
-            .map_err(fail)?;
-        Ok(Response::new(pb::RegisterMemberResponse {
-            member_id: member_id.as_str().to_owned(),
-        }))
+            .map_err(fail)?
+        {
+            Enrolment::Member(member_id) => pb::RegisterMemberResponse {
+                member_id: member_id.as_str().to_owned(),
+                email_in_use: false,
+                masked_email: String::new(),
+            },
+            Enrolment::EmailInUse(email) => pb::RegisterMemberResponse {
+                member_id: String::new(),
+                email_in_use: true,
+                masked_email: email.masked(),
+            },
+        };
+        Ok(Response::new(answer))
     }
 
     #[tracing::instrument(name = "accounts.activate_member", skip_all)]

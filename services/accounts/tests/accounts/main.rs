@@ -16,6 +16,7 @@ mod outbox;
 mod posting;
 mod profile;
 mod registration_and_unsubscribe;
+mod registration_email;
 mod seed;
 mod support;
 mod terms;

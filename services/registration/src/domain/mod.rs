@@ -3,10 +3,12 @@
 
 pub mod flow;
 pub mod identity;
+pub mod pace;
 pub mod ports;
 pub mod registrations;
 
 pub use flow::{Flow, FlowId, FlowKey, PersonalData, Status, Step};
 pub use identity::{CardSerial, Country, ForeignKind, Identity, IdentityInput};
-pub use ports::{Credentials, IdentityVerifier, Members, NewMember, TermsSource};
+pub use pace::Pace;
+pub use ports::{Credentials, Enrolment, IdentityVerifier, Members, NewMember, TermsSource};
 pub use registrations::{Completed, Policy, Ports, Registrations, Started};

@@ -23,15 +23,28 @@ pub struct NewMember<'a> {
     pub terms_version: &'a str,
 }
 
+/// What accounts did with a registration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Enrolment {
+    /// A pending member under this authoritative id.
+    Member(String),
+    /// Another active member uses the email: nothing was created and accounts mailed that
+    /// address a notice (once per member id, retries included).
+    EmailInUse {
+        /// Where the notice went, masked as an activation masks it.
+        masked_email: String,
+    },
+}
+
 /// The members in accounts.
 #[async_trait]
 pub trait Members: Send + Sync + std::fmt::Debug + 'static {
     /// OK unless an active member holds the document (`ERR_RUT_ALREADY_REGISTERED`).
     async fn check_identity(&self, identity: &Identity) -> Result<()>;
-    /// The profile's rules, adults only, and the email not an active member's.
+    /// The profile's rules, adults only; never whether the email is a member's.
     async fn check_profile(&self, profile: &PersonalData) -> Result<()>;
-    /// Creates the member as pending; answers the authoritative member id.
-    async fn register_member(&self, member: &NewMember<'_>) -> Result<String>;
+    /// Creates the member as pending, or tells the email's owner instead (see [`Enrolment`]).
+    async fn register_member(&self, member: &NewMember<'_>) -> Result<Enrolment>;
     /// Makes the member active and mails the verification link; answers the masked email.
     async fn activate_member(&self, member_id: &str) -> Result<String>;
 }

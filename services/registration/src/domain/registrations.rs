@@ -7,10 +7,20 @@
 //! the last one. A failure anywhere leaves the flow `completing`, and the same request again
 //! finishes the same member: exactly one member, with one set of credentials.
 //!
+//! No step tells whether an email is a member's (ASVS 5.0 V6.3.8). Step 2 does not look; at
+//! completion accounts answers [`Enrolment::EmailInUse`] when another active member uses it,
+//! having created nothing and mailed that address a notice (once per member id, so retries of
+//! this flow never mail again). The flow then completes with no credentials and no activation,
+//! answering what a success answers after as long as a real completion takes ([`Pace`]). The
+//! registrant never gets a verification link; their document was never taken, so they can
+//! register again with their own address.
+//!
 //! Every operation takes `now` (Unix milliseconds), so tests move the clock instead of waiting.
 
 use std::sync::Arc;
 use std::time::Duration;
+
+use tokio::time::Instant;
 
 use miclub_platform::ephemeral::SharedStore;
 use miclub_platform::shutdown::Shutdown;
@@ -19,7 +29,10 @@ use secrecy::SecretString;
 
 use crate::domain::flow::{Flow, FlowId, PersonalData, Status, Step};
 use crate::domain::identity::IdentityInput;
-use crate::domain::ports::{Credentials, IdentityVerifier, Members, NewMember, TermsSource};
+use crate::domain::pace::Pace;
+use crate::domain::ports::{
+    Credentials, Enrolment, IdentityVerifier, Members, NewMember, TermsSource,
+};
 use crate::error::{RegistrationError, Result};
 use crate::store::Store;
 
@@ -31,6 +44,8 @@ pub struct Policy {
     /// Step 1 attempts per client address within `start_window`.
     pub start_attempts: i64,
     pub start_window: Duration,
+    /// How long a completion that creates nothing takes before a real one was timed.
+    pub completion_pace: Duration,
 }
 
 impl Policy {
@@ -58,8 +73,9 @@ pub struct Started {
 /// A finished registration.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Completed {
-    pub member_id: String,
-    /// Where the verification link went, masked for display.
+    /// None when the email was another member's and nothing was created.
+    pub member_id: Option<String>,
+    /// Where the verification link (or the notice) went, masked for display.
     pub masked_email: String,
 }
 
@@ -70,6 +86,8 @@ pub struct Registrations {
     ephemeral: SharedStore,
     ports: Ports,
     policy: Policy,
+    /// Recent real completions, shared by the clones.
+    pace: Arc<Pace>,
 }
 
 fn start_key(client_ip: &str) -> String {
@@ -79,6 +97,7 @@ fn start_key(client_ip: &str) -> String {
 impl Registrations {
     pub fn new(store: Store, ephemeral: SharedStore, ports: Ports, policy: Policy) -> Self {
         Self {
+            pace: Arc::new(Pace::new(policy.completion_pace)),
             store,
             ephemeral,
             ports,
@@ -138,7 +157,7 @@ impl Registrations {
         self.live(id, now).await
     }
 
-    /// Step 2, also from step 3 ("back") and after a failed completion (e.g. another email).
+    /// Step 2, also from step 3 ("back"). The email is checked for its form only.
     pub async fn submit_personal_data(
         &self,
         id: &str,
@@ -215,7 +234,8 @@ impl Registrations {
         };
         tracing::info!(flow = %key, member_id = %member_id, "registration completing");
 
-        let answered = self
+        let asked = Instant::now();
+        let enrolment = self
             .ports
             .members
             .register_member(&NewMember {
@@ -225,6 +245,23 @@ impl Registrations {
                 terms_version: &terms_version,
             })
             .await?;
+        let answered = match enrolment {
+            Enrolment::Member(answered) => answered,
+            Enrolment::EmailInUse { masked_email } => {
+                // As long as a real completion takes, then finished like one: the flow answers
+                // as expired from now on, and nothing else is created.
+                tokio::time::sleep_until(asked + self.pace.target()).await;
+                self.store.mark_completed(&key, now).await?;
+                tracing::info!(
+                    flow = %key,
+                    "registration completed without a member: the email is another member's"
+                );
+                return Ok(Completed {
+                    member_id: None,
+                    masked_email,
+                });
+            }
+        };
         if answered != member_id {
             tracing::info!(
                 flow = %key,
@@ -249,10 +286,11 @@ impl Registrations {
         tracing::info!(flow = %key, member_id = %member_id, "registration credentials created");
 
         let masked_email = self.ports.members.activate_member(&member_id).await?;
+        self.pace.record(asked.elapsed());
         self.store.mark_completed(&key, now).await?;
         tracing::info!(flow = %key, member_id = %member_id, "registration completed");
         Ok(Completed {
-            member_id,
+            member_id: Some(member_id),
             masked_email,
         })
     }

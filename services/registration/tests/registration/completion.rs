@@ -227,29 +227,39 @@ async fn the_member_id_accounts_answers_is_the_one_that_gets_credentials(env: Te
     assert!(app.fakes.credentials.lock().unwrap().contains_key(reused));
 }
 
-async fn someone_finishing_first_with_the_same_email_is_told_at_completion(env: TestEnv) {
+async fn an_email_in_use_completes_like_a_success_creating_nothing_and_mailing_one_notice(
+    env: TestEnv,
+) {
     let app = TestApp::spawn(env).await;
-    let id = app.at_step_3("12.345.678-5", "ana@correo.cl").await;
-    app.fakes.add_active_member(
-        "33333333-3333-4333-8333-333333333333",
-        "11111111-1",
-        "ana@correo.cl",
+    let owner = "33333333-3333-4333-8333-333333333333";
+    app.fakes
+        .add_active_member(owner, "11111111-1", "ana@correo.cl");
+    // Someone finishing first with the same address is the same case.
+    let id = app.at_step_3("12.345.678-5", "ANA@correo.cl").await;
+
+    let done = app.complete(&id).await.expect("answered as a success");
+
+    assert_eq!(done.masked_email, "a***@correo.cl");
+    assert_eq!(done.member_id, "", "no member was created");
+    assert_eq!(app.counts(), (1, 1, 0), "only the owner, no credentials");
+    assert_eq!(app.fakes.calls("create_credentials"), 0);
+    assert_eq!(app.fakes.calls("activate_member"), 0);
+    assert_eq!(app.fakes.notices_to("ana@correo.cl"), 1);
+    // The flow is finished exactly as after a success, and a retry creates and mails nothing.
+    let again = app.complete(&id).await.unwrap_err();
+    assert_eq!(body(&again).code, ErrorCode::RegistrationExpired);
+    assert_eq!(
+        body(&app.get(&id).await.unwrap_err()).code,
+        ErrorCode::RegistrationExpired
     );
-
-    let status = app.complete(&id).await.unwrap_err();
-
-    assert_eq!(status.code(), tonic::Code::AlreadyExists);
-    let refused = body(&status);
-    assert_eq!(refused.code, ErrorCode::EmailAlreadyRegistered);
-    assert_eq!(refused.field.as_deref(), Some("email"));
-    // Back to step 2 with another email, then the same button finishes.
-    app.submit(&id, proto_data("ana.otra@correo.cl"))
-        .await
-        .unwrap();
+    assert_eq!(app.fakes.notices_to("ana@correo.cl"), 1);
+    assert_eq!(app.counts(), (1, 1, 0));
+    // The document was never taken: the registrant starts over with their own address.
+    let id = app.at_step_3("12.345.678-5", "ana.perez@correo.cl").await;
     let done = app.complete(&id).await.unwrap();
     assert_eq!(
         app.fakes.credentials.lock().unwrap()[&done.member_id].email,
-        "ana.otra@correo.cl"
+        "ana.perez@correo.cl"
     );
     assert_eq!(app.counts(), (2, 2, 1));
 }
@@ -263,5 +273,5 @@ backend_tests!(
     a_retry_after_a_failed_activation_finishes_the_same_member,
     a_second_completion_after_success_is_expired_and_creates_nothing,
     the_member_id_accounts_answers_is_the_one_that_gets_credentials,
-    someone_finishing_first_with_the_same_email_is_told_at_completion,
+    an_email_in_use_completes_like_a_success_creating_nothing_and_mailing_one_notice,
 );

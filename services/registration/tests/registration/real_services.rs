@@ -2,7 +2,8 @@
 //! with service clients the way the standalone binary wires them. The gRPC credentials adapter
 //! is wrapped so its first `CreateCredentials` answer is lost after auth stored the credentials:
 //! the retry must still end with exactly one member and one set of credentials, and the member's
-//! password must be the one auth checks at login.
+//! password must be the one auth checks at login. The members adapter is wrapped too: the first
+//! answer that an email is in use is lost the same way, and the retry must not mail again.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -21,7 +22,9 @@ use miclub_proto::auth::v1::StartLoginRequest;
 use miclub_proto::auth::v1::auth_service_client::AuthServiceClient;
 use miclub_proto::registration::v1 as pb;
 use miclub_proto::registration::v1::registration_service_client::RegistrationServiceClient;
-use miclub_registration::domain::Credentials;
+use miclub_registration::domain::{
+    Credentials, Enrolment, Identity, Members, NewMember, PersonalData,
+};
 use miclub_registration::error::{RegistrationError, Result};
 use secrecy::SecretString;
 use sqlx::Row;
@@ -62,6 +65,38 @@ impl Credentials for LoseFirstAnswer {
     }
 }
 
+/// The real members adapter, except that the first answer that an email is in use is lost
+/// after accounts handled it (and mailed the notice).
+#[derive(Debug)]
+struct LoseFirstInUse {
+    inner: Arc<dyn Members>,
+    lost: AtomicBool,
+}
+
+#[async_trait]
+impl Members for LoseFirstInUse {
+    async fn check_identity(&self, identity: &Identity) -> Result<()> {
+        self.inner.check_identity(identity).await
+    }
+
+    async fn check_profile(&self, profile: &PersonalData) -> Result<()> {
+        self.inner.check_profile(profile).await
+    }
+
+    async fn register_member(&self, member: &NewMember<'_>) -> Result<Enrolment> {
+        let answer = self.inner.register_member(member).await?;
+        if matches!(answer, Enrolment::EmailInUse { .. }) && !self.lost.swap(true, Ordering::SeqCst)
+        {
+            return Err(RegistrationError::Unavailable("answer lost".into()));
+        }
+        Ok(answer)
+    }
+
+    async fn activate_member(&self, member_id: &str) -> Result<String> {
+        self.inner.activate_member(member_id).await
+    }
+}
+
 fn loopback() -> ServerSettings {
     ServerSettings {
         host: "127.0.0.1".into(),
@@ -87,6 +122,7 @@ struct Portal {
     auth_port: u16,
     accounts_db: Database,
     auth_db: Database,
+    mailbox: Arc<DevMailbox>,
     _envs: Vec<TestEnv>,
     _shutdown: ShutdownTrigger,
 }
@@ -144,7 +180,7 @@ impl Portal {
                 bus: Arc::new(miclub_platform::events::MemoryBus::new()),
                 store: store.clone(),
                 key_source: Arc::new(GrpcKeySource::new(client(auth_port).channel().unwrap())),
-                notifier,
+                notifier: notifier.clone(),
                 login_emails: Arc::new(miclub_accounts::GrpcLoginEmails::new(
                     client(auth_port).channel().unwrap(),
                     accounts_tokens,
@@ -184,6 +220,10 @@ impl Portal {
             inner: deps.credentials,
             lost: AtomicBool::new(false),
         });
+        deps.members = Arc::new(LoseFirstInUse {
+            inner: deps.members,
+            lost: AtomicBool::new(false),
+        });
         let registration = miclub_registration::Application::build(settings, deps)
             .await
             .expect("registration builds");
@@ -195,6 +235,7 @@ impl Portal {
             auth_port,
             accounts_db: Database::connect(&accounts_env.database).await.unwrap(),
             auth_db: Database::connect(&auth_env.database).await.unwrap(),
+            mailbox: notifier,
             _envs: vec![env, auth_env, accounts_env, content_env],
             _shutdown: trigger,
         }
@@ -352,4 +393,172 @@ async fn a_lost_credentials_answer_heals_on_retry_with_the_real_services(env: Te
     assert_eq!(body(&repeated).code, ErrorCode::RegistrationExpired);
 }
 
-backend_tests!(a_lost_credentials_answer_heals_on_retry_with_the_real_services);
+/// Steps 1 and 2 of `rut` with `email`: the flow id and the step 2 answer as the client sees it
+/// (its id and clock aside).
+async fn through_step_2(portal: &Portal, rut: &str, email: &str) -> (String, pb::Registration) {
+    let mut registration = portal.registration().await;
+    let id = registration
+        .start_registration(chilean(rut, CARD, ""))
+        .await
+        .expect("step 1 accepted")
+        .into_inner()
+        .registration
+        .unwrap()
+        .registration_id;
+    let mut shown = registration
+        .submit_personal_data(pb::SubmitPersonalDataRequest {
+            registration_id: id.clone(),
+            personal_data: Some(proto_data(email)),
+        })
+        .await
+        .expect("step 2 accepted, member or not")
+        .into_inner()
+        .registration
+        .unwrap();
+    shown.registration_id.clear();
+    shown.expires_in_seconds = 0;
+    shown.personal_data.as_mut().unwrap().email.clear();
+    if let Some(pb::registration::Identity::Chilean(chilean)) = shown.identity.as_mut() {
+        chilean.rut.clear();
+    }
+    (id, shown)
+}
+
+async fn an_address_in_use_answers_like_a_free_one_and_creates_nothing_with_the_real_services(
+    env: TestEnv,
+) {
+    let portal = Portal::start(env).await;
+    let mut registration = portal.registration().await;
+    let complete = |id: &str| pb::CompleteRegistrationRequest {
+        registration_id: id.to_owned(),
+        password: PASSWORD.into(),
+        accept_terms: true,
+    };
+    // The owner of the address registers first (the lost credentials answer heals).
+    let (id, _) = through_step_2(&portal, "16.666.666-K", "duena@correo.cl").await;
+    registration
+        .complete_registration(complete(&id))
+        .await
+        .unwrap_err();
+    registration
+        .complete_registration(complete(&id))
+        .await
+        .expect("the owner is registered");
+
+    // Step 2: the same answer for the owner's address (any case) and a free one.
+    let (taken_id, taken) = through_step_2(&portal, "17.777.777-3", "DUENA@correo.cl").await;
+    let (free_id, free) = through_step_2(&portal, "18.888.888-7", "dueno@correo.cl").await;
+    assert_eq!(taken, free);
+
+    // Completion: the first in-use answer is lost after accounts mailed the notice; the retry
+    // answers like the free address's completion.
+    let lost = registration
+        .complete_registration(complete(&taken_id))
+        .await
+        .unwrap_err();
+    assert_eq!(body(&lost).code, ErrorCode::Unavailable);
+    let taken_done = registration
+        .complete_registration(complete(&taken_id))
+        .await
+        .expect("answered as a success")
+        .into_inner();
+    let free_done = registration
+        .complete_registration(complete(&free_id))
+        .await
+        .expect("the free address registers")
+        .into_inner();
+    assert_eq!(taken_done.masked_email, "d***@correo.cl");
+    assert_eq!(free_done.masked_email, "d***@correo.cl");
+
+    // Nothing of the second registrant exists, and the owner got exactly one notice.
+    assert!(portal.members_of("17777777-3").await.is_empty());
+    assert!(portal.credentials_of("17777777-3").await.is_empty());
+    let mails = portal.mailbox.list();
+    let notices: Vec<_> = mails
+        .iter()
+        .filter(|mail| mail.subject == miclub_accounts::domain::NOTICE_SUBJECT)
+        .collect();
+    assert_eq!(notices.len(), 1);
+    assert_eq!(notices[0].to, "duena@correo.cl");
+    // A verification link went to each real registration only.
+    assert_eq!(
+        mails
+            .iter()
+            .filter(|mail| mail.to == "duena@correo.cl")
+            .count(),
+        2,
+        "the owner's verification link and the notice"
+    );
+    // The finished flow creates and mails nothing more.
+    let repeated = registration
+        .complete_registration(complete(&taken_id))
+        .await
+        .unwrap_err();
+    assert_eq!(body(&repeated).code, ErrorCode::RegistrationExpired);
+    assert_eq!(portal.mailbox.list().len(), mails.len());
+    // The free address's member is real: right password, only the email missing.
+    assert_eq!(
+        portal.login("18.888.888-7", PASSWORD).await.code,
+        ErrorCode::EmailNotVerified
+    );
+}
+
+backend_tests!(
+    a_lost_credentials_answer_heals_on_retry_with_the_real_services,
+    an_address_in_use_answers_like_a_free_one_and_creates_nothing_with_the_real_services,
+);
+
+/// Not a test: times completions of free and in-use addresses, alternating, with the real
+/// services on SQLite, and prints the medians (`cargo test -p miclub-registration --test
+/// registration time_both_completion_paths -- --ignored --nocapture`).
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "a measurement, run by hand"]
+async fn time_both_completion_paths() {
+    let portal = Portal::start(TestEnv::sqlite_memory().await).await;
+    let mut registration = portal.registration().await;
+    let complete = |id: &str| pb::CompleteRegistrationRequest {
+        registration_id: id.to_owned(),
+        password: PASSWORD.into(),
+        accept_terms: true,
+    };
+    // An owner, past the lost answers of both wrappers.
+    let (id, _) = through_step_2(&portal, "16.666.666-K", "duena@correo.cl").await;
+    let _ = registration.complete_registration(complete(&id)).await;
+    registration
+        .complete_registration(complete(&id))
+        .await
+        .unwrap();
+    let (id, _) = through_step_2(&portal, "17.777.777-3", "duena@correo.cl").await;
+    let _ = registration.complete_registration(complete(&id)).await;
+
+    let (mut free, mut taken) = (Vec::new(), Vec::new());
+    for round in 0..30u32 {
+        for in_use in [false, true] {
+            let body = 20_000_000 + round * 2 + u32::from(in_use);
+            let rut = miclub_platform::identity::Rut::from_body(body).unwrap();
+            let email = if in_use {
+                "duena@correo.cl".to_owned()
+            } else {
+                format!("socia{body}@correo.cl")
+            };
+            let (id, _) = through_step_2(&portal, &rut.to_string(), &email).await;
+            let started = std::time::Instant::now();
+            registration
+                .complete_registration(complete(&id))
+                .await
+                .unwrap();
+            let took = started.elapsed();
+            if in_use { &mut taken } else { &mut free }.push(took);
+        }
+    }
+    let median = |times: &mut Vec<std::time::Duration>| {
+        times.sort();
+        times[times.len() / 2]
+    };
+    println!(
+        "completion medians over {} each: free {:?}, in use {:?}",
+        free.len(),
+        median(&mut free),
+        median(&mut taken)
+    );
+}

@@ -166,23 +166,9 @@ async fn a_registered_rut_is_refused_at_step_1_with_its_own_code_and_action(env:
     assert_eq!(app.store.count().await.unwrap(), 0);
 }
 
-async fn a_registered_email_and_accounts_field_messages_reach_the_caller_at_step_2(env: TestEnv) {
+async fn accounts_field_messages_reach_the_caller_at_step_2(env: TestEnv) {
     let app = TestApp::spawn(env).await;
-    app.fakes.add_active_member(
-        "11111111-1111-4111-8111-111111111111",
-        "11111111-1",
-        "ana@correo.cl",
-    );
     let id = app.start_chilean(RUT).await.registration_id;
-
-    let taken = app
-        .submit(&id, proto_data("ANA@correo.cl"))
-        .await
-        .unwrap_err();
-    assert_eq!(taken.code(), tonic::Code::AlreadyExists);
-    let taken = body(&taken);
-    assert_eq!(taken.code, ErrorCode::EmailAlreadyRegistered);
-    assert_eq!(taken.field.as_deref(), Some("email"));
 
     let mut minor = proto_data("nueva@correo.cl");
     minor.birth_date = "2015-01-01".into();
@@ -349,7 +335,7 @@ backend_tests!(
     a_foreign_document_opens_a_flow_with_its_type_number_and_country,
     invalid_documents_are_refused_with_their_field_and_open_no_flow,
     a_registered_rut_is_refused_at_step_1_with_its_own_code_and_action,
-    a_registered_email_and_accounts_field_messages_reach_the_caller_at_step_2,
+    accounts_field_messages_reach_the_caller_at_step_2,
     an_unknown_or_malformed_flow_id_is_expired,
     an_abandoned_flow_expires_step_2_is_refused_and_cleanup_deletes_it,
     an_accepted_step_2_gives_the_flow_a_new_life,

@@ -12,8 +12,8 @@ use miclub_platform::testing::TestEnv;
 use miclub_proto::registration::v1 as pb;
 use miclub_proto::registration::v1::registration_service_client::RegistrationServiceClient;
 use miclub_registration::domain::{
-    Credentials, Identity, Members, NewMember, PersonalData, Policy, Ports, Registrations,
-    TermsSource,
+    Credentials, Enrolment, Identity, Members, NewMember, PersonalData, Policy, Ports,
+    Registrations, TermsSource,
 };
 use miclub_registration::error::{RegistrationError, Result};
 use miclub_registration::store::Store;
@@ -56,6 +56,9 @@ pub struct Fakes {
     calls: Mutex<HashMap<&'static str, u32>>,
     /// When set, the id accounts answers for a new member of any document (a reused member).
     pub reuse_member_id: Mutex<Option<String>>,
+    /// The member ids whose registration met an email in use, each mailed one notice (as
+    /// accounts remembers them).
+    pub notices: Mutex<Vec<(String, String)>>,
 }
 
 /// A refusal the way it arrives over gRPC, decoded the way the adapters decode it.
@@ -110,6 +113,16 @@ impl Fakes {
             .any(|m| m.active && m.document_number == number)
     }
 
+    /// The notices mailed to `email`.
+    pub fn notices_to(&self, email: &str) -> usize {
+        self.notices
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|(_, to)| to.eq_ignore_ascii_case(email))
+            .count()
+    }
+
     fn active_with_email(&self, email: &str, other_than: &str) -> bool {
         self.members.lock().unwrap().iter().any(|(id, m)| {
             m.active && id != other_than && m.profile.email.eq_ignore_ascii_case(email)
@@ -125,11 +138,9 @@ fn rut_taken() -> RegistrationError {
     )
 }
 
-fn email_taken() -> RegistrationError {
-    refused(
-        "accounts",
-        ErrorBody::new(ErrorCode::EmailAlreadyRegistered).with_field("email"),
-    )
+fn masked(email: &str) -> String {
+    let (user, domain) = email.split_once('@').unwrap_or((email, ""));
+    format!("{}***@{domain}", &user[..1]).to_lowercase()
 }
 
 #[async_trait]
@@ -160,20 +171,24 @@ impl Members for Fakes {
                     .with_message("Debes ser mayor de 18 años para registrarte."),
             ));
         }
-        if self.active_with_email(&profile.email, "") {
-            return Err(email_taken());
-        }
         Ok(())
     }
 
-    async fn register_member(&self, member: &NewMember<'_>) -> Result<String> {
+    async fn register_member(&self, member: &NewMember<'_>) -> Result<Enrolment> {
         self.enter("register_member")?;
         let number = member.identity.document_number();
         if self.active_with_document(&number) {
             return Err(rut_taken());
         }
-        if self.active_with_email(&member.profile.email, member.member_id) {
-            return Err(email_taken());
+        let email = &member.profile.email;
+        if self.active_with_email(email, member.member_id) {
+            let mut notices = self.notices.lock().unwrap();
+            if !notices.iter().any(|(id, _)| id == member.member_id) {
+                notices.push((member.member_id.to_owned(), email.clone()));
+            }
+            return Ok(Enrolment::EmailInUse {
+                masked_email: masked(email),
+            });
         }
         let mut members = self.members.lock().unwrap();
         // A pending member of the same document is taken over, as accounts does.
@@ -195,7 +210,7 @@ impl Members for Fakes {
                 activations_mailed: 0,
             },
         );
-        Ok(id)
+        Ok(Enrolment::Member(id))
     }
 
     async fn activate_member(&self, member_id: &str) -> Result<String> {
@@ -208,9 +223,7 @@ impl Members for Fakes {
             member.active = true;
             member.activations_mailed += 1;
         }
-        let email = &member.profile.email;
-        let (user, domain) = email.split_once('@').unwrap_or((email, ""));
-        Ok(format!("{}***@{domain}", &user[..1]))
+        Ok(masked(&member.profile.email))
     }
 }
 
@@ -310,6 +323,7 @@ impl TestApp {
             flow_ttl: settings.flow_ttl(),
             start_attempts: settings.start_attempts,
             start_window: settings.start_window(),
+            completion_pace: settings.completion_pace(),
         };
         let app = Application::build(settings, deps)
             .await

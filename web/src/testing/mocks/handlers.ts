@@ -642,7 +642,7 @@ const registrationHandlers = [
     const body = ((await request.json().catch(() => null)) ?? {}) as Partial<MockRegistrationPersonalData>;
     const problem = registrationPersonalDataProblem(body, new Date());
     if (problem) return problem;
-    if (memberWithEmail(body.email ?? '')) return apiError('ERR_EMAIL_ALREADY_REGISTERED', { field: 'email' });
+    // The gateway never says whether the email is a member's (it is dealt with at completion).
     registration.personalData = {
       name: (body.name ?? '').trim(),
       lastName: (body.lastName ?? '').trim(),
@@ -678,7 +678,11 @@ const registrationHandlers = [
       return apiError('ERR_RUT_ALREADY_REGISTERED', { action: RECOVER_PASSWORD_ACTION });
     }
     const data = registration.personalData;
-    if (memberWithEmail(data.email)) return apiError('ERR_EMAIL_ALREADY_REGISTERED', { field: 'email' });
+    if (memberWithEmail(data.email)) {
+      // Answered exactly as a success: nothing is created, the owner is told by mail.
+      db.registration = null;
+      return HttpResponse.json({ maskedEmail: maskEmail(data.email) }, { status: 201 });
+    }
     const identity = registration.identity;
     const member: MockMember = {
       user: identity.documentType === 'RUT' ? identity.rut : identity.documentNumber,

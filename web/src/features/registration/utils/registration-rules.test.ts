@@ -97,10 +97,10 @@ describe('where a gateway failure is shown', () => {
     });
   });
 
-  it('shows the already-registered codes with their action instead of under a field', () => {
+  it('shows the already-registered code with its action instead of under a field', () => {
     const action = { url: '/recuperar-contrasena', urlName: 'Recuperar contraseña' };
     expect(
-      registrationFailure(apiError(409, 'ERR_EMAIL_ALREADY_REGISTERED', 'Ya está.', { field: 'email', action }), PERSONAL_FIELDS),
+      registrationFailure(apiError(409, 'ERR_RUT_ALREADY_REGISTERED', 'Ya está.', { field: 'rut', action }), IDENTITY_FIELDS),
     ).toEqual({ kind: 'general', display: { message: 'Ya está.', action } });
   });
 

@@ -202,8 +202,9 @@ export type RegistrationFailure<F extends string> =
   | { kind: 'expired'; display: DisplayError }
   | { kind: 'general'; display: DisplayError };
 
-/** Codes shown with their own message and action link (not under a field). */
-const ALERT_CODES = new Set(['ERR_RUT_ALREADY_REGISTERED', 'ERR_EMAIL_ALREADY_REGISTERED']);
+/** Codes shown with their own message and action link (not under a field). No step says
+ * whether an email is a member's, so there is no email counterpart. */
+const ALERT_CODES = new Set(['ERR_RUT_ALREADY_REGISTERED']);
 
 /** The field a code implies when the gateway names none. */
 const CODE_FIELDS: Record<string, string> = {
