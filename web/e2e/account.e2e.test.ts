@@ -104,6 +104,11 @@ describe('the account area against the standalone binary', () => {
     expect(await page.getByLabel('Celular (opcional)').inputValue()).toBe('+56987654321');
 
     await email.fill(NEW_EMAIL);
+    // Step-up: a new email is sent with the current password, asked for in place.
+    await page
+      .getByRole('form', { name: 'Tus datos personales' })
+      .getByLabel('Contraseña actual', { exact: true })
+      .fill(ANA.password);
     await page.getByRole('button', { name: 'Guardar cambios' }).click();
     await page.getByText(`Te enviamos un enlace de confirmación a ${NEW_EMAIL}`).waitFor();
     expect(await page.getByTestId('email-status').textContent()).toBe('Sin confirmar');

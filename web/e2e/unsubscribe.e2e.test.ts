@@ -62,6 +62,8 @@ describe('unsubscribe against the standalone binary', () => {
     // Someone else's email: the validation failure, and the member stays at step 1.
     await page.getByLabel('RUT', { exact: true }).pressSequentially(BRUNO.typed);
     await page.getByLabel('Correo electrónico', { exact: true }).fill('otra.persona@example.cl');
+    // Step-up: the document and email are shown to whoever holds the session; the password is not.
+    await page.getByLabel('Contraseña actual', { exact: true }).fill(BRUNO.password);
     const mismatch = apiResponse('/api/unsubscribe/validate');
     await page.getByRole('button', { name: 'Continuar' }).click();
     expect((await mismatch).status()).toBe(422);

@@ -6,7 +6,7 @@ import { CONTEXT_REFETCH_INTERVAL_MS, getContextQueryOptions } from '@/features/
 import { sessionStore } from '@/lib/session';
 import { db, loginAs } from '@/testing/mocks/db';
 import { server } from '@/testing/mocks/server';
-import { currentLocation, dataLayerEvents, renderApp } from '@/testing/test-utils';
+import { currentLocation, dataLayerEvents, renderApp, storeHasMissions } from '@/testing/test-utils';
 
 import { focusMainHeading } from './route-focus';
 import { pageTypeOf } from './router';
@@ -221,7 +221,7 @@ describe('the session', () => {
 
   it('keeps the member name on screen after a reload and confirms it with /api/profile', async () => {
     loginAs('Ana');
-    window.localStorage.setItem('miclub:session', JSON.stringify({ name: 'Ana', hasMissions: true }));
+    storeHasMissions(true);
     renderApp('/mi-club');
     expect(await screen.findByRole('heading', { name: 'Hola, Ana' })).toBeInTheDocument();
     await waitFor(() => expect(sessionStore.get().isConfirmed).toBe(true));
@@ -231,20 +231,21 @@ describe('the session', () => {
 
   it('shows the member in the header while logged in', async () => {
     loginAs('Ana');
-    window.localStorage.setItem('miclub:session', JSON.stringify({ name: 'Ana', hasMissions: true }));
+    storeHasMissions(true);
     renderApp('/promociones');
     const header = await screen.findByRole('banner');
-    expect(within(header).getByRole('link', { name: /Hola, Ana/ })).toHaveAttribute('href', '/mi-club');
+    // The name comes back from GET /api/profile after a reload.
+    expect(await within(header).findByRole('link', { name: /Hola, Ana/ })).toHaveAttribute('href', '/mi-club');
     expect(within(header).queryByRole('button', { name: 'Iniciar sesión' })).not.toBeInTheDocument();
   });
 
   it('logs out when a reload finds the session gone (401 on /api/profile)', async () => {
     document.cookie = 'is-logged=true; Path=/';
-    window.localStorage.setItem('miclub:session', JSON.stringify({ name: 'Ana', hasMissions: true }));
+    storeHasMissions(true);
     renderApp('/mi-club');
     await screen.findByRole('heading', { level: 1, name: 'Inicia sesión' });
     expect(currentLocation()).toBe('/login');
-    expect(window.localStorage.getItem('miclub:session')).toBeNull();
+    expect(window.localStorage.length).toBe(0);
     await waitFor(() => expect(db.requests.filter((r) => r.path === '/api/logout')).toHaveLength(1));
   });
 
@@ -286,10 +287,10 @@ describe('focus after navigation', () => {
 
   it('waits for a lazy route to show its heading', async () => {
     loginAs('Ana');
-    window.localStorage.setItem('miclub:session', JSON.stringify({ name: 'Ana', hasMissions: true }));
+    storeHasMissions(true);
     const { user } = renderApp('/promociones');
     await screen.findByRole('heading', { level: 1, name: 'Promociones' });
-    await user.click(within(screen.getByRole('banner')).getByRole('link', { name: /Hola, Ana/ }));
+    await user.click(await within(screen.getByRole('banner')).findByRole('link', { name: /Hola, Ana/ }));
     await waitFor(() => expect(screen.getByRole('heading', { level: 1, name: 'Hola, Ana' })).toHaveFocus());
   });
 

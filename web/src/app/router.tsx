@@ -1,11 +1,12 @@
 import { lazy, Suspense, useEffect, type ReactNode } from 'react';
-import { Navigate, Route, Routes, useLocation } from 'react-router-dom';
+import { Navigate, Route, Routes, useLocation, useNavigate } from 'react-router-dom';
 
 import { Spinner } from '@/components/ui/spinner';
 import { usePortalContext } from '@/features/context/api/get-context';
 import { MaintenanceScreen } from '@/features/context/components/maintenance-screen';
 import { useProfile } from '@/features/profile/api/get-profile';
 import { trackPageType, type PageType } from '@/lib/analytics';
+import { SESSION_EXPIRED_NOTICE, useLoginNotice } from '@/lib/login-notice';
 import { updateSessionName, useSession } from '@/lib/session';
 
 import { useHeadingFocusOnNavigation } from './route-focus';
@@ -21,6 +22,7 @@ const loadFaqs = () => import('./routes/faqs');
 const loadNotFound = () => import('./routes/not-found');
 const loadTerms = () => import('./routes/terms');
 const loadConfirmEmail = () => import('./routes/confirm-email');
+const loadRestoreEmail = () => import('./routes/restore-email');
 const loadPasswordRecovery = () => import('./routes/password-recovery');
 const loadRegistration = () => import('./routes/registration');
 const loadVerificationEmail = () => import('./routes/verification-email');
@@ -34,6 +36,7 @@ const FaqsRoute = lazy(loadFaqs);
 const NotFoundRoute = lazy(loadNotFound);
 const TermsRoute = lazy(loadTerms);
 const ConfirmEmailRoute = lazy(loadConfirmEmail);
+const RestoreEmailRoute = lazy(loadRestoreEmail);
 const PasswordRecoveryRoute = lazy(loadPasswordRecovery);
 const RegistrationRoute = lazy(loadRegistration);
 const VerificationEmailRoute = lazy(loadVerificationEmail);
@@ -43,6 +46,7 @@ const PAGE_TYPES: Record<string, PageType> = {
   '/mi-club': 'mi_club',
   '/terminos-y-condiciones': 'terminos_y_condiciones',
   '/confirmar-correo': 'confirmar_correo',
+  '/restaurar-correo': 'restaurar_correo',
   '/recuperar-contrasena': 'recuperar_contrasena',
   '/registro': 'registro',
   '/registro/verificar-correo': 'verificar_correo',
@@ -71,6 +75,7 @@ export function preloadRoute(pathname: string): void {
   if (pageType === 'mi_club' || pathname === '/') void loadMiClub();
   else if (pageType === 'terminos_y_condiciones') void loadTerms();
   else if (pageType === 'confirmar_correo') void loadConfirmEmail();
+  else if (pageType === 'restaurar_correo') void loadRestoreEmail();
   else if (pageType === 'recuperar_contrasena') void loadPasswordRecovery();
   else if (pageType === 'registro') void loadRegistration();
   else if (pageType === 'verificar_correo') void loadVerificationEmail();
@@ -108,11 +113,41 @@ function useSessionConfirmation() {
   }, [profile.data]);
 }
 
+/**
+ * Pages a forced logout does not leave: /login itself, and the flows for people without a
+ * session (a mailed link, recovery, registration), which may well end every session themselves.
+ */
+const STAY_AFTER_FORCED_LOGOUT = new Set<PageType>([
+  'login',
+  'confirmar_correo',
+  'restaurar_correo',
+  'recuperar_contrasena',
+  'registro',
+  'verificar_correo',
+]);
+
+/**
+ * After a forced logout the member reads on /login that the session expired, instead of being
+ * logged out silently on whatever page was open; logging in again comes back to that page.
+ * (/mi-club sends a visitor to /login by itself.)
+ */
+function useExpiredSessionRedirect() {
+  const notice = useLoginNotice();
+  const { isLoggedIn } = useSession();
+  const { pathname, search } = useLocation();
+  const navigate = useNavigate();
+  useEffect(() => {
+    if (notice !== SESSION_EXPIRED_NOTICE || isLoggedIn || STAY_AFTER_FORCED_LOGOUT.has(pageTypeOf(pathname))) return;
+    navigate(`/login?redirect=${encodeURIComponent(pathname + search)}`, { replace: true });
+  }, [notice, isLoggedIn, pathname, search, navigate]);
+}
+
 function Gate({ children }: { children: ReactNode }) {
   const { context, isResolving } = usePortalContext();
   const isMaintenance = !isResolving && !context.portalEnabled;
   usePageTypeTracking(isMaintenance);
   useSessionConfirmation();
+  useExpiredSessionRedirect();
   useHeadingFocusOnNavigation();
   // Nothing of the portal is shown before the context says whether it is open.
   if (isResolving) return <FullPageSpinner />;
@@ -130,6 +165,7 @@ export function AppRoutes() {
           <Route path="/mi-club" element={<MiClubRoute />} />
           <Route path="/terminos-y-condiciones" element={<TermsRoute />} />
           <Route path="/confirmar-correo" element={<ConfirmEmailRoute />} />
+          <Route path="/restaurar-correo" element={<RestoreEmailRoute />} />
           <Route path="/recuperar-contrasena" element={<PasswordRecoveryRoute />} />
           <Route path="/registro" element={<RegistrationRoute />} />
           <Route path="/registro/verificar-correo" element={<VerificationEmailRoute />} />

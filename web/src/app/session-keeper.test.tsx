@@ -6,7 +6,7 @@ import { sessionStore } from '@/lib/session';
 import { db, loginAs } from '@/testing/mocks/db';
 import { apiError } from '@/testing/mocks/handlers';
 import { server } from '@/testing/mocks/server';
-import { currentLocation, renderApp } from '@/testing/test-utils';
+import { currentLocation, renderApp, storeHasMissions } from '@/testing/test-utils';
 
 import { DEFAULT_RENEW_AFTER_MS, renewDelayMs, renewSession } from './session-keeper';
 
@@ -26,7 +26,7 @@ describe('session renewal', () => {
 
   it('renews a session restored from a reload before asking for the profile and the balance', async () => {
     loginAs('Ana');
-    window.localStorage.setItem('miclub:session', JSON.stringify({ name: 'Ana', hasMissions: true }));
+    storeHasMissions(true);
     renderApp('/mi-club');
     expect(await screen.findByTestId('balance-amount')).toHaveTextContent('$12.345');
     await waitFor(() => expect(paths()).toContain('/api/profile'));

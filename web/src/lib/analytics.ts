@@ -14,6 +14,7 @@ export type PageType =
   | 'preguntas_frecuentes'
   | 'terminos_y_condiciones'
   | 'confirmar_correo'
+  | 'restaurar_correo'
   | 'verificar_correo'
   | 'mantencion'
   | 'no_encontrada';

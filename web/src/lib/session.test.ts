@@ -1,34 +1,70 @@
 import { describe, expect, it } from 'vitest';
 
-import { endSession, restoreSession, SESSION_STORAGE_KEY, sessionStore, startSession } from './session';
+import {
+  endSession,
+  HAS_MISSIONS_STORAGE_KEY,
+  LEGACY_SESSION_STORAGE_KEY,
+  restoreSession,
+  sessionStore,
+  startSession,
+} from './session';
+
+/** Every value of localStorage and sessionStorage, as one string to search. */
+function storedText(): string {
+  const values = (storage: Storage) =>
+    Array.from({ length: storage.length }, (_, i) => {
+      const key = storage.key(i) ?? '';
+      return `${key}=${storage.getItem(key) ?? ''}`;
+    });
+  return [...values(window.localStorage), ...values(window.sessionStorage)].join('\n');
+}
 
 describe('the session display state', () => {
-  it('persists only the name and has_missions while logged in', () => {
+  it("never writes the member's name to browser storage, only whether missions are shown", () => {
     startSession({ name: 'Ana', hasMissions: true });
-    expect(JSON.parse(window.localStorage.getItem(SESSION_STORAGE_KEY) ?? '{}')).toEqual({
-      name: 'Ana',
-      hasMissions: true,
-    });
+    expect(storedText()).not.toContain('Ana');
+    expect(window.localStorage.getItem(HAS_MISSIONS_STORAGE_KEY)).toBe('true');
+    expect(window.localStorage.length).toBe(1);
     expect(window.sessionStorage.length).toBe(0);
   });
 
-  it('removes the persisted state on logout', () => {
-    startSession({ name: 'Ana', hasMissions: true });
-    endSession();
-    expect(window.localStorage.getItem(SESSION_STORAGE_KEY)).toBeNull();
+  it('writes nothing at all for a member without missions', () => {
+    startSession({ name: 'Bruno', hasMissions: false });
+    expect(window.localStorage.length).toBe(0);
+    expect(window.sessionStorage.length).toBe(0);
   });
 
-  it('restores the name after a reload while the is-logged cookie is present', () => {
+  it('removes the has-missions flag on logout', () => {
+    startSession({ name: 'Ana', hasMissions: true });
+    endSession();
+    expect(window.localStorage.length).toBe(0);
+  });
+
+  it('restores a session after a reload without a name, which GET /api/profile gives back later', () => {
     startSession({ name: 'Ana', hasMissions: true });
     document.cookie = 'is-logged=true; Path=/';
     restoreSession();
-    expect(sessionStore.get()).toEqual({ isLoggedIn: true, isConfirmed: false, name: 'Ana', hasMissions: true });
+    expect(sessionStore.get()).toEqual({ isLoggedIn: true, isConfirmed: false, name: null, hasMissions: true });
   });
 
-  it('forgets the persisted state when the is-logged cookie is gone', () => {
+  it('forgets the has-missions flag when the is-logged cookie is gone', () => {
     startSession({ name: 'Ana', hasMissions: true });
     restoreSession();
     expect(sessionStore.get().isLoggedIn).toBe(false);
-    expect(window.localStorage.getItem(SESSION_STORAGE_KEY)).toBeNull();
+    expect(window.localStorage.getItem(HAS_MISSIONS_STORAGE_KEY)).toBeNull();
+  });
+
+  it('removes the name an earlier version stored, on start, with or without a session', () => {
+    window.localStorage.setItem(LEGACY_SESSION_STORAGE_KEY, JSON.stringify({ name: 'Ana', hasMissions: true }));
+    document.cookie = 'is-logged=true; Path=/';
+    restoreSession();
+    expect(window.localStorage.getItem(LEGACY_SESSION_STORAGE_KEY)).toBeNull();
+    expect(sessionStore.get().name).toBeNull();
+    expect(storedText()).not.toContain('Ana');
+
+    document.cookie = 'is-logged=; Path=/; Max-Age=0';
+    window.localStorage.setItem(LEGACY_SESSION_STORAGE_KEY, JSON.stringify({ name: 'Ana', hasMissions: true }));
+    restoreSession();
+    expect(window.localStorage.length).toBe(0);
   });
 });

@@ -1,8 +1,14 @@
 /**
  * Who is logged in, as far as the screen needs to know. The session itself is the gateway's
- * httpOnly cookie; this holds display state only (name, has_missions), persisted in localStorage
- * so a reload keeps the member's name on screen while the `is-logged` cookie says the session
- * lives. No token or secret is ever written here (DESIGN.md, "The browser").
+ * httpOnly cookie. No personal data (name, email, RUT) and no token or secret is ever written to
+ * browser storage (DESIGN.md, "The browser"; ASVS V14.3): after a reload the `is-logged` cookie
+ * says a session may live, and the member's name comes back from `GET /api/profile` once the
+ * session is renewed.
+ *
+ * `has_missions` is the one exception, and it is not personal: the gateway gives it only in the
+ * code step's answer and no route reads it again, so a reload would otherwise lose the Misiones
+ * entry until the next login. It is kept as a bare boolean under `miclub:has-missions` (written
+ * only while true, removed on every logout): it tells nobody who the member is.
  */
 import { hasLoggedCookie } from './cookies';
 import { createStore, useStore } from './store';
@@ -15,13 +21,15 @@ export type SessionState = {
    * step, or after renewing a session restored from a reload. Member queries wait for it.
    */
   isConfirmed: boolean;
+  /** In memory only: from the code step's answer, or from `GET /api/profile` after a reload. */
   name: string | null;
   hasMissions: boolean;
 };
 
-export const SESSION_STORAGE_KEY = 'miclub:session';
-
-type PersistedDisplayState = { name: string | null; hasMissions: boolean };
+/** The only key the session writes: "true" while the member has missions, absent otherwise. */
+export const HAS_MISSIONS_STORAGE_KEY = 'miclub:has-missions';
+/** Where earlier versions kept the member's name: removed on every start. */
+export const LEGACY_SESSION_STORAGE_KEY = 'miclub:session';
 
 const anonymous: SessionState = {
   isLoggedIn: false,
@@ -30,50 +38,43 @@ const anonymous: SessionState = {
   hasMissions: false,
 };
 
-function readPersisted(): PersistedDisplayState | null {
+function readHasMissions(): boolean {
   try {
-    const raw = window.localStorage.getItem(SESSION_STORAGE_KEY);
-    if (!raw) return null;
-    const parsed = JSON.parse(raw) as Partial<PersistedDisplayState>;
-    return {
-      name: typeof parsed.name === 'string' ? parsed.name : null,
-      hasMissions: parsed.hasMissions === true,
-    };
+    return window.localStorage.getItem(HAS_MISSIONS_STORAGE_KEY) === 'true';
   } catch {
-    return null;
+    return false;
   }
 }
 
-function writePersisted(state: SessionState): void {
+function writeHasMissions(state: SessionState): void {
   try {
-    if (state.isLoggedIn) {
-      const display: PersistedDisplayState = { name: state.name, hasMissions: state.hasMissions };
-      window.localStorage.setItem(SESSION_STORAGE_KEY, JSON.stringify(display));
-    } else {
-      window.localStorage.removeItem(SESSION_STORAGE_KEY);
-    }
+    if (state.isLoggedIn && state.hasMissions) window.localStorage.setItem(HAS_MISSIONS_STORAGE_KEY, 'true');
+    else window.localStorage.removeItem(HAS_MISSIONS_STORAGE_KEY);
   } catch {
     // Storage can be unavailable (private mode, quota); the session still works without it.
   }
 }
 
-/** Reads the cookie and the persisted display state; run once at start-up (and by tests). */
+function removeLegacyState(): void {
+  try {
+    window.localStorage.removeItem(LEGACY_SESSION_STORAGE_KEY);
+  } catch {
+    // Nothing to remove where there is no storage.
+  }
+}
+
+/** Reads the cookie and the has-missions flag; run once at start-up (and by tests). */
 export function initialSessionState(): SessionState {
+  removeLegacyState();
   if (!hasLoggedCookie()) {
-    writePersisted(anonymous);
+    writeHasMissions(anonymous);
     return anonymous;
   }
-  const persisted = readPersisted();
-  return {
-    isLoggedIn: true,
-    isConfirmed: false,
-    name: persisted?.name ?? null,
-    hasMissions: persisted?.hasMissions ?? false,
-  };
+  return { isLoggedIn: true, isConfirmed: false, name: null, hasMissions: readHasMissions() };
 }
 
 export const sessionStore = createStore<SessionState>(anonymous);
-sessionStore.subscribe(() => writePersisted(sessionStore.get()));
+sessionStore.subscribe(() => writeHasMissions(sessionStore.get()));
 
 export function restoreSession(): void {
   sessionStore.set(initialSessionState());

@@ -8,7 +8,7 @@ import { MemoryRouter, useLocation } from 'react-router-dom';
 import { AppProvider } from '@/app/provider';
 import { AppRoutes } from '@/app/router';
 import { resetAccountMenu } from '@/features/account/stores/account-menu';
-import { restoreSession } from '@/lib/session';
+import { HAS_MISSIONS_STORAGE_KEY, restoreSession } from '@/lib/session';
 
 import { loginAs } from './mocks/db';
 
@@ -55,20 +55,29 @@ export function renderApp(path: string, options: { queryClient?: QueryClient } =
   return { ...result, user, queryClient };
 }
 
+/**
+ * What a reload finds in storage for a logged-in member: the has-missions flag at most, never the
+ * name (src/lib/session.ts). Pair it with `loginAs`, which sets the `is-logged` cookie.
+ */
+export function storeHasMissions(hasMissions: boolean): void {
+  if (hasMissions) window.localStorage.setItem(HAS_MISSIONS_STORAGE_KEY, 'true');
+}
+
 /** The `window.dataLayer` entries with this event name. */
 export function dataLayerEvents(event: string): Record<string, unknown>[] {
   return (window.dataLayer ?? []).filter((entry) => entry.event === event);
 }
 
 /**
- * A member back on /mi-club after a reload (session cookie set, name kept), with the menu entry
+ * A member back on /mi-club after a reload (session cookie set, name read again), with the menu entry
  * `section` open and its heading shown.
  */
 export async function renderAccountSection(memberName: string, section: string, options: { queryClient?: QueryClient } = {}) {
   const member = loginAs(memberName);
-  window.localStorage.setItem('miclub:session', JSON.stringify({ name: member.name, hasMissions: member.hasMissions }));
+  storeHasMissions(member.hasMissions);
   const view = renderApp('/mi-club', options);
-  await screen.findByRole('heading', { level: 1, name: `Hola, ${member.name}` });
+  // The greeting is there at once; the name follows from GET /api/profile (never from storage).
+  await screen.findByRole('heading', { level: 1, name: /^Hola/ });
   await view.user.click(screen.getByRole('button', { name: section }));
   await screen.findByRole('heading', { level: 2, name: section });
   return view;

@@ -7,7 +7,6 @@ import { AccountHome } from '@/features/account/components/account-home';
 import { DEFAULT_MENU_INDEX, selectAccountMenuWithNotice } from '@/features/account/stores/account-menu';
 import { usePortalContext } from '@/features/context/api/get-context';
 import { setProfileTermsAgreement, useProfile } from '@/features/profile/api/get-profile';
-import { setLoginNotice } from '@/lib/login-notice';
 import { useSession } from '@/lib/session';
 
 import { performLogout, useLogout } from '../logout';
@@ -106,8 +105,7 @@ export default function MiClubRoute() {
                     onUnsubscribed={(farewell) => {
                       // The gateway already ended the session: reset like a logout, then /login
                       // (where this page sends a visitor without session) shows the farewell.
-                      setLoginNotice(farewell);
-                      void performLogout(queryClient, { notifyGateway: false });
+                      void performLogout(queryClient, { notifyGateway: false, notice: farewell });
                     }}
                   />
                 </SectionChunk>

@@ -1,6 +1,8 @@
+import { usePortalContext } from '@/features/context/api/get-context';
 import { RegistrationPage } from '@/features/registration/components/registration-page';
 
-/** /registro: the three-step registration; no session needed. */
+/** /registro: the three-step registration; no session needed, reCAPTCHA as on login. */
 export default function RegistrationRoute() {
-  return <RegistrationPage />;
+  const { context } = usePortalContext();
+  return <RegistrationPage recaptchaSiteKey={context.recaptchaSiteKey} />;
 }

@@ -378,6 +378,11 @@ type MockState = {
   movements: Record<string, MockMovement[]>;
   /** Confirmation links mailed: token → member and the address it confirms. */
   emailConfirmations: { token: string; member: MockMember; email: string }[];
+  /**
+   * Links of the notice "Tu correo de Mi Club cambió" that POST /api/profile/email/restore
+   * answers 200 with `maskedEmail` (then spent); any other token answers ERR_CONFIRMATION_INVALID.
+   */
+  emailRestorations: { token: string; maskedEmail: string }[];
   requests: { method: string; path: string; headers: Record<string, string>; body: unknown }[];
   /** Missions by member user; a member without an entry has none. */
   missions: Record<string, MockMission[]>;
@@ -411,6 +416,7 @@ function initialState(): MockState {
     terms: { ...MOCK_TERMS },
     movements: { '11.111.111-1': anaMovements() },
     emailConfirmations: [],
+    emailRestorations: [],
     requests: [],
     missions: { '11.111.111-1': anaMissions() },
     missionsLoading: [],

@@ -4,6 +4,10 @@
  * login and the password recovery, the `is-logged` cookie set on the code step and cleared on
  * logout and on a password change, the validation table of PUT /api/profile, the password rules
  * with their messages, and the password recovery (its code in `db.recovery.code`).
+ *
+ * The step-up fields (`currentPassword` of PUT /api/profile and of both unsubscribe steps) are
+ * accepted and recorded, never checked here: a test that needs the gateway's refusal
+ * (ERR_WRONG_PASSWORD, ERR_TOO_MANY_ATTEMPTS…) answers it with `server.use` and `apiError`.
  */
 import { http, HttpResponse, type DefaultBodyType, type StrictRequest } from 'msw';
 
@@ -271,6 +275,17 @@ const accountAreaHandlers = [
     // The link of a new registration is also what lets the member log in.
     entry.member.emailVerified = true;
     return HttpResponse.json({ maskedEmail: maskEmail(entry.email) });
+  }),
+
+  http.post('/api/profile/email/restore', async ({ request }) => {
+    await record(request);
+    if (csrfRejected(request)) return apiError('ERR_CSRF');
+    const { token } = ((await request.json().catch(() => null)) ?? {}) as { token?: unknown };
+    const index = db.emailRestorations.findIndex((entry) => entry.token === token);
+    const entry = db.emailRestorations[index];
+    if (!entry) return apiError('ERR_CONFIRMATION_INVALID');
+    db.emailRestorations.splice(index, 1);
+    return HttpResponse.json({ maskedEmail: entry.maskedEmail }, { headers: { 'Cache-Control': 'no-store' } });
   }),
 
   http.post('/api/profile/password', async ({ request }) => {

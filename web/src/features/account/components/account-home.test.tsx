@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { db, loginAs } from '@/testing/mocks/db';
 import { apiError } from '@/testing/mocks/handlers';
 import { server } from '@/testing/mocks/server';
-import { currentLocation, renderApp } from '@/testing/test-utils';
+import { currentLocation, renderApp, storeHasMissions } from '@/testing/test-utils';
 
 import { ACCOUNT_MENU, visibleMenuItems } from '../stores/account-menu';
 
@@ -32,7 +32,7 @@ describe('the account menu', () => {
 
   it('renders Misiones for a member with missions, Mi Cuenta selected by default', async () => {
     loginAs('Ana');
-    window.localStorage.setItem('miclub:session', JSON.stringify({ name: 'Ana', hasMissions: true }));
+    storeHasMissions(true);
     renderApp('/mi-club');
     await screen.findByRole('heading', { name: 'Hola, Ana' });
     const buttons = menuButtons();
@@ -50,7 +50,6 @@ describe('the account menu', () => {
 
   it('hides Misiones for a member without missions', async () => {
     loginAs('Bruno');
-    window.localStorage.setItem('miclub:session', JSON.stringify({ name: 'Bruno', hasMissions: false }));
     renderApp('/mi-club');
     await screen.findByRole('heading', { name: 'Hola, Bruno' });
     expect(screen.queryByRole('button', { name: 'Misiones' })).not.toBeInTheDocument();
@@ -58,7 +57,7 @@ describe('the account menu', () => {
 
   it('shows each section under its entry, Misiones included', async () => {
     loginAs('Ana');
-    window.localStorage.setItem('miclub:session', JSON.stringify({ name: 'Ana', hasMissions: true }));
+    storeHasMissions(true);
     const { user } = renderApp('/mi-club');
     await screen.findByRole('heading', { name: 'Hola, Ana' });
     for (const label of ['Mis Datos', 'Mis Movimientos', 'Términos y Condiciones', 'Misiones']) {
@@ -130,7 +129,7 @@ describe('the balance', () => {
 describe('logout', () => {
   it('calls /api/logout, resets the state and goes to /login', async () => {
     loginAs('Ana');
-    window.localStorage.setItem('miclub:session', JSON.stringify({ name: 'Ana', hasMissions: true }));
+    storeHasMissions(true);
     const { user, queryClient } = renderApp('/mi-club');
     await screen.findByTestId('balance-amount');
     await user.click(screen.getByRole('button', { name: 'Mis Movimientos' }));
@@ -139,7 +138,7 @@ describe('logout', () => {
     expect(currentLocation()).toBe('/login');
     await waitFor(() => expect(db.requests.filter((r) => r.path === '/api/logout')).toHaveLength(1));
     expect(db.requests.find((r) => r.path === '/api/logout')?.headers['x-miclub-csrf']).toBe('1');
-    expect(window.localStorage.getItem('miclub:session')).toBeNull();
+    expect(window.localStorage.length).toBe(0);
     expect(queryClient.getQueryData(['balance'])).toBeUndefined();
     expect(queryClient.getQueryData(['profile'])).toBeUndefined();
     expect(document.cookie).not.toContain('is-logged=true');
@@ -147,7 +146,7 @@ describe('logout', () => {
 
   it('resets the menu to Mi Cuenta for the next login', async () => {
     loginAs('Ana');
-    window.localStorage.setItem('miclub:session', JSON.stringify({ name: 'Ana', hasMissions: true }));
+    storeHasMissions(true);
     const { user } = renderApp('/mi-club');
     await screen.findByTestId('balance-amount');
     await user.click(screen.getByRole('button', { name: 'Misiones' }));

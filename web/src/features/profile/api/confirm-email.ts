@@ -8,6 +8,7 @@ import { queryOptions, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
 
 import { api } from '@/lib/api-client';
+import { ONE_SHOT_QUERY_OPTIONS } from '@/lib/one-shot-query';
 
 import { profileQueryKey } from './get-profile';
 
@@ -21,11 +22,7 @@ export function getConfirmEmailQueryOptions(token: string) {
   return queryOptions({
     queryKey: ['email-confirmation', token] as const,
     queryFn: () => confirmEmail(token),
-    retry: false,
-    staleTime: Infinity,
-    gcTime: Infinity,
-    refetchOnWindowFocus: false,
-    refetchOnReconnect: false,
+    ...ONE_SHOT_QUERY_OPTIONS,
   });
 }
 

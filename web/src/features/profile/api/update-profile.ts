@@ -8,7 +8,7 @@ import { api } from '@/lib/api-client';
 
 import { profileQueryKey, type MemberProfile } from './get-profile';
 
-/** The body of docs/api.md: an empty string or gender 0 clears an optional field. */
+/** The editable fields of docs/api.md: an empty string or gender 0 clears an optional field. */
 export type ProfileUpdate = {
   email: string;
   name: string;
@@ -19,14 +19,27 @@ export type ProfileUpdate = {
   gender_id: number;
 };
 
+/**
+ * The request: the fields, plus `currentPassword` (step-up) when the email differs from the
+ * member's current one. Without it such a change answers 400 ERR_INVALID_ARGUMENT, with a wrong
+ * one 422 ERR_WRONG_PASSWORD, both with `field: currentPassword`; 429 ERR_TOO_MANY_ATTEMPTS
+ * (with Retry-After) once the password throttle is reached.
+ */
+export type ProfileUpdateRequest = ProfileUpdate & { currentPassword?: string };
+
 export type ProfileUpdated = { user: MemberProfile; emailConfirmationSent: boolean };
 
-export function updateProfile(update: ProfileUpdate): Promise<ProfileUpdated> {
+export function updateProfile(update: ProfileUpdateRequest): Promise<ProfileUpdated> {
   return api.put<ProfileUpdated>('/api/profile', update);
 }
 
 export function getUpdateProfileMutationOptions() {
-  return { mutationKey: ['update-profile'] as const, mutationFn: updateProfile };
+  return {
+    mutationKey: ['update-profile'] as const,
+    mutationFn: updateProfile,
+    // The request may carry the password: it leaves memory with the form, not minutes later.
+    gcTime: 0,
+  };
 }
 
 export function useUpdateProfile() {

@@ -2,7 +2,7 @@ import { screen, waitFor } from '@testing-library/react';
 import { http } from 'msw';
 import { describe, expect, it } from 'vitest';
 
-import { db, memberNamed } from '@/testing/mocks/db';
+import { db, DEMO_PASSWORD, memberNamed } from '@/testing/mocks/db';
 import { apiError } from '@/testing/mocks/handlers';
 import { server } from '@/testing/mocks/server';
 import { dataLayerEvents, renderApp, renderAccountSection } from '@/testing/test-utils';
@@ -66,6 +66,7 @@ describe('/confirmar-correo', () => {
     const email = await screen.findByLabelText('Correo electrónico');
     await first.user.clear(email);
     await first.user.type(email, 'ana.nueva@example.cl');
+    await first.user.type(screen.getByLabelText('Contraseña actual', { selector: 'input' }), DEMO_PASSWORD);
     await first.user.click(screen.getByRole('button', { name: 'Guardar cambios' }));
     await waitFor(() => expect(screen.getByTestId('email-status')).toHaveTextContent('Sin confirmar'));
     const token = db.emailConfirmations[0]?.token ?? '';

@@ -1,10 +1,7 @@
 import { Link } from 'react-router-dom';
 
 import { Alert } from '@/components/ui/alert';
-import { Button } from '@/components/ui/button';
-import { Spinner } from '@/components/ui/spinner';
-import { ApiError } from '@/lib/api-client';
-import { toDisplayError } from '@/lib/errors';
+import { LinkOutcome } from '@/components/ui/link-outcome';
 import { useSession } from '@/lib/session';
 
 import { useConfirmEmail } from '../api/confirm-email';
@@ -26,42 +23,33 @@ export function EmailConfirmation({ token }: { token: string | null }) {
       Iniciar sesión
     </Link>
   );
-  // A 4xx is the link's final answer; no answer or a 5xx can be tried again.
-  const canRetry =
-    confirmation.isError && !(confirmation.error instanceof ApiError && confirmation.error.status < 500);
   return (
-    <div className="container page">
-      <section className="panel panel--narrow" aria-busy={confirmation.isLoading}>
-        <h1 className="panel__title">Confirmación de correo</h1>
-        {!token ? <Alert>{INVALID_CONFIRMATION_LINK}</Alert> : null}
-        {token && confirmation.isPending ? <Spinner label="Confirmando tu correo…" /> : null}
-        {confirmation.isSuccess ? (
-          <>
-            <Alert tone="success">
-              ¡Listo! Confirmamos tu correo <strong>{confirmation.data.maskedEmail}</strong>.
-              {isLoggedIn ? null : ' Ya puedes iniciar sesión en Mi Club.'}
-            </Alert>
-            {onward}
-          </>
-        ) : null}
-        {confirmation.isError ? (
-          <>
-            <Alert>{toDisplayError(confirmation.error, CONFIRMATION_FAILED).message}</Alert>
-            {canRetry ? (
-              <Button variant="secondary" onClick={() => void confirmation.refetch()} isLoading={confirmation.isFetching}>
-                Reintentar
-              </Button>
-            ) : isLoggedIn ? (
-              onward
-            ) : (
-              // Mis Datos resends for a member with a session; anyone else asks here.
-              <Link to="/registro/verificar-correo" className="btn btn--primary">
-                Pedir un nuevo enlace
-              </Link>
-            )}
-          </>
-        ) : null}
-      </section>
-    </div>
+    <LinkOutcome
+      title="Confirmación de correo"
+      token={token}
+      query={confirmation}
+      invalidLinkMessage={INVALID_CONFIRMATION_LINK}
+      loadingLabel="Confirmando tu correo…"
+      failedMessage={CONFIRMATION_FAILED}
+      success={(confirmed) => (
+        <>
+          <Alert tone="success">
+            ¡Listo! Confirmamos tu correo <strong>{confirmed.maskedEmail}</strong>.
+            {isLoggedIn ? null : ' Ya puedes iniciar sesión en Mi Club.'}
+          </Alert>
+          {onward}
+        </>
+      )}
+      onward={
+        isLoggedIn ? (
+          onward
+        ) : (
+          // Mis Datos resends for a member with a session; anyone else asks here.
+          <Link to="/registro/verificar-correo" className="btn btn--primary">
+            Pedir un nuevo enlace
+          </Link>
+        )
+      }
+    />
   );
 }

@@ -2,17 +2,19 @@ import { useRef, useState, type FormEvent } from 'react';
 
 import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
+import { PasswordField } from '@/components/ui/password-field';
 import { SelectField } from '@/components/ui/select-field';
 import { TextField } from '@/components/ui/text-field';
 import { ApiError } from '@/lib/api-client';
 import { chileToday } from '@/lib/dates';
 import { capitalizeFirst, toDisplayError } from '@/lib/errors';
-
 import { useGenders } from '@/lib/genders';
+
 import type { MemberProfile } from '../api/get-profile';
-import { useUpdateProfile, type ProfileUpdate } from '../api/update-profile';
+import { useUpdateProfile, type ProfileUpdate, type ProfileUpdateRequest } from '../api/update-profile';
 import {
   EMAIL_MAX_LENGTH,
+  MESSAGES,
   NAME_MAX_LENGTH,
   PROFILE_FIELDS,
   validateProfile,
@@ -48,8 +50,24 @@ function trimmed(values: ProfileUpdate): ProfileUpdate {
   };
 }
 
-function isProfileField(field: string | undefined): field is ProfileField {
-  return PROFILE_FIELDS.includes(field as ProfileField);
+/** The form's inputs: the profile's fields and the step-up password of an email change. */
+type FormField = ProfileField | 'currentPassword';
+type FormErrors = ProfileErrors & { currentPassword?: string };
+
+/** In the order the form shows them, for the focus on the first invalid one. */
+const FORM_FIELDS: readonly FormField[] = ['email', 'currentPassword', ...PROFILE_FIELDS.slice(1)];
+
+function isFormField(field: string | undefined): field is FormField {
+  return FORM_FIELDS.includes(field as FormField);
+}
+
+/** Which input a refusal of the gateway belongs to: its `field`, or the one its code implies. */
+function fieldOf(error: unknown): FormField | null {
+  if (!(error instanceof ApiError) || !error.body) return null;
+  const field = error.body.field;
+  if (isFormField(field)) return field;
+  if (error.code === 'ERR_WRONG_PASSWORD') return 'currentPassword';
+  return null;
 }
 
 type Saved = { emailConfirmationSentTo: string | null };
@@ -59,24 +77,35 @@ export function ProfileForm({ profile }: { profile: MemberProfile }) {
   const genders = useGenders();
   const update = useUpdateProfile();
   const [values, setValues] = useState<ProfileUpdate>(() => profileValues(profile));
-  const [errors, setErrors] = useState<ProfileErrors>({});
+  const [errors, setErrors] = useState<FormErrors>({});
   const [saved, setSaved] = useState<Saved | null>(null);
+  /**
+   * Step-up: asked for in place as soon as the email differs from the member's current one (or
+   * when the gateway asks for it), held in this component's state only and sent with that save.
+   */
+  const [currentPassword, setCurrentPassword] = useState('');
+  const [passwordAsked, setPasswordAsked] = useState(false);
+  const emailChanged = values.email.trim() !== (profile.email ?? '');
+  const asksPassword = emailChanged || passwordAsked;
   const formRef = useRef<HTMLFormElement>(null);
   const today = chileToday();
   const maxBirthDate = `${today.year - 18}-${String(today.month).padStart(2, '0')}-${String(today.day).padStart(2, '0')}`;
 
   const generalError =
-    update.isError && !(update.error instanceof ApiError && isProfileField(update.error.body?.field))
-      ? toDisplayError(update.error, PROFILE_SAVE_FAILED)
-      : null;
+    update.isError && !fieldOf(update.error) ? toDisplayError(update.error, PROFILE_SAVE_FAILED) : null;
 
-  function focusField(field: ProfileField) {
+  function focusField(field: FormField) {
     const element = formRef.current?.elements.namedItem(field);
     if (element instanceof HTMLElement) element.focus();
   }
 
   function change<F extends ProfileField>(field: F, value: ProfileUpdate[F]) {
     setValues((previous) => ({ ...previous, [field]: value }));
+    // Back to the current email: the password is no longer needed, nor kept.
+    if (field === 'email' && String(value).trim() === (profile.email ?? '') && !passwordAsked) {
+      setCurrentPassword('');
+      if (errors.currentPassword) setErrors((previous) => ({ ...previous, currentPassword: undefined }));
+    }
     setSaved(null);
     if (errors[field]) setErrors((previous) => ({ ...previous, [field]: undefined }));
   }
@@ -84,24 +113,35 @@ export function ProfileForm({ profile }: { profile: MemberProfile }) {
   function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const body = trimmed(values);
-    const found = validateProfile(body, genders.map((gender) => gender.id), today);
+    const found: FormErrors = validateProfile(body, genders.map((gender) => gender.id), today);
+    if (asksPassword && !currentPassword) found.currentPassword = MESSAGES.currentPasswordForEmail;
     setErrors(found);
     setSaved(null);
-    const firstInvalid = PROFILE_FIELDS.find((field) => found[field]);
+    const firstInvalid = FORM_FIELDS.find((field) => found[field]);
     if (firstInvalid) {
       focusField(firstInvalid);
       return;
     }
-    update.mutate(body, {
+    const request: ProfileUpdateRequest = asksPassword ? { ...body, currentPassword } : body;
+    update.mutate(request, {
       onSuccess: (answer) => {
         setValues(profileValues(answer.user));
-        setSaved({ emailConfirmationSentTo: answer.emailConfirmationSent ? answer.user.email : null });
+        setCurrentPassword('');
+        setPasswordAsked(false);
+        // The link goes to the address asked for, which may take effect only once confirmed.
+        setSaved({ emailConfirmationSentTo: answer.emailConfirmationSent ? request.email : null });
       },
       onError: (error) => {
-        const field = error instanceof ApiError ? error.body?.field : undefined;
-        if (error instanceof ApiError && error.body && isProfileField(field)) {
+        const field = fieldOf(error);
+        if (field && error instanceof ApiError && error.body) {
           setErrors({ [field]: capitalizeFirst(error.body.message) });
-          focusField(field);
+          if (field === 'currentPassword' && !asksPassword) {
+            // The gateway asked for a password the form did not: the field appears, then focus.
+            setPasswordAsked(true);
+            requestAnimationFrame(() => focusField(field));
+          } else {
+            focusField(field);
+          }
         }
       },
     });
@@ -134,6 +174,21 @@ export function ProfileForm({ profile }: { profile: MemberProfile }) {
         hint="Si lo cambias, te enviaremos un enlace para confirmar el nuevo correo."
         required
       />
+      {asksPassword ? (
+        <PasswordField
+          name="currentPassword"
+          label="Contraseña actual"
+          autoComplete="current-password"
+          value={currentPassword}
+          onChange={(event) => {
+            setCurrentPassword(event.target.value);
+            if (errors.currentPassword) setErrors((previous) => ({ ...previous, currentPassword: undefined }));
+          }}
+          hint="Para cambiar tu correo, confirma que eres tú con tu contraseña."
+          error={errors.currentPassword ?? null}
+          required
+        />
+      ) : null}
       <div className="form-grid">
         <TextField
           {...field('name')}

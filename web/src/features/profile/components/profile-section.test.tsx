@@ -3,7 +3,7 @@ import { delay, http, HttpResponse } from 'msw';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
 import { FALLBACK_GENDERS } from '@/lib/genders';
-import { db, findMember, memberNamed, MOCK_NOW } from '@/testing/mocks/db';
+import { db, DEMO_PASSWORD, findMember, memberNamed, MOCK_NOW } from '@/testing/mocks/db';
 import { apiError } from '@/testing/mocks/handlers';
 import { server } from '@/testing/mocks/server';
 import { renderAccountSection } from '@/testing/test-utils';
@@ -20,8 +20,10 @@ const LABELS = {
 };
 
 function input(label: string): HTMLInputElement {
-  return screen.getByLabelText(label);
+  return screen.getByLabelText(label, { selector: 'input, select' });
 }
+
+const CURRENT_PASSWORD = 'Contraseña actual';
 
 /** The error is shown, announced, and tied to its field. */
 function expectFieldError(label: string, message: string) {
@@ -203,12 +205,16 @@ describe('Mis Datos', () => {
     const { user } = await openMisDatos();
     await user.clear(input(LABELS.email));
     await user.type(input(LABELS.email), 'ana.nueva@example.cl');
+    await user.type(input(CURRENT_PASSWORD), DEMO_PASSWORD);
     await user.click(screen.getByRole('button', { name: 'Guardar cambios' }));
     expect(await screen.findByRole('status')).toHaveTextContent(
       'Tus datos fueron actualizados. Te enviamos un enlace de confirmación a ana.nueva@example.cl',
     );
     expect(screen.getByTestId('email-status')).toHaveTextContent('Sin confirmar');
     expect(db.emailConfirmations.map((entry) => entry.email)).toEqual(['ana.nueva@example.cl']);
+    expect(putRequests()[0]?.body).toMatchObject({ email: 'ana.nueva@example.cl', currentPassword: DEMO_PASSWORD });
+    // Saved: the password leaves the form (and the field, the email being current again).
+    expect(screen.queryByLabelText(CURRENT_PASSWORD, { selector: 'input' })).not.toBeInTheDocument();
   });
 
   it('shows that it is saving while the update is on its way', async () => {
@@ -280,5 +286,96 @@ describe('Mis Datos', () => {
       '6 No me identifico con las opciones disponibles',
       '7 Otros',
     ]);
+  });
+});
+
+describe('the step-up of an email change in Mis Datos', () => {
+  it('asks for the current password in place as soon as the email differs, and not otherwise', async () => {
+    const { user } = await openMisDatos();
+    expect(screen.queryByLabelText(CURRENT_PASSWORD, { selector: 'input' })).not.toBeInTheDocument();
+    await user.type(input(LABELS.email), 'x');
+    const password = input(CURRENT_PASSWORD);
+    expect(password).toHaveAttribute('type', 'password');
+    expect(password).toHaveAttribute('autocomplete', 'current-password');
+    expect(password).toBeRequired();
+    await user.type(password, 'algo');
+
+    // Back to the current email: no password asked for, none kept.
+    await user.type(input(LABELS.email), '{Backspace}');
+    expect(input(LABELS.email)).toHaveValue('ana@example.cl');
+    expect(screen.queryByLabelText(CURRENT_PASSWORD, { selector: 'input' })).not.toBeInTheDocument();
+    await user.type(input(LABELS.email), 'x');
+    expect(input(CURRENT_PASSWORD)).toHaveValue('');
+  });
+
+  it('refuses to send a new email without the password, with the message under its field', async () => {
+    const { user } = await openMisDatos();
+    await user.clear(input(LABELS.email));
+    await user.type(input(LABELS.email), 'ana.nueva@example.cl');
+    await user.click(screen.getByRole('button', { name: 'Guardar cambios' }));
+    expectFieldError(CURRENT_PASSWORD, 'Ingresa tu contraseña actual para cambiar tu correo.');
+    expect(input(CURRENT_PASSWORD)).toHaveFocus();
+    expect(putRequests()).toHaveLength(0);
+  });
+
+  it('shows a wrong password (422 ERR_WRONG_PASSWORD) under its field, changes nothing and does not log out', async () => {
+    server.use(http.put('/api/profile', () => apiError('ERR_WRONG_PASSWORD', { field: 'currentPassword' })));
+    const { user } = await openMisDatos();
+    await user.clear(input(LABELS.email));
+    await user.type(input(LABELS.email), 'ana.nueva@example.cl');
+    await user.type(input(CURRENT_PASSWORD), 'NoEsMiClave1');
+    await user.click(screen.getByRole('button', { name: 'Guardar cambios' }));
+    await waitFor(() => expectFieldError(CURRENT_PASSWORD, 'La contraseña actual no es correcta.'));
+    expect(input(CURRENT_PASSWORD)).toHaveFocus();
+    expect(screen.queryByText(/Tus datos fueron actualizados/)).not.toBeInTheDocument();
+    expect(screen.getByRole('heading', { level: 2, name: 'Mis Datos' })).toBeInTheDocument();
+    expect(memberNamed('Ana').email).toBe('ana@example.cl');
+    // Typing again clears the message.
+    await user.type(input(CURRENT_PASSWORD), 'x');
+    expect(input(CURRENT_PASSWORD)).not.toHaveAttribute('aria-invalid');
+  });
+
+  it("shows the field with the gateway's message when the gateway asks for a password the form did not", async () => {
+    server.use(
+      http.put('/api/profile', () =>
+        apiError('ERR_INVALID_ARGUMENT', {
+          field: 'currentPassword',
+          message: 'Ingresa tu contraseña actual para cambiar tu correo.',
+        }),
+      ),
+    );
+    const { user } = await openMisDatos();
+    await user.click(screen.getByRole('button', { name: 'Guardar cambios' }));
+    await waitFor(() => expectFieldError(CURRENT_PASSWORD, 'Ingresa tu contraseña actual para cambiar tu correo.'));
+    await waitFor(() => expect(input(CURRENT_PASSWORD)).toHaveFocus());
+  });
+
+  it("shows the throttle's message (429 ERR_TOO_MANY_ATTEMPTS) above the form", async () => {
+    server.use(
+      http.put('/api/profile', () =>
+        HttpResponse.json(
+          { code: 'ERR_TOO_MANY_ATTEMPTS', message: 'Demasiados intentos. Espera unos minutos e intenta de nuevo.' },
+          { status: 429, headers: { 'Retry-After': '4' } },
+        ),
+      ),
+    );
+    const { user } = await openMisDatos();
+    await user.clear(input(LABELS.email));
+    await user.type(input(LABELS.email), 'ana.nueva@example.cl');
+    await user.type(input(CURRENT_PASSWORD), DEMO_PASSWORD);
+    await user.click(screen.getByRole('button', { name: 'Guardar cambios' }));
+    expect(await screen.findByRole('alert')).toHaveTextContent('Demasiados intentos. Espera unos minutos e intenta de nuevo.');
+    expect(input(CURRENT_PASSWORD)).not.toHaveAttribute('aria-invalid');
+  });
+
+  it('never writes the password to browser storage', async () => {
+    const { user } = await openMisDatos();
+    await user.clear(input(LABELS.email));
+    await user.type(input(LABELS.email), 'ana.nueva@example.cl');
+    await user.type(input(CURRENT_PASSWORD), DEMO_PASSWORD);
+    await user.click(screen.getByRole('button', { name: 'Guardar cambios' }));
+    await screen.findByText(/Te enviamos un enlace de confirmación/);
+    const stored = JSON.stringify([{ ...window.localStorage }, { ...window.sessionStorage }, document.cookie]);
+    expect(stored).not.toContain(DEMO_PASSWORD);
   });
 });

@@ -31,6 +31,8 @@ export const PROFILE_FIELDS: readonly ProfileField[] = [
 export const MESSAGES = {
   ...PERSONAL_DATA_MESSAGES,
   currentPasswordEmpty: 'Ingresa tu contraseña actual.',
+  /** The gateway's 400 (`field: currentPassword`) for an email change without the password. */
+  currentPasswordForEmail: 'Ingresa tu contraseña actual para cambiar tu correo.',
   passwordTooShort: PASSWORD_LENGTH_MESSAGES.tooShort,
   passwordTooLong: PASSWORD_LENGTH_MESSAGES.tooLong,
   passwordUnchanged: 'La nueva contraseña debe ser distinta de la actual.',

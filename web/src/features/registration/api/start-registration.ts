@@ -1,16 +1,21 @@
 /**
  * POST /api/registration: step 1. Starts a new flow (replacing any earlier one of this browser)
  * for a RUT with the ID card's serial number, or a foreign document with its issuing country.
- * 201 answers the view at step 2.
+ * 201 answers the view at step 2. Protected by reCAPTCHA like login: the `recaptcha-token`
+ * header, Google's token when the portal context gives a site key.
  */
 import { useMutation } from '@tanstack/react-query';
 
 import { api } from '@/lib/api-client';
+import { getRecaptchaToken } from '@/lib/recaptcha';
 
 import type { RegistrationIdentity, RegistrationView } from './get-registration';
 
-export function startRegistration(identity: RegistrationIdentity): Promise<RegistrationView> {
-  return api.post<RegistrationView>('/api/registration', identity);
+export type StartRegistrationInput = { identity: RegistrationIdentity; recaptchaSiteKey: string | null };
+
+export async function startRegistration({ identity, recaptchaSiteKey }: StartRegistrationInput): Promise<RegistrationView> {
+  const token = await getRecaptchaToken(recaptchaSiteKey, 'registration');
+  return api.post<RegistrationView>('/api/registration', identity, { headers: { 'recaptcha-token': token } });
 }
 
 export function getStartRegistrationMutationOptions() {

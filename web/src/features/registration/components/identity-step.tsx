@@ -45,9 +45,19 @@ type IdentityStepProps = {
   carried: { tone: 'error' | 'info'; display: DisplayError } | null;
   onStarted: (view: RegistrationView) => void;
   onFailed: (error: unknown) => void;
+  /** The portal context's reCAPTCHA site key (null: no challenge, as in standalone). */
+  recaptchaSiteKey: string | null;
 };
 
-export function IdentityStep({ form, onFormChange, focusHeading, carried, onStarted, onFailed }: IdentityStepProps) {
+export function IdentityStep({
+  form,
+  onFormChange,
+  focusHeading,
+  carried,
+  onStarted,
+  onFailed,
+  recaptchaSiteKey,
+}: IdentityStepProps) {
   const start = useStartRegistration();
   const [errors, setErrors] = useState<IdentityErrors>({});
   const formRef = useRef<HTMLFormElement>(null);
@@ -104,7 +114,7 @@ export function IdentityStep({ form, onFormChange, focusHeading, carried, onStar
       focusField(firstInvalid);
       return;
     }
-    start.mutate(identityBody(form), {
+    start.mutate({ identity: identityBody(form), recaptchaSiteKey }, {
       onSuccess: onStarted,
       onError: (error) => {
         onFailed(error);

@@ -1,6 +1,6 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { delay, http, HttpResponse } from 'msw';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 
 import { db, memberNamed, UNVERIFIABLE_CARD_SERIAL, type MockRegistration } from '@/testing/mocks/db';
 import { apiError, PASSWORD_MESSAGES } from '@/testing/mocks/handlers';
@@ -96,6 +96,38 @@ const NORA_SAVED = {
 };
 
 describe('step 1 of the registration', () => {
+  it('sends the recaptcha-token header like login: the standalone token without a site key', async () => {
+    const view = await openRegistration();
+    await screen.findByRole('heading', { level: 2, name: STEP_1 });
+    await fillRut(view);
+    await submitStep1(view);
+    await screen.findByRole('heading', { level: 2, name: STEP_2 });
+    expect(requests('/api/registration')[0]?.headers['recaptcha-token']).toBe('standalone');
+  });
+
+  it("sends Google's token for the action 'registration' when the context gives a site key", async () => {
+    db.context.recaptchaSiteKey = 'clave-del-sitio';
+    const execute = vi.fn((_siteKey: string, _options: { action: string }) => Promise.resolve('token-de-google'));
+    const view = await openRegistration();
+    await screen.findByRole('heading', { level: 2, name: STEP_1 });
+    await fillRut(view);
+    await submitStep1(view);
+    // Google's script is added on demand; stand in for it once it is there.
+    const script = await waitFor(() => {
+      const found = document.head.querySelector<HTMLScriptElement>('script[src*="recaptcha/api.js"]');
+      if (!found) throw new Error('no reCAPTCHA script yet');
+      return found;
+    });
+    expect(script.src).toContain('render=clave-del-sitio');
+    window.grecaptcha = { ready: (callback) => callback(), execute };
+    script.dispatchEvent(new Event('load'));
+    await screen.findByRole('heading', { level: 2, name: STEP_2 });
+    expect(execute).toHaveBeenCalledWith('clave-del-sitio', { action: 'registration' });
+    expect(requests('/api/registration')[0]?.headers['recaptcha-token']).toBe('token-de-google');
+    script.remove();
+    delete window.grecaptcha;
+  });
+
   it('replaces the coming-soon placeholder and starts at step 1 when the gateway has no registration', async () => {
     await openRegistration();
     expect(await screen.findByRole('heading', { level: 2, name: STEP_1 })).toBeInTheDocument();

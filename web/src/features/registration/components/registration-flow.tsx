@@ -40,15 +40,20 @@ export function registrationDoneText(maskedEmail: string): string {
 type Stage = 1 | 2 | 3 | 'done';
 type Carried = { tone: 'error' | 'info'; display: DisplayError };
 
+type RegistrationFlowProps = { recaptchaSiteKey: string | null };
+
 /** Reads the flow in progress once, then hands it to the steps. */
-export function RegistrationFlow() {
+export function RegistrationFlow({ recaptchaSiteKey }: RegistrationFlowProps) {
   const registration = useRegistration();
   if (registration.isPending) return <Spinner label="Cargando tu registro…" />;
   // No flow (404) or no answer: the member starts at step 1; a new flow replaces any other.
-  return <RegistrationSteps initial={registration.data ?? null} />;
+  return <RegistrationSteps initial={registration.data ?? null} recaptchaSiteKey={recaptchaSiteKey} />;
 }
 
-function RegistrationSteps({ initial }: { initial: RegistrationView | null }) {
+function RegistrationSteps({
+  initial,
+  recaptchaSiteKey,
+}: { initial: RegistrationView | null } & RegistrationFlowProps) {
   const [stage, setStage] = useState<Stage>(initial?.step ?? 1);
   // The first step shown keeps the page's own focus (the h1 after navigation); later ones take it.
   const [hasMoved, setHasMoved] = useState(false);
@@ -140,6 +145,7 @@ function RegistrationSteps({ initial }: { initial: RegistrationView | null }) {
       onFormChange={setIdentity}
       focusHeading={hasMoved}
       carried={carried}
+      recaptchaSiteKey={recaptchaSiteKey}
       onStarted={(view) => {
         track('registro_paso_1', { tipo_documento: documentKind });
         setCarried(null);

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { db, loginAs } from '@/testing/mocks/db';
 import { apiError } from '@/testing/mocks/handlers';
 import { server } from '@/testing/mocks/server';
-import { renderApp } from '@/testing/test-utils';
+import { renderApp, storeHasMissions } from '@/testing/test-utils';
 
 describe('/terminos-y-condiciones', () => {
   it('shows the terms in force to a visitor, paragraph by paragraph, with header and footer', async () => {
@@ -22,7 +22,7 @@ describe('/terminos-y-condiciones', () => {
 
   it('shows the same text to a logged-in member', async () => {
     loginAs('Ana');
-    window.localStorage.setItem('miclub:session', JSON.stringify({ name: 'Ana', hasMissions: true }));
+    storeHasMissions(true);
     renderApp('/terminos-y-condiciones');
     expect(await screen.findByRole('heading', { level: 2, name: db.terms.title })).toBeInTheDocument();
     expect(within(screen.getByRole('banner')).getByRole('link', { name: /Hola, Ana/ })).toBeInTheDocument();

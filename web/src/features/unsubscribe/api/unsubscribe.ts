@@ -1,5 +1,6 @@
 /**
- * POST /api/unsubscribe: step 2, sent once the member confirms in the modal. The gateway erases
+ * POST /api/unsubscribe: step 2, sent once the member confirms in the modal, with step 1's
+ * identity and password again (the same step-up errors as step 1). The gateway erases
  * the member's personal data, disables the credentials, revokes every session and clears the
  * session cookies; the answer gives the date.
  */
@@ -17,7 +18,12 @@ export function unsubscribe(request: UnsubscribeRequest): Promise<Unsubscribed> 
 }
 
 export function getUnsubscribeMutationOptions() {
-  return { mutationKey: ['unsubscribe'] as const, mutationFn: unsubscribe };
+  return {
+    mutationKey: ['unsubscribe'] as const,
+    mutationFn: unsubscribe,
+    // The variables hold the password: they leave memory with the flow, not minutes later.
+    gcTime: 0,
+  };
 }
 
 export function useUnsubscribe() {

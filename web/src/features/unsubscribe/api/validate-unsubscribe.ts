@@ -1,13 +1,14 @@
 /**
  * POST /api/unsubscribe/validate: step 1. The RUT or document and the email must be the
- * member's own (422 ERR_IDENTITY_MISMATCH otherwise); the answer says whether the member already
- * unsubscribed, and when.
+ * member's own (422 ERR_IDENTITY_MISMATCH otherwise), and `currentPassword` the member's password
+ * (step-up: 422 ERR_WRONG_PASSWORD with `field: currentPassword`, 429 ERR_TOO_MANY_ATTEMPTS once
+ * throttled); the answer says whether the member already unsubscribed, and when.
  */
 import { useMutation } from '@tanstack/react-query';
 
 import { api } from '@/lib/api-client';
 
-export type UnsubscribeIdentity = { user: string; email: string };
+export type UnsubscribeIdentity = { user: string; email: string; currentPassword: string };
 export type UnsubscribeValidation =
   | { alreadyUnsubscribed: false }
   | { alreadyUnsubscribed: true; unsubscribedAt: string };
@@ -17,7 +18,12 @@ export function validateUnsubscribe(identity: UnsubscribeIdentity): Promise<Unsu
 }
 
 export function getValidateUnsubscribeMutationOptions() {
-  return { mutationKey: ['unsubscribe', 'validate'] as const, mutationFn: validateUnsubscribe };
+  return {
+    mutationKey: ['unsubscribe', 'validate'] as const,
+    mutationFn: validateUnsubscribe,
+    // The variables hold the password: they leave memory with the flow, not minutes later.
+    gcTime: 0,
+  };
 }
 
 export function useValidateUnsubscribe() {

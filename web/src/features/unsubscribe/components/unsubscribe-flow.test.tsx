@@ -2,8 +2,7 @@ import { screen, waitFor, within } from '@testing-library/react';
 import { delay, http } from 'msw';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
-import { SESSION_STORAGE_KEY } from '@/lib/session';
-import { db, memberNamed, MOCK_NOW } from '@/testing/mocks/db';
+import { db, DEMO_PASSWORD, memberNamed, MOCK_NOW } from '@/testing/mocks/db';
 import { apiError, REGISTER_ACTION } from '@/testing/mocks/handlers';
 import { server } from '@/testing/mocks/server';
 import { currentLocation, dataLayerEvents, renderAccountSection } from '@/testing/test-utils';
@@ -40,9 +39,14 @@ async function openUnsubscribe(): Promise<View> {
   return view;
 }
 
-async function submitIdentity(view: View, typed = '111111111', email = 'ana@example.cl') {
+function passwordInput(): HTMLInputElement {
+  return screen.getByLabelText('Contraseña actual', { selector: 'input' });
+}
+
+async function submitIdentity(view: View, typed = '111111111', email = 'ana@example.cl', password = DEMO_PASSWORD) {
   await view.user.type(screen.getByLabelText('RUT'), typed);
   await view.user.type(screen.getByLabelText('Correo electrónico'), email);
+  if (password) await view.user.type(passwordInput(), password);
   await view.user.click(screen.getByRole('button', { name: 'Continuar' }));
 }
 
@@ -85,12 +89,84 @@ describe('step 1 of the unsubscribe', () => {
     expect(requests('/api/unsubscribe/validate')).toHaveLength(0);
   });
 
+  it('asks for the current password beside the document and email, for a password manager to fill', async () => {
+    const view = await openUnsubscribe();
+    const password = passwordInput();
+    expect(password).toHaveAttribute('type', 'password');
+    expect(password).toHaveAttribute('autocomplete', 'current-password');
+    await submitIdentity(view, '111111111', 'ana@example.cl', '');
+    expect(describedText(password)).toContain('Ingresa tu contraseña actual.');
+    expect(password).toHaveAttribute('aria-invalid', 'true');
+    expect(password).toHaveFocus();
+    expect(requests('/api/unsubscribe/validate')).toHaveLength(0);
+    expect(dataLayerEvents('desuscripción_fallida')).toEqual([]);
+  });
+
+  it('shows a wrong password (422 ERR_WRONG_PASSWORD) under the password field and stays at step 1', async () => {
+    const sent: unknown[] = [];
+    server.use(
+      http.post('/api/unsubscribe/validate', async ({ request }) => {
+        sent.push(await request.json());
+        return apiError('ERR_WRONG_PASSWORD', { field: 'currentPassword' });
+      }),
+    );
+    const view = await openUnsubscribe();
+    await submitIdentity(view, '111111111', 'ana@example.cl', 'NoEsMiClave1');
+    await waitFor(() => expect(passwordInput()).toHaveAttribute('aria-invalid', 'true'));
+    expect(describedText(passwordInput())).toContain('La contraseña actual no es correcta.');
+    expect(passwordInput()).toHaveFocus();
+    expect(screen.getByRole('heading', { level: 3, name: STEP_1 })).toBeInTheDocument();
+    expect(sent).toEqual([{ user: '11.111.111-1', email: 'ana@example.cl', currentPassword: 'NoEsMiClave1' }]);
+    expect(dataLayerEvents('desuscripción_fallida')).toEqual([
+      { event: 'desuscripción_fallida', paso: 1, codigo_error: 'ERR_WRONG_PASSWORD' },
+    ]);
+
+    // Typing again clears the message; the right password moves on.
+    server.resetHandlers();
+    await view.user.clear(passwordInput());
+    expect(passwordInput()).not.toHaveAttribute('aria-invalid');
+    await view.user.type(passwordInput(), DEMO_PASSWORD);
+    await view.user.click(screen.getByRole('button', { name: 'Continuar' }));
+    expect(await screen.findByRole('heading', { level: 3, name: STEP_2 })).toBeInTheDocument();
+  });
+
+  it("shows the gateway's message when the password throttle answers 429", async () => {
+    server.use(http.post('/api/unsubscribe/validate', () => apiError('ERR_TOO_MANY_ATTEMPTS')));
+    const view = await openUnsubscribe();
+    await submitIdentity(view);
+    expect(await screen.findByRole('alert')).toHaveTextContent(
+      'Demasiados intentos. Espera unos minutos e intenta de nuevo.',
+    );
+    expect(dataLayerEvents('desuscripción_fallida')).toEqual([
+      { event: 'desuscripción_fallida', paso: 1, codigo_error: 'ERR_TOO_MANY_ATTEMPTS' },
+    ]);
+  });
+
+  it('keeps the password in memory only: never in storage, and out of the mutation cache once the flow closes', async () => {
+    const view = await openUnsubscribe();
+    await reachReasons(view);
+    const stored = JSON.stringify([{ ...window.localStorage }, { ...window.sessionStorage }, document.cookie]);
+    expect(stored).not.toContain(DEMO_PASSWORD);
+    await view.user.click(screen.getByRole('button', { name: 'Volver' }));
+    await view.user.click(await screen.findByRole('button', { name: 'Cancelar' }));
+    await screen.findByRole('heading', { level: 2, name: 'Mis Datos' });
+    await waitFor(() =>
+      expect(JSON.stringify(view.queryClient.getMutationCache().getAll().map((m) => m.state.variables))).not.toContain(
+        DEMO_PASSWORD,
+      ),
+    );
+  });
+
   it("refuses an identity that is not the member's own with the gateway's message", async () => {
     const view = await openUnsubscribe();
     await submitIdentity(view, '222222222', 'bruno@example.cl');
     expect(await screen.findByRole('alert')).toHaveTextContent('Los datos ingresados no coinciden con los de tu cuenta.');
     expect(screen.getByRole('heading', { level: 3, name: STEP_1 })).toBeInTheDocument();
-    expect(requests('/api/unsubscribe/validate')[0]?.body).toEqual({ user: '22.222.222-2', email: 'bruno@example.cl' });
+    expect(requests('/api/unsubscribe/validate')[0]?.body).toEqual({
+      user: '22.222.222-2',
+      email: 'bruno@example.cl',
+      currentPassword: DEMO_PASSWORD,
+    });
     expect(requests('/api/unsubscribe/validate')[0]?.headers['x-miclub-csrf']).toBe('1');
     expect(dataLayerEvents('desuscripción_fallida')).toEqual([
       { event: 'desuscripción_fallida', paso: 1, codigo_error: 'ERR_IDENTITY_MISMATCH' },
@@ -230,9 +306,10 @@ describe('step 2 of the unsubscribe', () => {
       email: 'ana@example.cl',
       reasonId: 99,
       reasonText: 'Me cambio de ciudad',
+      currentPassword: DEMO_PASSWORD,
     });
     expect(requests('/api/logout')).toHaveLength(0);
-    expect(window.localStorage.getItem(SESSION_STORAGE_KEY)).toBeNull();
+    expect(window.localStorage.length).toBe(0);
     expect(document.cookie).not.toContain('is-logged=true');
     expect(view.queryClient.getQueryData(['profile'])).toBeUndefined();
     expect(dataLayerEvents('desuscripción_confirmada')).toEqual([{ event: 'desuscripción_confirmada', motivo: 99 }]);
@@ -244,6 +321,24 @@ describe('step 2 of the unsubscribe', () => {
     const alert = await screen.findByRole('alert');
     expect(alert).toHaveTextContent('Te diste de baja de Mi Club el 21-11-2026. Si quieres volver, puedes registrarte de nuevo.');
     expect(within(alert).getByRole('link', { name: REGISTER_ACTION.urlName })).toHaveAttribute('href', '/registro');
+  });
+
+  it('sends the member back to step 1 with the message under the password when step 2 finds it wrong', async () => {
+    server.use(http.post('/api/unsubscribe', () => apiError('ERR_WRONG_PASSWORD', { field: 'currentPassword' })));
+    const view = await openUnsubscribe();
+    await reachReasons(view);
+    await view.user.click(screen.getByRole('radio', { name: 'No uso los beneficios del club' }));
+    await view.user.click(screen.getByRole('button', { name: 'Continuar' }));
+    const dialog = await screen.findByRole('dialog', { name: CONFIRM_TITLE });
+    await view.user.click(within(dialog).getByRole('button', { name: 'Sí, darme de baja' }));
+    expect(await screen.findByRole('heading', { level: 3, name: STEP_1 })).toBeInTheDocument();
+    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+    expect(passwordInput()).toHaveAttribute('aria-invalid', 'true');
+    expect(describedText(passwordInput())).toContain('La contraseña actual no es correcta.');
+    expect(dataLayerEvents('desuscripción_fallida')).toEqual([
+      { event: 'desuscripción_fallida', paso: 2, codigo_error: 'ERR_WRONG_PASSWORD' },
+    ]);
+    expect(memberNamed('Ana').unsubscribedAt).toBeNull();
   });
 
   it('sends the member back to step 1 when the identity no longer matches at the end', async () => {

@@ -1,13 +1,17 @@
 /**
- * "Darme de baja de Mi Club", opened from Mis Datos: the member confirms who they are (step 1),
- * says why they leave (step 2), and confirms in a modal that explains what happens. After the
- * gateway's confirmation the app resets to the logged-out state and shows the farewell.
+ * "Darme de baja de Mi Club", opened from Mis Datos: the member confirms who they are with the
+ * document, the email and the current password (step 1: the document and email alone are shown
+ * to whoever holds the session), says why they leave (step 2), and confirms in a modal that
+ * explains what happens. The password is held in this flow's state only, for step 2's request,
+ * and is never stored. After the gateway's confirmation the app resets to the logged-out state
+ * and shows the farewell.
  */
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 
 import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
 import { Modal } from '@/components/ui/modal';
+import { PasswordField } from '@/components/ui/password-field';
 import { Spinner } from '@/components/ui/spinner';
 import { TextField } from '@/components/ui/text-field';
 import { TextareaField } from '@/components/ui/textarea-field';
@@ -24,9 +28,11 @@ import {
   farewellText,
   REASON_TEXT_MAX_LENGTH,
   unsubscribeFailure,
+  validateCurrentPassword,
   validateEmail,
   validateReason,
   type IdentityErrors,
+  type IdentityField,
   type ReasonErrors,
 } from '../utils/unsubscribe-rules';
 
@@ -44,16 +50,20 @@ type UnsubscribeFlowProps = {
 
 type Step = { name: 'identity' } | { name: 'reason' } | { name: 'already'; unsubscribedAt: string };
 
+/** Why the member is back at step 1: a general message, or one for a field of step 1. */
+type Carried = { display: DisplayError } | { field: IdentityField; message: string };
+
 export function UnsubscribeFlow({ onClose, onUnsubscribed }: UnsubscribeFlowProps) {
   const [step, setStep] = useState<Step>({ name: 'identity' });
   const [hasMoved, setHasMoved] = useState(false);
   const [user, setUser] = useState('');
   const [isForeign, setIsForeign] = useState(false);
   const [email, setEmail] = useState('');
+  const [currentPassword, setCurrentPassword] = useState('');
   const [reasonId, setReasonId] = useState<number | null>(null);
   const [reasonText, setReasonText] = useState('');
-  /** Why the member is back at step 1 (the identity no longer matched at the end). */
-  const [carriedError, setCarriedError] = useState<DisplayError | null>(null);
+  /** Why the member is back at step 1 (the identity or the password no longer matched at the end). */
+  const [carried, setCarried] = useState<Carried | null>(null);
   const titleId = useId();
 
   function goTo(next: Step) {
@@ -68,13 +78,13 @@ export function UnsubscribeFlow({ onClose, onUnsubscribed }: UnsubscribeFlowProp
     content = (
       <ReasonStep
         focusHeading={hasMoved}
-        identity={{ user: user.trim(), email: email.trim() }}
+        identity={{ user: user.trim(), email: email.trim(), currentPassword }}
         reasonId={reasonId}
         onReasonIdChange={setReasonId}
         reasonText={reasonText}
         onReasonTextChange={setReasonText}
-        onBack={(error) => {
-          setCarriedError(error);
+        onBack={(reason) => {
+          setCarried(reason);
           goTo({ name: 'identity' });
         }}
         onUnsubscribed={onUnsubscribed}
@@ -90,9 +100,13 @@ export function UnsubscribeFlow({ onClose, onUnsubscribed }: UnsubscribeFlowProp
         onForeignChange={setIsForeign}
         email={email}
         onEmailChange={setEmail}
-        carriedError={carriedError}
+        currentPassword={currentPassword}
+        onCurrentPasswordChange={setCurrentPassword}
+        carried={carried}
         onValidated={(answer) => {
-          setCarriedError(null);
+          setCarried(null);
+          // A member who already left has no step 2 to keep the password for.
+          if (answer.name === 'already') setCurrentPassword('');
           goTo(answer);
         }}
         onClose={onClose}
@@ -129,17 +143,23 @@ type IdentityStepProps = {
   onForeignChange: (value: boolean) => void;
   email: string;
   onEmailChange: (value: string) => void;
-  carriedError: DisplayError | null;
+  currentPassword: string;
+  onCurrentPasswordChange: (value: string) => void;
+  carried: Carried | null;
   onValidated: (next: Step) => void;
   onClose: () => void;
 };
 
 function IdentityStep(props: IdentityStepProps) {
-  const { focusHeading, user, isForeign, email, carriedError, onValidated, onClose } = props;
+  const { focusHeading, user, isForeign, email, currentPassword, carried, onValidated, onClose } = props;
   const validate = useValidateUnsubscribe();
-  const [errors, setErrors] = useState<IdentityErrors>({});
+  const [errors, setErrors] = useState<IdentityErrors>(() =>
+    carried && 'field' in carried ? { [carried.field]: carried.message } : {},
+  );
   const headingRef = useStepHeading(focusHeading);
   const emailRef = useRef<HTMLInputElement>(null);
+  const passwordRef = useRef<HTMLInputElement>(null);
+  const carriedError = carried && 'display' in carried ? carried.display : null;
   const formRef = useRef<HTMLFormElement>(null);
   const titleId = useId();
 
@@ -154,6 +174,8 @@ function IdentityStep(props: IdentityStepProps) {
     if (userError) found.user = userError;
     const emailError = validateEmail(email);
     if (emailError) found.email = emailError;
+    const passwordError = validateCurrentPassword(currentPassword);
+    if (passwordError) found.currentPassword = passwordError;
     setErrors(found);
     if (found.user) {
       formRef.current?.querySelector<HTMLInputElement>('input[name="user"]')?.focus();
@@ -163,8 +185,12 @@ function IdentityStep(props: IdentityStepProps) {
       emailRef.current?.focus();
       return;
     }
+    if (found.currentPassword) {
+      passwordRef.current?.focus();
+      return;
+    }
     validate.mutate(
-      { user: user.trim(), email: email.trim() },
+      { user: user.trim(), email: email.trim(), currentPassword },
       {
         onSuccess: (answer) => {
           track('desuscripción_paso_1', { ya_desuscrito: answer.alreadyUnsubscribed });
@@ -175,8 +201,9 @@ function IdentityStep(props: IdentityStepProps) {
         onError: (error) => {
           track('desuscripción_fallida', { paso: 1, codigo_error: errorCodeOf(error) });
           const next = unsubscribeFailure(error);
-          if (next.kind === 'field' && (next.field === 'user' || next.field === 'email')) {
+          if (next.kind === 'field' && isIdentityField(next.field)) {
             setErrors({ [next.field]: next.message });
+            if (next.field === 'currentPassword') passwordRef.current?.focus();
           }
         },
       },
@@ -188,7 +215,7 @@ function IdentityStep(props: IdentityStepProps) {
       <h3 className="unsubscribe__title" id={titleId} ref={headingRef} tabIndex={-1}>
         Paso 1 de 2: confirma que eres tú
       </h3>
-      <p>Para darte de baja, ingresa el RUT o documento y el correo electrónico de tu cuenta.</p>
+      <p>Para darte de baja, ingresa el RUT o documento y el correo electrónico de tu cuenta, y tu contraseña actual.</p>
       {generalError ? <Alert action={generalError.action}>{generalError.message}</Alert> : null}
       <UserField
         value={user}
@@ -218,6 +245,19 @@ function IdentityStep(props: IdentityStepProps) {
         error={errors.email ?? null}
         required
       />
+      <PasswordField
+        ref={passwordRef}
+        label="Contraseña actual"
+        name="currentPassword"
+        autoComplete="current-password"
+        value={currentPassword}
+        onChange={(event) => {
+          props.onCurrentPasswordChange(event.target.value);
+          if (errors.currentPassword) setErrors((previous) => ({ ...previous, currentPassword: undefined }));
+        }}
+        error={errors.currentPassword ?? null}
+        required
+      />
       <div className="unsubscribe__actions">
         <Button type="submit" isLoading={validate.isPending}>
           Continuar
@@ -228,6 +268,10 @@ function IdentityStep(props: IdentityStepProps) {
       </div>
     </form>
   );
+}
+
+function isIdentityField(field: string): field is IdentityField {
+  return field === 'user' || field === 'email' || field === 'currentPassword';
 }
 
 function AlreadyUnsubscribed({ unsubscribedAt, onClose }: { unsubscribedAt: string; onClose: () => void }) {
@@ -247,13 +291,13 @@ function AlreadyUnsubscribed({ unsubscribedAt, onClose }: { unsubscribedAt: stri
 
 type ReasonStepProps = {
   focusHeading: boolean;
-  identity: { user: string; email: string };
+  identity: { user: string; email: string; currentPassword: string };
   reasonId: number | null;
   onReasonIdChange: (id: number) => void;
   reasonText: string;
   onReasonTextChange: (text: string) => void;
-  /** Back to step 1; with the reason when the identity no longer matched. */
-  onBack: (error: DisplayError | null) => void;
+  /** Back to step 1; with the reason when the identity or the password no longer matched. */
+  onBack: (reason: Carried | null) => void;
   onUnsubscribed: (farewell: string) => void;
 };
 
@@ -312,11 +356,11 @@ function ReasonStep(props: ReasonStepProps) {
           const next = unsubscribeFailure(error);
           if (next.kind === 'mismatch') {
             setModalOpen(false);
-            onBack(next.display);
+            onBack({ display: next.display });
           } else if (next.kind === 'field') {
             setModalOpen(false);
             if (next.field === 'reasonId' || next.field === 'reasonText') setErrors({ [next.field]: next.message });
-            else onBack({ message: next.message });
+            else onBack({ field: next.field, message: next.message });
           }
         },
       },

@@ -28,6 +28,25 @@ describe('the unsubscribe rules', () => {
     expect(validateReason(OTHER, 'ñ'.repeat(501)).reasonText).toBe('Puedes escribir hasta 500 caracteres.');
   });
 
+  it('puts a wrong current password under its field, with or without the field named', () => {
+    const named = new ApiError(422, '/api/unsubscribe/validate', {
+      code: 'ERR_WRONG_PASSWORD',
+      message: 'La contraseña actual no es correcta.',
+      field: 'currentPassword',
+    });
+    const implied = new ApiError(422, '/api/unsubscribe', {
+      code: 'ERR_WRONG_PASSWORD',
+      message: 'La contraseña actual no es correcta.',
+    });
+    for (const error of [named, implied]) {
+      expect(unsubscribeFailure(error)).toEqual({
+        kind: 'field',
+        field: 'currentPassword',
+        message: 'La contraseña actual no es correcta.',
+      });
+    }
+  });
+
   it('tells a mismatch from a field and from any other failure', () => {
     const mismatch = new ApiError(422, '/api/unsubscribe/validate', {
       code: 'ERR_IDENTITY_MISMATCH',
@@ -39,8 +58,11 @@ describe('the unsubscribe rules', () => {
     });
     const field = new ApiError(400, '/api/unsubscribe', { code: 'ERR_INVALID_ARGUMENT', message: 'muy largo.', field: 'reasonText' });
     expect(unsubscribeFailure(field)).toEqual({ kind: 'field', field: 'reasonText', message: 'Muy largo.' });
+    // The step-up's password throttle (429, Retry-After) is told in the gateway's words.
     const throttled = new ApiError(429, '/api/unsubscribe', { code: 'ERR_TOO_MANY_ATTEMPTS', message: 'Espera.' });
-    expect(unsubscribeFailure(throttled)).toEqual({ kind: 'general', display: { message: UNSUBSCRIBE_FAILED } });
+    expect(unsubscribeFailure(throttled)).toEqual({ kind: 'general', display: { message: 'Espera.' } });
+    const unknown = new ApiError(409, '/api/unsubscribe', { code: 'ERR_SOMETHING_NEW', message: 'Otra cosa.' });
+    expect(unsubscribeFailure(unknown)).toEqual({ kind: 'general', display: { message: UNSUBSCRIBE_FAILED } });
     expect(unsubscribeFailure(new NetworkError('/api/unsubscribe', null))).toEqual({
       kind: 'general',
       display: { message: UNSUBSCRIBE_FAILED },

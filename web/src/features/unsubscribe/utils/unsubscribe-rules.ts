@@ -15,6 +15,7 @@ export const REASON_TEXT_MAX_LENGTH = 500;
 
 export const UNSUBSCRIBE_MESSAGES = {
   email: 'Ingresa un correo electrónico válido.',
+  currentPassword: 'Ingresa tu contraseña actual.',
   reason: 'Elige un motivo.',
   reasonTextEmpty: 'Cuéntanos el motivo.',
   reasonTextTooLong: 'Puedes escribir hasta 500 caracteres.',
@@ -35,13 +36,17 @@ export function farewellText(unsubscribedAt: string): string {
   return `Te diste de baja de Mi Club el ${chileDay(unsubscribedAt)}. Gracias por haber sido parte de Mi Club.`;
 }
 
-export type IdentityField = 'user' | 'email';
+export type IdentityField = 'user' | 'email' | 'currentPassword';
 export type IdentityErrors = Partial<Record<IdentityField, string>>;
 export type ReasonField = 'reasonId' | 'reasonText';
 export type ReasonErrors = Partial<Record<ReasonField, string>>;
 
 export function validateEmail(email: string): string | undefined {
   return isValidEmail(email) ? undefined : UNSUBSCRIBE_MESSAGES.email;
+}
+
+export function validateCurrentPassword(password: string): string | undefined {
+  return password ? undefined : UNSUBSCRIBE_MESSAGES.currentPassword;
 }
 
 export function validateReason(reason: UnsubscribeReason | undefined, text: string): ReasonErrors {
@@ -59,7 +64,7 @@ export type UnsubscribeFailure =
   | { kind: 'field'; field: IdentityField | ReasonField; message: string }
   | { kind: 'general'; display: DisplayError };
 
-const FIELDS = new Set(['user', 'email', 'reasonId', 'reasonText']);
+const FIELDS = new Set(['user', 'email', 'currentPassword', 'reasonId', 'reasonText']);
 
 export function unsubscribeFailure(error: unknown): UnsubscribeFailure {
   if (!(error instanceof ApiError) || !error.body || error.status >= 500) {
@@ -68,11 +73,13 @@ export function unsubscribeFailure(error: unknown): UnsubscribeFailure {
   if (error.code === 'ERR_IDENTITY_MISMATCH') {
     return { kind: 'mismatch', display: toDisplayError(error, UNSUBSCRIBE_FAILED) };
   }
-  const field = error.body.field ?? (error.code === 'ERR_INVALID_RUT' ? 'user' : undefined);
+  const implied = error.code === 'ERR_INVALID_RUT' ? 'user' : error.code === 'ERR_WRONG_PASSWORD' ? 'currentPassword' : undefined;
+  const field = error.body.field ?? implied;
   if (field && FIELDS.has(field) && error.body.message.trim()) {
     return { kind: 'field', field: field as IdentityField | ReasonField, message: capitalizeFirst(error.body.message) };
   }
-  if (error.code === 'ERR_ALREADY_UNSUBSCRIBED') {
+  // The password throttle (429, with Retry-After) says how to go on in its own words.
+  if (error.code === 'ERR_ALREADY_UNSUBSCRIBED' || error.code === 'ERR_TOO_MANY_ATTEMPTS') {
     return { kind: 'general', display: toDisplayError(error, UNSUBSCRIBE_FAILED) };
   }
   return { kind: 'general', display: { message: UNSUBSCRIBE_FAILED } };
