@@ -39,6 +39,8 @@ describe('/registro/verificar-correo', () => {
     expect(await screen.findByRole('status')).toHaveTextContent(VERIFICATION_EMAIL_SENT);
     expect(sent()[0]?.body).toEqual({ user: '33.333.333-3' });
     expect(sent()[0]?.headers['x-miclub-csrf']).toBe('1');
+    // Protected like login: without a site key (standalone) the pass-through token.
+    expect(sent()[0]?.headers['recaptcha-token']).toBe('standalone');
     expect(db.verificationEmailsSent).toEqual(['33.333.333-3']);
 
     // 12.345.678-5 belongs to nobody: the page reads the same and nothing is mailed.

@@ -26,7 +26,7 @@ function userFailure(error: unknown): string | null {
   return null;
 }
 
-export function VerificationEmailPage() {
+export function VerificationEmailPage({ recaptchaSiteKey }: { recaptchaSiteKey: string | null }) {
   const resend = useResendVerificationEmail();
   const [user, setUser] = useState('');
   const [isForeign, setIsForeign] = useState(false);
@@ -42,7 +42,7 @@ export function VerificationEmailPage() {
     const found = userFieldError(user, isForeign);
     setUserError(found);
     if (found) return;
-    resend.mutate(user.trim(), { onError: (error) => setUserError(userFailure(error)) });
+    resend.mutate({ user: user.trim(), recaptchaSiteKey }, { onError: (error) => setUserError(userFailure(error)) });
   }
 
   return (
