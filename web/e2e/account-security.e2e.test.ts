@@ -220,7 +220,7 @@ describe('account security in the browser, against the standalone binary', () =>
     const alert = page.getByRole('alert');
     await alert.waitFor();
     expect((await alert.textContent())?.trim()).toBe(capitalizeFirst(body.message));
-    expect(await page.getByRole('link', { name: 'Iniciar sesión' }).getAttribute('href')).toBe('/login');
+    expect(await page.getByRole('link', { name: 'Iniciar sesión', exact: true }).getAttribute('href')).toBe('/login');
   });
 
   it('changes the email with the password, then the link mailed to the old address restores it and ends every session', async () => {
@@ -259,7 +259,7 @@ describe('account security in the browser, against the standalone binary', () =>
     expect(await restored.textContent()).toMatch(
       /^Restauramos tu correo \S+ y cerramos todas las sesiones de tu cuenta\. Inicia sesión y cambia tu contraseña\.$/,
     );
-    expect(await other.getByRole('link', { name: 'Iniciar sesión' }).getAttribute('href')).toBe('/login');
+    expect(await other.getByRole('link', { name: 'Iniciar sesión', exact: true }).getAttribute('href')).toBe('/login');
     expect(await seriousViolations(other)).toEqual([]);
     await screenshots(other, 'restaurar-correo');
 
