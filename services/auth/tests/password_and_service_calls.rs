@@ -44,14 +44,7 @@ async fn a_password_change_revokes_every_session_of_the_member(env: TestEnv) {
     assert_eq!(changed.revoked_sessions, 2);
 
     for session in [&first, &second] {
-        assert_eq!(
-            verifier.verify(&session.access_token).await.unwrap_err(),
-            VerifyError::Revoked
-        );
-        assert_eq!(
-            app.refresh(&session.refresh_token).await.unwrap_err().code,
-            ErrorCode::Unauthenticated
-        );
+        app.assert_session_over(&verifier, session).await;
     }
     // Another member's session is untouched.
     assert!(verifier.verify(&someone_else.access_token).await.is_ok());

@@ -13,7 +13,6 @@ use miclub_platform::demo::DEMO_PASSWORD;
 use miclub_platform::ephemeral::{EphemeralStore, SharedStore, StoreError};
 use miclub_platform::error::{ErrorBody, ErrorCode};
 use miclub_platform::testing::TestEnv;
-use miclub_platform::tokens::VerifyError;
 use miclub_proto::auth::v1 as pb;
 use support::{TestApp, ana, carla, diego, spawn_app, spawn_app_with};
 use tokio::sync::Notify;
@@ -120,14 +119,7 @@ async fn a_reset_ends_every_session_and_only_the_new_password_logs_in(env: TestE
 
     let verifier = app.verifier().await;
     for session in [&first, &second] {
-        assert_eq!(
-            verifier.verify(&session.access_token).await.unwrap_err(),
-            VerifyError::Revoked
-        );
-        assert_eq!(
-            app.refresh(&session.refresh_token).await.unwrap_err().code,
-            ErrorCode::Unauthenticated
-        );
+        app.assert_session_over(&verifier, session).await;
     }
     assert!(verifier.verify(&other.access_token).await.is_ok());
     assert_eq!(

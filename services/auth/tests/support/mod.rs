@@ -422,6 +422,19 @@ impl TestApp {
     }
 
     /// A verifier of the keys auth publishes, checking revocations in the test's store.
+    /// Asserts that `session` is over at every hop: `verifier` refuses its access token as
+    /// revoked and auth refuses its refresh token.
+    pub async fn assert_session_over(&self, verifier: &TokenVerifier, session: &pb::Session) {
+        assert_eq!(
+            verifier.verify(&session.access_token).await.unwrap_err(),
+            miclub_platform::tokens::VerifyError::Revoked
+        );
+        assert_eq!(
+            self.refresh(&session.refresh_token).await.unwrap_err().code,
+            miclub_platform::error::ErrorCode::Unauthenticated
+        );
+    }
+
     pub async fn verifier(&self) -> TokenVerifier {
         let jwks = self
             .client()
