@@ -189,11 +189,11 @@ impl CookiePolicy {
 /// Over TLS, the `Cookie` header as the handlers expect it: `__Host-mc_x` read as `mc_x`, and
 /// an unprefixed `mc_x` (planted by a subdomain or over http) ignored.
 pub async fn normalise_request(
-    axum::extract::State(state): axum::extract::State<crate::state::AppState>,
+    axum::extract::State(policy): axum::extract::State<CookiePolicy>,
     mut request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> axum::response::Response {
-    if state.cookies.secure {
+    if policy.secure {
         rewrite_cookie_header(request.headers_mut());
     }
     next.run(request).await

@@ -3,13 +3,14 @@
 //! sites, no powerful browser features, HSTS over TLS, and `no-store` on `/api` answers unless a
 //! route chose a cache policy of its own (only public content does).
 
+use std::sync::Arc;
+
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderName, HeaderValue, header};
 use axum::middleware::Next;
 use axum::response::Response;
 
 use crate::config::{RecaptchaKind, Settings};
-use crate::state::AppState;
 
 /// Where Google's reCAPTCHA v3 loads its script (api.js, then recaptcha__*.js from gstatic).
 const RECAPTCHA_SCRIPTS: &str =
@@ -99,10 +100,14 @@ pub fn content_security_policy(recaptcha: bool) -> String {
 }
 
 /// Middleware: the headers on whatever the inner service answered.
-pub async fn apply(State(state): State<AppState>, request: Request, next: Next) -> Response {
+pub async fn apply(
+    State(headers): State<Arc<SecurityHeaders>>,
+    request: Request,
+    next: Next,
+) -> Response {
     let api = request.uri().path() == "/api" || request.uri().path().starts_with("/api/");
     let mut response = next.run(request).await;
-    state.headers.apply(response.headers_mut(), api);
+    headers.apply(response.headers_mut(), api);
     response
 }
 

@@ -175,7 +175,7 @@ pub fn build_state(settings: Settings, deps: Dependencies) -> anyhow::Result<App
             secure: settings.secure_cookies,
         },
         proxies: proxies::TrustedProxies::parse(&settings.trusted_proxies)?,
-        headers: headers::SecurityHeaders::new(&settings),
+        headers: Arc::new(headers::SecurityHeaders::new(&settings)),
         activity: activity::ActivityMarks::new(deps.store.clone()),
         settings: Arc::new(settings),
         environment: deps.environment,
@@ -242,11 +242,14 @@ pub fn router(state: AppState) -> Router {
         .layer(PropagateRequestIdLayer::new(REQUEST_ID))
         .layer(SetRequestIdLayer::new(REQUEST_ID, MakeRequestUuid))
         .layer(axum::middleware::from_fn_with_state(
-            state.clone(),
+            state.cookies,
             cookies::normalise_request,
         ))
         // Outermost: every answer, whichever layer or route produced it, carries the headers.
-        .layer(axum::middleware::from_fn_with_state(state, headers::apply))
+        .layer(axum::middleware::from_fn_with_state(
+            state.headers.clone(),
+            headers::apply,
+        ))
 }
 
 /// How long the gateway waits for in-flight requests after the shutdown signal.

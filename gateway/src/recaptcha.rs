@@ -46,35 +46,46 @@ pub mod action {
 /// Header carrying the token.
 pub const TOKEN_HEADER: &str = "recaptcha-token";
 
-/// Checks the `recaptcha-token` of a request for `action`. The expected host name is
-/// `gateway.recaptcha.hostname`, or else the request's own `Host` without its port.
-pub async fn check(
-    state: &crate::state::AppState,
-    headers: &axum::http::HeaderMap,
-    client_ip: &str,
-    action: &str,
-) -> Result<(), ApiError> {
-    let token = headers
-        .get(TOKEN_HEADER)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("");
-    let host = headers
-        .get(axum::http::header::HOST)
-        .and_then(|v| v.to_str().ok())
-        .map(strip_port)
-        .unwrap_or("");
-    let hostname = state.settings.recaptcha.hostname.as_deref().unwrap_or(host);
-    state
-        .recaptcha
-        .verify(token, client_ip, Expected { action, hostname })
-        .await
-        .inspect_err(|_| tracing::info!(action, "recaptcha check failed"))
+/// The reCAPTCHA of the gateway: the verifier, the host name tokens must have been minted on,
+/// and whether the forms the web app protects only with a site key are checked.
+#[derive(Debug, Clone)]
+pub struct Recaptcha {
+    verifier: SharedRecaptcha,
+    /// `gateway.recaptcha.hostname`; `None`: the request's own `Host`.
+    hostname: Option<String>,
+    enforced: bool,
 }
 
-/// Whether a real verifier is configured: the forms that the web app only protects when a site
-/// key exists (registration, verification email) are checked only then.
-pub fn enforced(settings: &RecaptchaSettings) -> bool {
-    settings.kind == RecaptchaKind::Google
+impl Recaptcha {
+    /// Whether a real verifier is configured: the forms that the web app only protects when a
+    /// site key exists (registration, verification email) are checked only then.
+    pub fn enforced(&self) -> bool {
+        self.enforced
+    }
+
+    /// Checks the `recaptcha-token` of a request for `action`. The expected host name is
+    /// `gateway.recaptcha.hostname`, or else the request's own `Host` without its port.
+    pub async fn check(
+        &self,
+        headers: &axum::http::HeaderMap,
+        client_ip: &str,
+        action: &str,
+    ) -> Result<(), ApiError> {
+        let token = headers
+            .get(TOKEN_HEADER)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("");
+        let host = headers
+            .get(axum::http::header::HOST)
+            .and_then(|v| v.to_str().ok())
+            .map(strip_port)
+            .unwrap_or("");
+        let hostname = self.hostname.as_deref().unwrap_or(host);
+        self.verifier
+            .verify(token, client_ip, Expected { action, hostname })
+            .await
+            .inspect_err(|_| tracing::info!(action, "recaptcha check failed"))
+    }
 }
 
 fn strip_port(host: &str) -> &str {
@@ -193,7 +204,15 @@ impl RecaptchaVerifier for Google {
 }
 
 /// The verifier the settings ask for. Production refuses the pass-through.
-pub fn build(settings: &RecaptchaSettings, production: bool) -> anyhow::Result<SharedRecaptcha> {
+pub fn build(settings: &RecaptchaSettings, production: bool) -> anyhow::Result<Recaptcha> {
+    Ok(Recaptcha {
+        verifier: verifier(settings, production)?,
+        hostname: settings.hostname.clone(),
+        enforced: settings.kind == RecaptchaKind::Google,
+    })
+}
+
+fn verifier(settings: &RecaptchaSettings, production: bool) -> anyhow::Result<SharedRecaptcha> {
     match settings.kind {
         RecaptchaKind::PassThrough if production => {
             anyhow::bail!("the pass-through recaptcha verifier cannot be used in production")

@@ -20,7 +20,7 @@ use crate::cookies::CookiePolicy;
 use crate::flags::FlagSource;
 use crate::headers::SecurityHeaders;
 use crate::proxies::TrustedProxies;
-use crate::recaptcha::SharedRecaptcha;
+use crate::recaptcha::Recaptcha;
 
 /// Cloned for every request by axum's `State`, so it is one `Arc`: copying five gRPC clients,
 /// the flag source and the settings' handles per request showed in the balance benchmark.
@@ -53,12 +53,12 @@ pub struct Shared {
     pub flags: FlagSource,
     pub verifier: Arc<TokenVerifier>,
     pub store: SharedStore,
-    pub recaptcha: SharedRecaptcha,
+    pub recaptcha: Recaptcha,
     pub cookies: CookiePolicy,
     /// `gateway.trusted_proxies`, parsed.
     pub proxies: TrustedProxies,
     /// The security headers every answer carries.
-    pub headers: SecurityHeaders,
+    pub headers: Arc<SecurityHeaders>,
     /// Marks member sessions seen, for auth's idle limit.
     pub activity: ActivityMarks,
     pub mailbox: Option<Arc<DevMailbox>>,

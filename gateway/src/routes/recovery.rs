@@ -86,7 +86,10 @@ pub async fn start(
     ApiJson(body): ApiJson<RecoveryRequest>,
 ) -> ApiResult<(CookieJar, Json<RecoveryStarted>)> {
     edge_limit(&state, "recovery", &ip, per_minute(&state)).await?;
-    recaptcha::check(&state, &headers, &ip, recaptcha::action::PASSWORD_RECOVERY).await?;
+    state
+        .recaptcha
+        .check(&headers, &ip, recaptcha::action::PASSWORD_RECOVERY)
+        .await?;
     let answer = state
         .auth
         .clone()

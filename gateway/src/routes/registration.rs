@@ -275,8 +275,11 @@ pub async fn start(
 ) -> ApiResult<(StatusCode, CookieJar, Json<RegistrationView>)> {
     let per_minute = state.settings.registration_requests_per_minute;
     edge_limit(&state, "registration", &ip, per_minute).await?;
-    if recaptcha::enforced(&state.settings.recaptcha) {
-        recaptcha::check(&state, &headers, &ip, recaptcha::action::REGISTRATION).await?;
+    if state.recaptcha.enforced() {
+        state
+            .recaptcha
+            .check(&headers, &ip, recaptcha::action::REGISTRATION)
+            .await?;
     }
     let answer = state
         .registration
@@ -386,8 +389,11 @@ pub async fn resend_verification(
 ) -> ApiResult<(StatusCode, Json<serde_json::Value>)> {
     let per_minute = state.settings.registration_requests_per_minute;
     edge_limit(&state, "verification", &ip, per_minute).await?;
-    if recaptcha::enforced(&state.settings.recaptcha) {
-        recaptcha::check(&state, &headers, &ip, recaptcha::action::VERIFICATION_EMAIL).await?;
+    if state.recaptcha.enforced() {
+        state
+            .recaptcha
+            .check(&headers, &ip, recaptcha::action::VERIFICATION_EMAIL)
+            .await?;
     }
     state
         .accounts

@@ -135,7 +135,10 @@ pub async fn login(
     login_open(&state).await?;
     let per_minute = state.settings.login_requests_per_minute;
     edge_limit(&state, "login", &ip, per_minute).await?;
-    recaptcha::check(&state, &headers, &ip, recaptcha::action::LOGIN).await?;
+    state
+        .recaptcha
+        .check(&headers, &ip, recaptcha::action::LOGIN)
+        .await?;
     let answer = state
         .auth
         .clone()
