@@ -188,11 +188,15 @@ impl AuthService for AuthGrpc {
         &self,
         request: Request<pb::IssueServiceTokenRequest>,
     ) -> Result<Response<pb::IssueServiceTokenResponse>, Status> {
+        let caller = request
+            .remote_addr()
+            .map(|address| address.ip().to_string())
+            .unwrap_or_default();
         let request = request.into_inner();
         let secret = SecretString::from(request.client_secret);
         let issued = self
             .auth
-            .issue_service_token(request.client_id.trim(), &secret)
+            .issue_service_token(request.client_id.trim(), &secret, &caller)
             .await?;
         Ok(Response::new(pb::IssueServiceTokenResponse {
             access_token: issued.access_token,

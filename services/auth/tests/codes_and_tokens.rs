@@ -150,7 +150,36 @@ async fn right_secrets_count_toward_a_clients_budget_too(env: TestEnv) {
     );
 }
 
+async fn a_flood_from_one_address_does_not_lock_the_real_client_out_from_another(env: TestEnv) {
+    let app = spawn_app_with(env, |s| s.service_token_attempts = 3).await;
+    // Someone on the internal network floods the accounts client id with wrong secrets from
+    // 127.0.0.1 until it is refused there...
+    for _ in 0..4 {
+        let _ = app.issue_service_token(SERVICE_CLIENT, "guess").await;
+    }
+    let refused = app
+        .issue_service_token(SERVICE_CLIENT, SERVICE_SECRET)
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code, ErrorCode::TooManyAttempts);
+    // ...while the real accounts, calling from its own address, still gets its token.
+    let channel = tonic::transport::Endpoint::from_shared(format!("http://127.0.0.1:{}", app.port))
+        .unwrap()
+        .local_address(Some("127.0.0.2".parse().unwrap()))
+        .connect()
+        .await
+        .unwrap();
+    let issued = miclub_proto::auth::v1::auth_service_client::AuthServiceClient::new(channel)
+        .issue_service_token(miclub_proto::auth::v1::IssueServiceTokenRequest {
+            client_id: SERVICE_CLIENT.into(),
+            client_secret: SERVICE_SECRET.into(),
+        })
+        .await;
+    assert!(issued.is_ok(), "{issued:?}");
+}
+
 backend_tests!(
+    a_flood_from_one_address_does_not_lock_the_real_client_out_from_another,
     a_stolen_login_challenge_does_not_give_its_code_away,
     member_and_service_tokens_carry_the_at_jwt_type_and_their_own_audience,
     a_flood_of_wrong_secrets_for_one_client_does_not_stop_another,

@@ -2,10 +2,12 @@
 //! client id and secret for a short-lived access token of kind `service` whose subject is the
 //! client id and whose audience is `tokens.service_audience`, so it never passes as a member's.
 //!
-//! Each client id may ask `service_token_attempts` times per `service_token_window_secs`, right
-//! secret or wrong: a caller guessing `pos`'s secret is stopped, and stops only `pos` (every
-//! unknown id shares one budget). Well-behaved callers cache their token for most of its life
-//! (`platform::tokens::ServiceTokens`) and ask every few minutes. If the ephemeral store is
+//! Each client id may ask `service_token_attempts` times per `service_token_window_secs` from one
+//! caller address, right secret or wrong: a caller guessing `pos`'s secret is stopped, and stops
+//! only `pos` from its own address, so a flood from one pod cannot lock the real `pos` (or
+//! `accounts`) out of its tokens (every unknown id shares one budget per address). Well-behaved
+//! callers cache their token for most of its life (`platform::tokens::ServiceTokens`) and ask
+//! every few minutes. If the ephemeral store is
 //! down the grant is not throttled (logged): secrets are high-entropy, and internal calls must
 //! keep working while Redis is out.
 //!
@@ -73,8 +75,15 @@ impl ServiceClients {
         }
     }
 
-    /// Counts one token request of `client_id` and tells whether it is within the budget.
-    async fn within_budget(&self, store: &SharedStore, client_id: &str, logged: &str) -> bool {
+    /// Counts one token request of `client_id` from `caller` (its address) and tells whether it
+    /// is within the budget.
+    async fn within_budget(
+        &self,
+        store: &SharedStore,
+        client_id: &str,
+        caller: &str,
+        logged: &str,
+    ) -> bool {
         // Unknown ids share one counter, so inventing ids neither fills the store nor buys
         // more tries.
         let bucket = if self.digests.contains_key(client_id) {
@@ -82,9 +91,9 @@ impl ServiceClients {
         } else {
             UNKNOWN_CLIENT_BUCKET
         };
-        match store.incr(&throttle_key(bucket), self.window).await {
+        match store.incr(&throttle_key(bucket, caller), self.window).await {
             Ok(count) if count > self.attempts => {
-                tracing::warn!(client_id = %logged, count, "service token refused: too many requests");
+                tracing::warn!(client_id = %logged, caller, count, "service token refused: too many requests");
                 false
             }
             Ok(_) => true,
@@ -112,9 +121,9 @@ impl ServiceClients {
 /// The counter of unknown client ids; `#` is never part of a configured id.
 const UNKNOWN_CLIENT_BUCKET: &str = "#unknown";
 
-/// Ephemeral-store key counting the token requests of `bucket`.
-fn throttle_key(bucket: &str) -> String {
-    format!("svc-token:attempts:{bucket}")
+/// Ephemeral-store key counting the token requests of `bucket` from address `caller`.
+fn throttle_key(bucket: &str, caller: &str) -> String {
+    format!("svc-token:attempts:{bucket}:{caller}")
 }
 
 /// A service access token as handed to the caller.
@@ -125,11 +134,13 @@ pub struct ServiceToken {
 }
 
 impl Auth {
-    /// Issues a service token to `client_id` when `secret` is its secret.
+    /// Issues a service token to `client_id` when `secret` is its secret; `caller` is the
+    /// address the request came from (empty when unknown), for the throttle.
     pub async fn issue_service_token(
         &self,
         client_id: &str,
         secret: &SecretString,
+        caller: &str,
     ) -> AuthResult<ServiceToken> {
         // Logged as given, but bounded: it comes from an unauthenticated caller.
         let logged: String = client_id
@@ -138,7 +149,7 @@ impl Auth {
             .collect();
         if !self
             .clients
-            .within_budget(&self.ephemeral, client_id, &logged)
+            .within_budget(&self.ephemeral, client_id, caller, &logged)
             .await
         {
             return Err(AuthError::TooManyAttempts);
