@@ -236,10 +236,14 @@ async fn recovery_requests_are_limited_per_user_whether_or_not_it_exists(env: Te
     for user in [diego().rut, "55.555.555-5"] {
         assert!(start(&app, user).await.is_ok());
         assert!(start(&app, user).await.is_ok());
-        assert_eq!(
-            start(&app, user).await.unwrap_err().code,
-            ErrorCode::TooManyAttempts,
-            "{user}"
+        let refused = start(&app, user).await.unwrap_err();
+        assert_eq!(refused.code, ErrorCode::TooManyAttempts, "{user}");
+        // The member is told when to try again: what is left of the 15-minute window.
+        assert!(
+            refused
+                .retry_after_secs
+                .is_some_and(|secs| (1..=900).contains(&secs)),
+            "{refused:?}"
         );
     }
 }

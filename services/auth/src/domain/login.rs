@@ -142,23 +142,14 @@ impl Auth {
         // Before the password is read: a change committed after this instant ends the login.
         let started_at = now_millis();
         if !client_ip.is_empty() {
-            let attempts = self
-                .ephemeral
-                .incr(&ip_key(client_ip), policy.ip_window())
-                .await?;
-            if attempts > policy.ip_attempts {
-                tracing::info!(
-                    client_ip,
-                    attempts,
-                    "login refused: too many attempts from address"
-                );
-                let left = self
-                    .ephemeral
-                    .ttl(&ip_key(client_ip))
-                    .await?
-                    .unwrap_or(policy.ip_window());
-                return Err(AuthError::Throttled { retry_after: left });
-            }
+            self.count_within_window(
+                &ip_key(client_ip),
+                policy.ip_window(),
+                policy.ip_attempts,
+                "login",
+                "client address",
+            )
+            .await?;
         }
         let pair = self
             .take_password_attempt(&login, client_ip, "login")

@@ -106,23 +106,23 @@ impl Auth {
         let policy = &self.policy;
         let started_at = now_millis();
         if !client_ip.is_empty() {
-            let asked = self
-                .ephemeral
-                .incr(&ip_key(client_ip), policy.ip_window())
-                .await?;
-            if asked > policy.ip_attempts {
-                tracing::info!(client_ip, asked, "recovery refused: too many from address");
-                return Err(AuthError::TooManyAttempts);
-            }
-        }
-        let asked = self
-            .ephemeral
-            .incr(&user_key(&login), policy.account_window())
+            self.count_within_window(
+                &ip_key(client_ip),
+                policy.ip_window(),
+                policy.ip_attempts,
+                "recovery",
+                "client address",
+            )
             .await?;
-        if asked > policy.account_attempts {
-            tracing::info!(asked, "recovery refused: too many for this user");
-            return Err(AuthError::TooManyAttempts);
         }
+        self.count_within_window(
+            &user_key(&login),
+            policy.account_window(),
+            policy.account_attempts,
+            "recovery",
+            "user",
+        )
+        .await?;
         let id = ChallengeId::generate();
         let record = self
             .store

@@ -54,6 +54,32 @@ impl PasswordPair {
 }
 
 impl Auth {
+    /// Counts one request under `key` in a fixed `window` and refuses past `limit` with the
+    /// time left in the window (`Throttled`, the `Retry-After` the member sees). The plain
+    /// request limits (per client address, per user of a recovery) share it; `flow` and `scope`
+    /// name the caller and the limit in the log.
+    pub(super) async fn count_within_window(
+        &self,
+        key: &str,
+        window: Duration,
+        limit: i64,
+        flow: &'static str,
+        scope: &'static str,
+    ) -> AuthResult<()> {
+        let count = self.ephemeral.incr(key, window).await?;
+        if count <= limit {
+            return Ok(());
+        }
+        tracing::info!(
+            flow,
+            scope,
+            count,
+            "request refused: too many in the window"
+        );
+        let left = self.ephemeral.ttl(key).await?.unwrap_or(window);
+        Err(AuthError::Throttled { retry_after: left })
+    }
+
     /// Counts one password attempt on `login_id` from `client_ip` before the password is
     /// checked; `Throttled` (with the wait) when the pair must wait or the account reached its
     /// ceiling. `flow` names the caller in the log.
