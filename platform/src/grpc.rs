@@ -188,6 +188,12 @@ impl Health {
     }
 }
 
+/// The gRPC health service every server runs.
+pub const HEALTH_SERVICE: &str = "grpc.health.v1.Health";
+
+/// The gRPC reflection service every server runs.
+pub const REFLECTION_SERVICE: &str = "grpc.reflection.v1.ServerReflection";
+
 /// A server builder with the per-call span, and the health and reflection services of
 /// `services` (fully-qualified gRPC service names), reported SERVING.
 pub async fn server(services: &[&str]) -> anyhow::Result<(Server, Health, tonic::service::Routes)> {
@@ -197,9 +203,19 @@ pub async fn server(services: &[&str]) -> anyhow::Result<(Server, Health, tonic:
         services: services.iter().map(|s| (*s).to_owned()).collect(),
     };
     health.set(ServingStatus::Serving).await;
-    let reflection = tonic_reflection::server::Builder::configure()
-        .register_encoded_file_descriptor_set(miclub_proto::FILE_DESCRIPTOR_SET)
-        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+    // Reflection lists what this port serves (its services, health and reflection itself), not
+    // every service of the descriptor set: a caller exploring a port sees what it may call.
+    let listed = services
+        .iter()
+        .copied()
+        .chain([HEALTH_SERVICE, REFLECTION_SERVICE]);
+    let reflection = listed
+        .fold(
+            tonic_reflection::server::Builder::configure()
+                .register_encoded_file_descriptor_set(miclub_proto::FILE_DESCRIPTOR_SET)
+                .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET),
+            |builder, name| builder.with_service_name(name),
+        )
         .build_v1()
         .context("building grpc reflection")?;
     let routes = tonic::service::Routes::new(health_service).add_service(reflection);

@@ -7,6 +7,7 @@ mod account;
 mod club;
 mod fault_drills;
 mod joining;
+mod reflection;
 
 use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};
