@@ -20,10 +20,15 @@ async fn main() -> anyhow::Result<()> {
         &config.section::<TelemetrySettings>("telemetry")?,
     )?;
     let settings: Settings = config.section("gateway")?;
-    let store = ephemeral::connect(&config.section::<EphemeralSettings>("ephemeral")?).await?;
+    let environment = config.environment();
+    let store = ephemeral::connect(
+        &config.section::<EphemeralSettings>("ephemeral")?,
+        environment,
+    )
+    .await?;
     let key_source = Arc::new(GrpcKeySource::new(settings.auth.channel()?));
     let deps = Dependencies {
-        environment: config.environment(),
+        environment,
         store,
         key_source,
         mailbox: None,

@@ -92,7 +92,17 @@ impl Default for EphemeralSettings {
 }
 
 /// Builds the store the settings ask for.
-pub async fn connect(settings: &EphemeralSettings) -> anyhow::Result<SharedStore> {
+pub async fn connect(
+    settings: &EphemeralSettings,
+    environment: crate::config::Environment,
+) -> anyhow::Result<SharedStore> {
+    if settings.redis_url.is_empty() && environment.is_production() {
+        // Sessions' revocations, activity marks, throttles and one-time codes must be shared
+        // by every replica: a per-process store would let each replica count and forget alone.
+        anyhow::bail!(
+            "production needs redis (ephemeral.redis_url, APP_EPHEMERAL__REDIS_URL): an in-memory store is not shared by replicas"
+        );
+    }
     if settings.redis_url.is_empty() {
         tracing::warn!("no redis url configured: using the in-memory ephemeral store");
         return Ok(Arc::new(MemoryStore::default()));

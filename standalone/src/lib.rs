@@ -105,8 +105,11 @@ pub async fn start(config: &Layered, shutdown: Shutdown) -> anyhow::Result<Runni
         .with_context(|| format!("creating the data folder {}", settings.data_dir.display()))?;
     let dir = settings.data_dir.as_path();
     let environment = config.environment();
-    let store: SharedStore =
-        ephemeral::connect(&config.section::<EphemeralSettings>("ephemeral")?).await?;
+    let store: SharedStore = ephemeral::connect(
+        &config.section::<EphemeralSettings>("ephemeral")?,
+        environment,
+    )
+    .await?;
     // One bus in the process: accounts publishes purchases on it, missions consumes them.
     let bus: SharedBus = events::connect(&config.section::<EventBusSettings>("events")?).await?;
     let mailbox = Arc::new(DevMailbox::default());

@@ -16,6 +16,7 @@ mod hardening;
 mod joining_routes;
 mod logout_routes;
 mod ops_metrics;
+mod production_start;
 mod recovery_routes;
 mod rejections;
 

@@ -39,7 +39,7 @@ async fn main() -> anyhow::Result<()> {
     }
     let ephemeral_settings: EphemeralSettings = config.section("ephemeral")?;
     settings.validate(environment, !ephemeral_settings.redis_url.is_empty())?;
-    let store = ephemeral::connect(&ephemeral_settings).await?;
+    let store = ephemeral::connect(&ephemeral_settings, environment).await?;
     let bus_settings: EventBusSettings = config.section("events")?;
     if environment.is_production() && bus_settings.redis_url.is_empty() {
         anyhow::bail!("production needs redis for purchase events (events.redis_url)");

@@ -28,12 +28,7 @@ async fn main() -> anyhow::Result<()> {
         return Ok(());
     }
     let ephemeral_settings: EphemeralSettings = config.section("ephemeral")?;
-    if environment.is_production() && ephemeral_settings.redis_url.is_empty() {
-        anyhow::bail!(
-            "production needs redis (ephemeral.redis_url): limits must hold across replicas"
-        );
-    }
-    let store = ephemeral::connect(&ephemeral_settings).await?;
+    let store = ephemeral::connect(&ephemeral_settings, environment).await?;
     let notifier = notify::build(
         &config.section::<NotifierSettings>("notifier")?,
         environment,

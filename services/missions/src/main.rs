@@ -39,7 +39,7 @@ async fn main() -> anyhow::Result<()> {
             "production needs redis (events.redis_url): an in-memory bus sees no other process's events"
         );
     }
-    let store = ephemeral::connect(&ephemeral_settings).await?;
+    let store = ephemeral::connect(&ephemeral_settings, environment).await?;
     let bus = events::connect(&bus_settings).await?;
     if !settings.service_client.is_configured() {
         tracing::warn!(

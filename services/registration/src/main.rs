@@ -33,12 +33,7 @@ async fn main() -> anyhow::Result<()> {
     }
     settings.validate(environment)?;
     let ephemeral_settings: EphemeralSettings = config.section("ephemeral")?;
-    if environment.is_production() && ephemeral_settings.redis_url.is_empty() {
-        anyhow::bail!(
-            "production needs redis (ephemeral.redis_url): limits must hold across replicas"
-        );
-    }
-    let store = ephemeral::connect(&ephemeral_settings).await?;
+    let store = ephemeral::connect(&ephemeral_settings, environment).await?;
     if !settings.service_client.is_configured() {
         tracing::warn!(
             "no client credentials at auth (registration.service_client): every registration will fail"
