@@ -46,6 +46,25 @@ pub struct DatabaseSettings {
     pub ping_idle_after_ms: u64,
 }
 
+impl DatabaseSettings {
+    /// What production requires of `<section>.database`: a PostgreSQL url (SQLite is the
+    /// standalone and test stand-in). The error names the setting and, for a wrong kind, only
+    /// the url's scheme: the url may carry a password.
+    pub fn require_postgres(&self, section: &str) -> anyhow::Result<()> {
+        let variable = format!("APP_{}__DATABASE__URL", section.to_uppercase());
+        if self.url.is_empty() {
+            anyhow::bail!("production needs a database ({section}.database.url, {variable})");
+        }
+        if !(self.url.starts_with("postgres://") || self.url.starts_with("postgresql://")) {
+            let scheme = self.url.split_once(':').map_or("", |(scheme, _)| scheme);
+            anyhow::bail!(
+                "production runs on postgresql: {section}.database.url ({variable}) is a {scheme:?} url"
+            );
+        }
+        Ok(())
+    }
+}
+
 impl Default for DatabaseSettings {
     fn default() -> Self {
         Self {
@@ -387,6 +406,33 @@ mod tests {
 
     use super::*;
     use crate::telemetry::tests::{Captured, test_subscriber};
+
+    #[test]
+    fn production_needs_a_postgres_url_and_never_echoes_one() {
+        let with = |url: &str| DatabaseSettings {
+            url: url.to_owned(),
+            ..DatabaseSettings::default()
+        };
+        let missing = with("").require_postgres("auth").unwrap_err().to_string();
+        assert!(missing.contains("auth.database.url"), "{missing}");
+        assert!(missing.contains("APP_AUTH__DATABASE__URL"), "{missing}");
+        let sqlite = with("sqlite://data/auth.db")
+            .require_postgres("auth")
+            .unwrap_err()
+            .to_string();
+        assert!(sqlite.contains("\"sqlite\""), "{sqlite}");
+        assert!(!sqlite.contains("data/auth.db"), "{sqlite}");
+        assert!(
+            with("postgres://auth:s3cret@db/auth")
+                .require_postgres("auth")
+                .is_ok()
+        );
+        assert!(
+            with("postgresql://db/auth")
+                .require_postgres("auth")
+                .is_ok()
+        );
+    }
 
     fn attribute(span: &opentelemetry_sdk::trace::SpanData, key: &str) -> String {
         span.attributes

@@ -167,9 +167,7 @@ impl Settings {
                      (accounts.service_client.client_id and client_secret)"
                 );
             }
-            if self.database.url.is_empty() {
-                anyhow::bail!("production needs a database (accounts.database.url)");
-            }
+            self.database.require_postgres("accounts")?;
             if self.seed_demo {
                 anyhow::bail!("accounts.seed_demo cannot be enabled in production");
             }

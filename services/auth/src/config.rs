@@ -155,9 +155,7 @@ impl Settings {
             if self.seed_demo {
                 anyhow::bail!("auth.seed_demo cannot be enabled in production");
             }
-            if self.database.url.is_empty() {
-                anyhow::bail!("production needs a database (auth.database.url)");
-            }
+            self.database.require_postgres("auth")?;
         }
         Ok(())
     }

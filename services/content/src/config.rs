@@ -76,8 +76,8 @@ impl Settings {
 
     /// Checks what types alone cannot; production refuses development conveniences.
     pub fn validate(&self, environment: Environment) -> anyhow::Result<()> {
-        if environment.is_production() && self.database.url.is_empty() {
-            anyhow::bail!("production needs a database (content.database.url)");
+        if environment.is_production() {
+            self.database.require_postgres("content")?;
         }
         Ok(())
     }

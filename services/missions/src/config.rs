@@ -114,9 +114,7 @@ impl Settings {
             anyhow::bail!("missions.consumer.batch must be at least 1");
         }
         if environment.is_production() {
-            if self.database.url.is_empty() {
-                anyhow::bail!("production needs a database (missions.database.url)");
-            }
+            self.database.require_postgres("missions")?;
             if !self.service_client.is_configured() {
                 anyhow::bail!(
                     "production needs missions' client credentials at auth \

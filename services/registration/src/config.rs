@@ -122,9 +122,7 @@ impl Settings {
             anyhow::bail!("registration.verifier.endpoint is required when kind = \"remote\"");
         }
         if environment.is_production() {
-            if self.database.url.is_empty() {
-                anyhow::bail!("production needs a database (registration.database.url)");
-            }
+            self.database.require_postgres("registration")?;
             if !self.service_client.is_configured() {
                 anyhow::bail!(
                     "production needs registration's client credentials at auth \
