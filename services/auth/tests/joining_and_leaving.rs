@@ -492,14 +492,9 @@ async fn recovery_for_an_unsubscribed_member_sends_no_mail(env: TestEnv) {
         .unwrap();
     let mails = app.mailbox.list().len();
     let started = app
-        .client()
-        .start_password_reset(pb::StartPasswordResetRequest {
-            user: ana().rut.to_owned(),
-            client_ip: "203.0.113.9".to_owned(),
-        })
+        .start_password_reset_from(ana().rut, "203.0.113.9")
         .await
-        .unwrap()
-        .into_inner();
+        .unwrap();
     // The same answer as for anyone: a reset id and its times.
     assert_eq!(started.reset_id.len(), 43);
     assert_eq!(started.expires_in_seconds, 300);
@@ -585,14 +580,9 @@ async fn a_late_unsubscribe_retry_leaves_a_member_who_rejoined_alone(env: TestEn
 async fn a_reset_asked_before_unsubscribing_cannot_complete_after_rejoining(env: TestEnv) {
     let app = spawn_app(env).await;
     let started = app
-        .client()
-        .start_password_reset(pb::StartPasswordResetRequest {
-            user: ana().rut.to_owned(),
-            client_ip: "203.0.113.9".to_owned(),
-        })
+        .start_password_reset_from(ana().rut, "203.0.113.9")
         .await
-        .unwrap()
-        .into_inner();
+        .unwrap();
     let code = app.last_code_for(ana().email);
     app.disable_credentials(&accounts_token(&app).await, ana().member_id)
         .await

@@ -21,14 +21,7 @@ const NEW_PASSWORD: &str = "Vicuña en el Altiplano";
 const CLIENT_IP: &str = "203.0.113.9";
 
 async fn start(app: &TestApp, user: &str) -> Result<pb::StartPasswordResetResponse, ErrorBody> {
-    app.client()
-        .start_password_reset(pb::StartPasswordResetRequest {
-            user: user.to_owned(),
-            client_ip: CLIENT_IP.to_owned(),
-        })
-        .await
-        .map(tonic::Response::into_inner)
-        .map_err(|status| ErrorBody::from_status(&status))
+    app.start_password_reset_from(user, CLIENT_IP).await
 }
 
 async fn resend(

@@ -33,14 +33,7 @@ async fn start_reset(
     app: &TestApp,
     user: &str,
 ) -> Result<pb::StartPasswordResetResponse, ErrorBody> {
-    app.client()
-        .start_password_reset(pb::StartPasswordResetRequest {
-            user: user.to_owned(),
-            client_ip: CLIENT_IP.to_owned(),
-        })
-        .await
-        .map(tonic::Response::into_inner)
-        .map_err(|status| ErrorBody::from_status(&status))
+    app.start_password_reset_from(user, CLIENT_IP).await
 }
 
 /// A whole recovery of `email`'s member to [`NEW_PASSWORD`].

@@ -150,6 +150,22 @@ impl TestApp {
         self.client.clone()
     }
 
+    /// Asks for a password-recovery code for `user`, as the edge would from `client_ip`.
+    pub async fn start_password_reset_from(
+        &self,
+        user: &str,
+        client_ip: &str,
+    ) -> Answer<pb::StartPasswordResetResponse> {
+        self.client()
+            .start_password_reset(pb::StartPasswordResetRequest {
+                user: user.to_owned(),
+                client_ip: client_ip.to_owned(),
+            })
+            .await
+            .map(tonic::Response::into_inner)
+            .map_err(|status| ErrorBody::from_status(&status))
+    }
+
     pub async fn start_login(&self, user: &str, password: &str) -> Answer<pb::StartLoginResponse> {
         self.start_login_from(user, password, CLIENT_IP).await
     }
