@@ -59,6 +59,32 @@ pub trait EphemeralStore: Send + Sync + std::fmt::Debug + 'static {
 
 pub type SharedStore = Arc<dyn EphemeralStore>;
 
+/// A request counted past its limit by [`count_in_window`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OverLimit {
+    /// Requests counted in the window so far, this one included.
+    pub count: i64,
+    /// What is left of the window: the wait a refused caller is told (`Retry-After`).
+    pub wait: Duration,
+}
+
+/// Counts one request under `key` in a fixed `window` (the first count starts it): `None`
+/// while the count is within `limit`, else how far past it and for how long. The one
+/// rate-limit mechanism of the gateway's edge limits and auth's request limits.
+pub async fn count_in_window(
+    store: &dyn EphemeralStore,
+    key: &str,
+    window: Duration,
+    limit: i64,
+) -> Result<Option<OverLimit>, StoreError> {
+    let count = store.incr(key, window).await?;
+    if count <= limit {
+        return Ok(None);
+    }
+    let wait = store.ttl(key).await?.unwrap_or(window);
+    Ok(Some(OverLimit { count, wait }))
+}
+
 #[derive(Debug, Clone, Deserialize)]
 #[serde(default)]
 pub struct EphemeralSettings {

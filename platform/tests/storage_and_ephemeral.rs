@@ -73,6 +73,26 @@ async fn concurrent_increments_are_all_counted(env: TestEnv) {
     assert!(env.store.ttl("counter").await.unwrap().unwrap() <= Duration::from_secs(60));
 }
 
+async fn a_count_past_its_limit_is_told_what_is_left_of_its_window(env: TestEnv) {
+    use miclub_platform::ephemeral::count_in_window;
+    let window = Duration::from_secs(60);
+    for _ in 0..3 {
+        let within = count_in_window(env.store.as_ref(), "limited", window, 3)
+            .await
+            .unwrap();
+        assert_eq!(within, None);
+    }
+    let over = count_in_window(env.store.as_ref(), "limited", window, 3)
+        .await
+        .unwrap()
+        .expect("the fourth request is past a limit of three");
+    assert_eq!(over.count, 4);
+    assert!(
+        over.wait > Duration::ZERO && over.wait <= window,
+        "{over:?}"
+    );
+}
+
 async fn a_taken_value_is_gone_for_the_next_taker(env: TestEnv) {
     env.store
         .set("once", "v", Duration::from_secs(60))
@@ -119,6 +139,7 @@ async fn set_if_absent_holds_until_expiry(env: TestEnv) {
 backend_tests!(
     portable_sql_round_trips_text_bigint_and_boolean,
     concurrent_increments_are_all_counted,
+    a_count_past_its_limit_is_told_what_is_left_of_its_window,
     a_taken_value_is_gone_for_the_next_taker,
     set_if_absent_holds_until_expiry,
 );

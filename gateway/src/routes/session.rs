@@ -8,6 +8,7 @@ use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum_extra::extract::CookieJar;
+use miclub_platform::ephemeral::count_in_window;
 use miclub_platform::error::ErrorCode;
 use miclub_platform::tokens::with_bearer;
 use miclub_proto::accounts::v1::GetMemberRequest;
@@ -84,17 +85,23 @@ pub(super) async fn edge_limit(
     per_minute: i64,
 ) -> ApiResult<()> {
     let key = format!("edge:{kind}:{ip}");
-    let window = Duration::from_secs(60);
-    let count = state
-        .store
-        .incr(&key, window)
-        .await
-        .map_err(|e| ApiError::new(ErrorCode::Unavailable).with_cause(e))?;
-    if count > per_minute {
-        let retry_after = state.store.ttl(&key).await.ok().flatten().unwrap_or(window);
-        tracing::warn!(kind, client_ip = ip, count, "edge rate limit reached");
+    let over = count_in_window(
+        state.store.as_ref(),
+        &key,
+        Duration::from_secs(60),
+        per_minute,
+    )
+    .await
+    .map_err(|e| ApiError::new(ErrorCode::Unavailable).with_cause(e))?;
+    if let Some(over) = over {
+        tracing::warn!(
+            kind,
+            client_ip = ip,
+            count = over.count,
+            "edge rate limit reached"
+        );
         return Err(ApiError::new(ErrorCode::TooManyAttempts)
-            .with_retry_after(retry_after)
+            .with_retry_after(over.wait)
             .with_cause(format!("edge limit for {kind}")));
     }
     Ok(())

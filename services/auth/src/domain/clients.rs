@@ -20,7 +20,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use miclub_platform::ephemeral::SharedStore;
+use miclub_platform::ephemeral::{SharedStore, count_in_window};
 use miclub_platform::storage::now_millis;
 use miclub_platform::tokens::{Claims, TokenKind};
 use secrecy::{ExposeSecret, SecretString};
@@ -91,12 +91,13 @@ impl ServiceClients {
         } else {
             UNKNOWN_CLIENT_BUCKET
         };
-        match store.incr(&throttle_key(bucket, caller), self.window).await {
-            Ok(count) if count > self.attempts => {
-                tracing::warn!(client_id = %logged, caller, count, "service token refused: too many requests");
+        let key = throttle_key(bucket, caller);
+        match count_in_window(store.as_ref(), &key, self.window, self.attempts).await {
+            Ok(Some(over)) => {
+                tracing::warn!(client_id = %logged, caller, count = over.count, "service token refused: too many requests");
                 false
             }
-            Ok(_) => true,
+            Ok(None) => true,
             Err(err) => {
                 tracing::warn!(error = %err, "service token throttle skipped: ephemeral store unavailable");
                 true

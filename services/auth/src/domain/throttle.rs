@@ -20,6 +20,8 @@
 
 use std::time::Duration;
 
+use miclub_platform::ephemeral::count_in_window;
+
 use super::Auth;
 use super::types::random_token;
 use crate::error::{AuthError, AuthResult};
@@ -66,18 +68,20 @@ impl Auth {
         flow: &'static str,
         scope: &'static str,
     ) -> AuthResult<()> {
-        let count = self.ephemeral.incr(key, window).await?;
-        if count <= limit {
-            return Ok(());
+        match count_in_window(self.ephemeral.as_ref(), key, window, limit).await? {
+            None => Ok(()),
+            Some(over) => {
+                tracing::info!(
+                    flow,
+                    scope,
+                    count = over.count,
+                    "request refused: too many in the window"
+                );
+                Err(AuthError::Throttled {
+                    retry_after: over.wait,
+                })
+            }
         }
-        tracing::info!(
-            flow,
-            scope,
-            count,
-            "request refused: too many in the window"
-        );
-        let left = self.ephemeral.ttl(key).await?.unwrap_or(window);
-        Err(AuthError::Throttled { retry_after: left })
     }
 
     /// Counts one password attempt on `login_id` from `client_ip` before the password is
@@ -101,19 +105,22 @@ impl Auth {
             tracing::info!(flow, client_ip, "password refused: the pair must wait");
             return Err(AuthError::Throttled { retry_after: left });
         }
-        let day = self.ephemeral.incr(&keys.day, FAILURE_WINDOW).await?;
-        if day > policy.account_daily_failures {
-            let left = self
-                .ephemeral
-                .ttl(&keys.day)
-                .await?
-                .unwrap_or(FAILURE_WINDOW);
+        let ceiling = count_in_window(
+            self.ephemeral.as_ref(),
+            &keys.day,
+            FAILURE_WINDOW,
+            policy.account_daily_failures,
+        )
+        .await?;
+        if let Some(over) = ceiling {
             tracing::warn!(
                 flow,
-                attempts = day,
+                attempts = over.count,
                 "password refused: account ceiling of wrong passwords reached"
             );
-            return Err(AuthError::Throttled { retry_after: left });
+            return Err(AuthError::Throttled {
+                retry_after: over.wait,
+            });
         }
         let attempt = self.ephemeral.incr(&keys.pair, FAILURE_WINDOW).await?;
         let wait = policy.delay_after(attempt);
