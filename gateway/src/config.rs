@@ -27,7 +27,7 @@ pub struct Settings {
     /// Proxies (IP addresses or CIDR ranges, e.g. `10.0.0.0/8`) whose `X-Forwarded-For` is
     /// believed. Empty (the default): the client address is always the socket's peer. A list in
     /// TOML, or comma-separated in `APP_GATEWAY__TRUSTED_PROXIES`.
-    #[serde(deserialize_with = "crate::extract::list_or_csv")]
+    #[serde(deserialize_with = "list_or_csv")]
     pub trusted_proxies: Vec<String>,
     pub body_limit_bytes: usize,
     /// Login-related requests one client address may make per minute at the edge.
@@ -160,6 +160,29 @@ impl Default for LinkSettings {
             lider_bci_card: "https://www.tarjetaliderbci.cl/".into(),
         }
     }
+}
+
+/// Reads a list setting given as a TOML array or, from an environment variable, as one
+/// comma-separated string (`APP_GATEWAY__TRUSTED_PROXIES=10.0.0.0/8,192.168.0.1`).
+fn list_or_csv<'de, D>(deserializer: D) -> Result<Vec<String>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    #[derive(serde::Deserialize)]
+    #[serde(untagged)]
+    enum ListOrCsv {
+        List(Vec<String>),
+        Csv(String),
+    }
+    Ok(match ListOrCsv::deserialize(deserializer)? {
+        ListOrCsv::List(list) => list,
+        ListOrCsv::Csv(csv) => csv
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+            .collect(),
+    })
 }
 
 #[cfg(test)]

@@ -9,7 +9,6 @@ use axum::extract::{ConnectInfo, FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
 use axum_extra::extract::CookieJar;
 use miclub_platform::error::ErrorCode;
-use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
 use crate::cookies::SESSION_COOKIE;
@@ -110,29 +109,6 @@ where
             }
         }
     }
-}
-
-/// Reads a list setting given as a TOML array or, from an environment variable, as one
-/// comma-separated string (`APP_GATEWAY__TRUSTED_PROXIES=10.0.0.0/8,192.168.0.1`).
-pub fn list_or_csv<'de, D>(deserializer: D) -> Result<Vec<String>, D::Error>
-where
-    D: serde::Deserializer<'de>,
-{
-    #[derive(serde::Deserialize)]
-    #[serde(untagged)]
-    enum ListOrCsv {
-        List(Vec<String>),
-        Csv(String),
-    }
-    Ok(match ListOrCsv::deserialize(deserializer)? {
-        ListOrCsv::List(list) => list,
-        ListOrCsv::Csv(csv) => csv
-            .split(',')
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .map(str::to_owned)
-            .collect(),
-    })
 }
 
 /// A verified member access token from the session cookie or `Authorization: Bearer`.
