@@ -54,7 +54,7 @@ impl Auth {
                 self.policy.session_absolute() + SEEN_MARGIN,
             )
             .await?;
-        self.issue(member_id, &sid, now, None).await
+        self.issue(member_id, &sid, now, now, None).await
     }
 
     /// Renews a session: the presented refresh token is spent and a new pair is issued.
@@ -106,6 +106,7 @@ impl Auth {
                 &record.member_id,
                 &record.family_id,
                 record.session_started_at,
+                now,
                 Some(&hash),
             )
             .await;
@@ -174,20 +175,20 @@ impl Auth {
         Ok(())
     }
 
-    /// Issues an access token and a refresh token in family `sid`, which began at
-    /// `started_at`; neither outlives the session's absolute limit. With `spend`, the refresh
-    /// token of that hash is marked used in the same transaction; `Unauthenticated` when it
-    /// was already spent.
+    /// Issues at `now` (the caller's instant, so a session opened and its first tokens share
+    /// one) an access token and a refresh token in family `sid`, which began at `started_at`;
+    /// neither outlives the session's absolute limit. With `spend`, the refresh token of that
+    /// hash is marked used in the same transaction; `Unauthenticated` when it was already spent.
     async fn issue(
         &self,
         member_id: &str,
         sid: &str,
         started_at: i64,
+        now: i64,
         spend: Option<&str>,
     ) -> AuthResult<IssuedSession> {
         let refresh = RefreshToken::generate();
         let refresh_hash = refresh.digest();
-        let now = now_millis();
         let ends_at = started_at + self.policy.session_absolute().as_millis() as i64;
         let left = Duration::from_millis((ends_at - now).max(0) as u64);
         let refresh_ttl = self.policy.refresh_ttl().min(left);
