@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use miclub_platform::grpc::ClientSettings;
-use miclub_platform::tokens::TokenSettings;
+use miclub_platform::tokens::{ServiceCredentials, TokenSettings};
 use secrecy::SecretString;
 use serde::Deserialize;
 
@@ -27,7 +27,7 @@ pub struct Settings {
     /// Proxies (IP addresses or CIDR ranges, e.g. `10.0.0.0/8`) whose `X-Forwarded-For` is
     /// believed. Empty (the default): the client address is always the socket's peer. A list in
     /// TOML, or comma-separated in `APP_GATEWAY__TRUSTED_PROXIES`.
-    #[serde(deserialize_with = "list_or_csv")]
+    #[serde(deserialize_with = "miclub_platform::config::list_or_csv")]
     pub trusted_proxies: Vec<String>,
     pub body_limit_bytes: usize,
     /// Login-related requests one client address may make per minute at the edge.
@@ -45,6 +45,10 @@ pub struct Settings {
     pub content: ClientSettings,
     pub registration: ClientSettings,
     pub missions: ClientSettings,
+    /// The gateway's own client credentials at auth (`[gateway.service_client]`): the calls it
+    /// makes on an anonymous visitor's behalf (log in, join, read content) go with its service
+    /// token. Required in production.
+    pub service_client: ServiceCredentials,
     /// How long the runtime flags read from content are reused.
     pub flags_cache_secs: u64,
     pub tokens: TokenSettings,
@@ -73,6 +77,7 @@ impl Default for Settings {
             content: ClientSettings::for_url("http://127.0.0.1:50054"),
             registration: ClientSettings::for_url("http://127.0.0.1:50055"),
             missions: ClientSettings::for_url("http://127.0.0.1:50053"),
+            service_client: ServiceCredentials::default(),
             flags_cache_secs: 30,
             tokens: TokenSettings::default(),
             recaptcha: RecaptchaSettings::default(),
@@ -160,29 +165,6 @@ impl Default for LinkSettings {
             lider_bci_card: "https://www.tarjetaliderbci.cl/".into(),
         }
     }
-}
-
-/// Reads a list setting given as a TOML array or, from an environment variable, as one
-/// comma-separated string (`APP_GATEWAY__TRUSTED_PROXIES=10.0.0.0/8,192.168.0.1`).
-fn list_or_csv<'de, D>(deserializer: D) -> Result<Vec<String>, D::Error>
-where
-    D: serde::Deserializer<'de>,
-{
-    #[derive(serde::Deserialize)]
-    #[serde(untagged)]
-    enum ListOrCsv {
-        List(Vec<String>),
-        Csv(String),
-    }
-    Ok(match ListOrCsv::deserialize(deserializer)? {
-        ListOrCsv::List(list) => list,
-        ListOrCsv::Csv(csv) => csv
-            .split(',')
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .map(str::to_owned)
-            .collect(),
-    })
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use miclub_platform::grpc::TracedChannel;
+use miclub_platform::access::ServiceChannel;
 use miclub_proto::content::v1::GetFlagsRequest;
 use miclub_proto::content::v1::content_service_client::ContentServiceClient;
 
@@ -43,7 +43,7 @@ struct Cached {
 /// The flags with their cache; cheap to clone.
 #[derive(Debug, Clone)]
 pub struct FlagSource {
-    content: ContentServiceClient<TracedChannel>,
+    content: ContentServiceClient<ServiceChannel>,
     ttl: Duration,
     cached: Arc<Mutex<Cached>>,
     /// Held by the one caller asking content.
@@ -52,7 +52,7 @@ pub struct FlagSource {
 
 impl FlagSource {
     pub fn new(
-        content: ContentServiceClient<TracedChannel>,
+        content: ContentServiceClient<ServiceChannel>,
         configured: &FlagSettings,
         ttl: Duration,
     ) -> Self {

@@ -27,12 +27,14 @@ use anyhow::Context;
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, MatchedPath, Request};
 use axum::http::HeaderName;
+use miclub_platform::access::{ServiceChannel, as_client};
 use miclub_platform::config::Environment;
 use miclub_platform::ephemeral::SharedStore;
+use miclub_platform::grpc::ClientSettings;
 use miclub_platform::notify::DevMailbox;
 use miclub_platform::shutdown::Shutdown;
 use miclub_platform::telemetry::{extract_context, metrics_handle, ops_router};
-use miclub_platform::tokens::{KeySource, TokenVerifier};
+use miclub_platform::tokens::{KeySource, ServiceTokens, TokenVerifier};
 use miclub_proto::accounts::v1::accounts_service_client::AccountsServiceClient;
 use miclub_proto::auth::v1::auth_service_client::AuthServiceClient;
 use miclub_proto::content::v1::content_service_client::ContentServiceClient;
@@ -155,19 +157,37 @@ pub fn build_state(settings: Settings, deps: Dependencies) -> anyhow::Result<App
         (false, _) => None,
     };
     let recaptcha = recaptcha::build(&settings.recaptcha, production)?;
+    let tokens = if settings.service_client.is_configured() {
+        Some(Arc::new(ServiceTokens::new(
+            settings.auth.channel()?,
+            settings.service_client.clone(),
+        )))
+    } else if production {
+        anyhow::bail!(
+            "production needs the gateway's client credentials at auth (gateway.service_client.client_id and client_secret)"
+        );
+    } else {
+        tracing::warn!(
+            "no gateway.service_client: anonymous calls go without a service token and the services will refuse them"
+        );
+        None
+    };
+    let channel = |client: &ClientSettings| -> anyhow::Result<ServiceChannel> {
+        Ok(as_client(client.channel()?, tokens.clone()))
+    };
     let verifier = Arc::new(TokenVerifier::new(
         &settings.tokens,
         deps.key_source,
         Some(deps.store.clone()),
     ));
     Ok(AppState::new(state::Shared {
-        auth: AuthServiceClient::new(settings.auth.channel()?),
-        accounts: AccountsServiceClient::new(settings.accounts.channel()?),
-        content: ContentServiceClient::new(settings.content.channel()?),
-        registration: RegistrationServiceClient::new(settings.registration.channel()?),
-        missions: MissionsServiceClient::new(settings.missions.channel()?),
+        auth: AuthServiceClient::new(channel(&settings.auth)?),
+        accounts: AccountsServiceClient::new(channel(&settings.accounts)?),
+        content: ContentServiceClient::new(channel(&settings.content)?),
+        registration: RegistrationServiceClient::new(channel(&settings.registration)?),
+        missions: MissionsServiceClient::new(channel(&settings.missions)?),
         flags: flags::FlagSource::new(
-            ContentServiceClient::new(settings.content.channel()?),
+            ContentServiceClient::new(channel(&settings.content)?),
             &settings.flags,
             std::time::Duration::from_secs(settings.flags_cache_secs),
         ),

@@ -3,9 +3,9 @@
 
 use std::sync::Arc;
 
+use miclub_platform::access::ServiceChannel;
 use miclub_platform::config::Environment;
 use miclub_platform::ephemeral::SharedStore;
-use miclub_platform::grpc::TracedChannel;
 use miclub_platform::notify::DevMailbox;
 use miclub_platform::tokens::TokenVerifier;
 use miclub_proto::accounts::v1::accounts_service_client::AccountsServiceClient;
@@ -45,11 +45,11 @@ impl std::ops::Deref for AppState {
 pub struct Shared {
     pub settings: Arc<Settings>,
     pub environment: Environment,
-    pub auth: AuthServiceClient<TracedChannel>,
-    pub accounts: AccountsServiceClient<TracedChannel>,
-    pub content: ContentServiceClient<TracedChannel>,
-    pub registration: RegistrationServiceClient<TracedChannel>,
-    pub missions: MissionsServiceClient<TracedChannel>,
+    pub auth: AuthServiceClient<ServiceChannel>,
+    pub accounts: AccountsServiceClient<ServiceChannel>,
+    pub content: ContentServiceClient<ServiceChannel>,
+    pub registration: RegistrationServiceClient<ServiceChannel>,
+    pub missions: MissionsServiceClient<ServiceChannel>,
     pub flags: FlagSource,
     pub verifier: Arc<TokenVerifier>,
     pub store: SharedStore,

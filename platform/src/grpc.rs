@@ -6,7 +6,10 @@
 //! get lazy channels with timeouts and trace propagation, and read-only calls one bounded retry
 //! ([`retry_idempotent`]).
 
+use std::future::Future;
 use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
@@ -226,7 +229,19 @@ pub async fn server(services: &[&str]) -> anyhow::Result<(Server, Health, tonic:
     Ok((builder, health, routes))
 }
 
-/// Serves `routes` on `listener` until `shutdown`, draining as the module header says.
+/// What decides, before a service sees a call, whether its caller may make it: every port has
+/// one (`access::Policy`; defined here so serving does not depend on token verification).
+pub trait Gate: Send + Sync + 'static {
+    /// The request to serve (possibly with what the gate learnt in its extensions), or the
+    /// status that refuses it.
+    fn admit<'a>(
+        &'a self,
+        request: axum::extract::Request,
+    ) -> Pin<Box<dyn Future<Output = Result<axum::extract::Request, tonic::Status>> + Send + 'a>>;
+}
+
+/// Serves `routes` on `listener` until `shutdown`, draining as the module header says; every
+/// call passes `gate` first.
 pub async fn serve(
     mut builder: Server,
     routes: tonic::service::Routes,
@@ -234,12 +249,15 @@ pub async fn serve(
     health: Health,
     drain_delay: Duration,
     shutdown: Shutdown,
+    gate: Arc<dyn Gate>,
 ) -> anyhow::Result<()> {
     let address: SocketAddr = listener.local_addr()?;
     tracing::info!(%address, services = ?health.services, "grpc server listening");
+    // Layers run outside in: the count sees the gate's refusals too.
     let routes = tonic::service::Routes::from(
         routes
             .into_axum_router()
+            .layer(axum::middleware::from_fn_with_state(gate, guard))
             .layer(axum::middleware::from_fn(count_call)),
     );
     let stop = async move {
@@ -258,6 +276,18 @@ pub async fn serve(
         .context("grpc server failed")?;
     tracing::info!(%address, "grpc server stopped");
     Ok(())
+}
+
+/// Runs the port's [`Gate`]: a refused call is answered with its status at once.
+async fn guard(
+    axum::extract::State(gate): axum::extract::State<Arc<dyn Gate>>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    match gate.admit(request).await {
+        Ok(request) => next.run(request).await,
+        Err(status) => status.into_http(),
+    }
 }
 
 /// Records the call's method, status code and latency. The code is the `grpc-status` header

@@ -3,9 +3,10 @@
 //! Everything two or more services need lives here, so each service is only its domain:
 //! layered configuration, telemetry and trace propagation, the error-code catalogue, storage
 //! (PostgreSQL or SQLite through one pool type), the ephemeral store (Redis or memory),
-//! access-token verification, notifications, gRPC serving with health and reflection, graceful
+//! access-token verification and who may call which RPC, notifications, gRPC serving with health and reflection, graceful
 //! shutdown, member identity documents (RUT), and, behind `test-support`, test helpers.
 
+pub mod access;
 pub mod config;
 pub mod demo;
 pub mod ephemeral;

@@ -296,10 +296,41 @@ impl TestKeys {
         self.sign(crate::tokens::TokenKind::Member, member_id, sid, ttl_secs)
     }
 
-    /// A service access token for the internal caller `client_id`.
+    /// A service access token for the internal caller `client_id`, granted every scoped
+    /// method: for tests that are not about who may call what (those use [`Self::scoped_token`]).
     pub fn service_token(&self, client_id: &str, ttl_secs: i64) -> String {
+        let methods: Vec<String> = crate::access::served_methods()
+            .into_iter()
+            .filter(|method| crate::access::access_of(method) == crate::access::Access::Scoped)
+            .collect();
+        let methods: Vec<&str> = methods.iter().map(String::as_str).collect();
+        self.scoped_token(client_id, &methods, ttl_secs)
+    }
+
+    /// A service token of `client_id` allowed to call `methods` (`package.Service/Method`),
+    /// as auth signs one for a client granted them.
+    pub fn scoped_token(&self, client_id: &str, methods: &[&str], ttl_secs: i64) -> String {
         let sid = format!("svc-{}", uuid::Uuid::new_v4().simple());
-        self.sign(crate::tokens::TokenKind::Service, client_id, &sid, ttl_secs)
+        let mut claims = self.claims(crate::tokens::TokenKind::Service, client_id, &sid, ttl_secs);
+        claims.scope = methods.join(" ");
+        self.sign_claims(&claims)
+    }
+
+    /// A service token of `client_id` allowed every method of the gRPC `services` (e.g.
+    /// `miclub.registration.v1.RegistrationService`) that takes a scope: for tests of one
+    /// service that are not about who may call it.
+    pub fn token_for_services(&self, client_id: &str, services: &[&str], ttl_secs: i64) -> String {
+        let methods: Vec<String> = crate::access::served_methods()
+            .into_iter()
+            .filter(|method| {
+                services
+                    .iter()
+                    .any(|service| method.split('/').next() == Some(*service))
+                    && crate::access::access_of(method) == crate::access::Access::Scoped
+            })
+            .collect();
+        let methods: Vec<&str> = methods.iter().map(String::as_str).collect();
+        self.scoped_token(client_id, &methods, ttl_secs)
     }
 
     pub fn sign(
@@ -331,6 +362,7 @@ impl TestKeys {
             nbf: now,
             exp: now + ttl_secs,
             jti: uuid::Uuid::new_v4().to_string(),
+            scope: String::new(),
         }
     }
 
@@ -357,5 +389,49 @@ impl TestKeys {
     /// The published public keys (one OKP Ed25519 JWK).
     pub fn jwks(&self) -> &jsonwebtoken::jwk::JwkSet {
         &self.jwks
+    }
+}
+
+/// Adds `authorization: Bearer <token>` to every call of a test's gRPC client
+/// (`XServiceClient::with_interceptor(channel, Bearer(token))`).
+#[derive(Debug, Clone)]
+pub struct Bearer(pub String);
+
+impl tonic::service::Interceptor for Bearer {
+    fn call(
+        &mut self,
+        mut request: tonic::Request<()>,
+    ) -> Result<tonic::Request<()>, tonic::Status> {
+        if !request.metadata().contains_key("authorization") {
+            let value = format!("Bearer {}", self.0)
+                .parse()
+                .map_err(|_| tonic::Status::internal("token is not a header value"))?;
+            request.metadata_mut().insert("authorization", value);
+        }
+        Ok(request)
+    }
+}
+
+/// A channel whose calls carry a token unless they carry one already.
+pub type BearerChannel =
+    tonic::service::interceptor::InterceptedService<tonic::transport::Channel, Bearer>;
+
+/// A gate that admits every call: for a test's stand-in of another service, which is not the
+/// component under test and has no policy of its own.
+#[derive(Debug, Clone, Copy)]
+pub struct AdmitAll;
+
+impl crate::grpc::Gate for AdmitAll {
+    fn admit<'a>(
+        &'a self,
+        request: axum::extract::Request,
+    ) -> std::pin::Pin<
+        Box<
+            dyn std::future::Future<Output = Result<axum::extract::Request, tonic::Status>>
+                + Send
+                + 'a,
+        >,
+    > {
+        Box::pin(async move { Ok(request) })
     }
 }

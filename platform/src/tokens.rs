@@ -86,6 +86,10 @@ pub struct Claims {
     pub nbf: i64,
     pub exp: i64,
     pub jti: String,
+    /// A service token's methods, space-separated (`package.Service/Method`, RFC 9068 `scope`):
+    /// what `access::Policy` lets the client call. Empty in member tokens.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub scope: String,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -366,6 +370,12 @@ impl TokenVerifier {
         request: &tonic::Request<T>,
         kind: TokenKind,
     ) -> Result<Claims, tonic::Status> {
+        // The port's access policy verified this call's token already (`access::Policy`).
+        if let Some(admitted) = request.extensions().get::<crate::access::Admitted>()
+            && admitted.0.kind == kind
+        {
+            return Ok(admitted.0.clone());
+        }
         let token = bearer(request.metadata()).ok_or(VerifyError::Missing);
         let claims = match token {
             Ok(token) => self.verify_kind(token, kind).await,
@@ -466,12 +476,21 @@ impl ServiceCredentials {
     }
 }
 
-/// Service access tokens from auth's client-credentials grant, cached until shortly before
-/// they expire, so a busy caller asks auth about once per token lifetime.
+/// Service access tokens from auth's client-credentials grant, cached for half their life, so
+/// a busy caller asks auth about twice per token lifetime. When auth cannot answer a renewal,
+/// the cached token serves until shortly before it expires: an anonymous page (promotions) keeps
+/// working through a short auth outage.
 pub struct ServiceTokens {
     client: AuthServiceClient<TracedChannel>,
     credentials: ServiceCredentials,
-    cached: Mutex<Option<(String, Instant)>>,
+    cached: Mutex<Option<CachedToken>>,
+}
+
+#[derive(Debug, Clone)]
+struct CachedToken {
+    token: String,
+    renew_at: Instant,
+    usable_until: Instant,
 }
 
 impl std::fmt::Debug for ServiceTokens {
@@ -483,7 +502,7 @@ impl std::fmt::Debug for ServiceTokens {
 }
 
 impl ServiceTokens {
-    /// Renew this long before expiry, so a token never expires in flight.
+    /// A token is not used this close to its expiry, so it never expires in flight.
     const MARGIN: Duration = Duration::from_secs(30);
 
     pub fn new(channel: TracedChannel, credentials: ServiceCredentials) -> Self {
@@ -494,28 +513,48 @@ impl ServiceTokens {
         }
     }
 
-    /// A valid service token; asks auth only when the cached one is about to expire.
+    /// The client id tokens are asked for.
+    pub fn client_id(&self) -> &str {
+        &self.credentials.client_id
+    }
+
+    /// A valid service token; asks auth only when the cached one is half through its life.
     pub async fn token(&self) -> Result<String, tonic::Status> {
         use secrecy::ExposeSecret;
         let mut cached = self.cached.lock().await;
-        if let Some((token, renew_at)) = cached.as_ref()
-            && Instant::now() < *renew_at
+        let now = Instant::now();
+        if let Some(token) = cached.as_ref()
+            && now < token.renew_at
         {
-            return Ok(token.clone());
+            return Ok(token.token.clone());
         }
-        let response = self
+        let answer = self
             .client
             .clone()
             .issue_service_token(miclub_proto::auth::v1::IssueServiceTokenRequest {
                 client_id: self.credentials.client_id.clone(),
                 client_secret: self.credentials.client_secret.expose_secret().to_owned(),
             })
-            .await?
-            .into_inner();
+            .await;
+        let response = match answer {
+            Ok(response) => response.into_inner(),
+            Err(status) => {
+                return match cached.as_ref() {
+                    Some(token) if now < token.usable_until => {
+                        tracing::warn!(client_id = %self.credentials.client_id, code = ?status.code(), "service token renewal failed, using the current one");
+                        Ok(token.token.clone())
+                    }
+                    _ => Err(status),
+                };
+            }
+        };
         let lifetime = Duration::from_secs(u64::try_from(response.expires_in_seconds).unwrap_or(0));
-        let renew_at = Instant::now() + lifetime.saturating_sub(Self::MARGIN);
         tracing::debug!(client_id = %self.credentials.client_id, "service token issued");
-        *cached = Some((response.access_token.clone(), renew_at));
+        *cached = Some(CachedToken {
+            token: response.access_token.clone(),
+            renew_at: now + lifetime / 2,
+            usable_until: now + lifetime.saturating_sub(Self::MARGIN),
+        });
         Ok(response.access_token)
     }
 

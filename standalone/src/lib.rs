@@ -137,10 +137,20 @@ pub async fn start(config: &Layered, shutdown: Shutdown) -> anyhow::Result<Runni
         client_id: "registration".into(),
         client_secret: SecretString::from(random_secret()),
     };
+    // The gateway makes a visitor's anonymous calls (log in, join, content) as itself.
+    let gateway_client = ServiceCredentials {
+        client_id: "gateway".into(),
+        client_secret: SecretString::from(random_secret()),
+    };
 
     let mut auth: miclub_auth::Settings = config.section("auth")?;
     loopback(config, "auth", &mut auth.server);
-    for internal in [&accounts_client, &registration_client, &missions_client] {
+    for internal in [
+        &accounts_client,
+        &registration_client,
+        &missions_client,
+        &gateway_client,
+    ] {
         auth.service_clients.insert(
             internal.client_id.clone(),
             miclub_auth::secret_digest(internal.client_secret.expose_secret()),
@@ -289,6 +299,7 @@ pub async fn start(config: &Layered, shutdown: Shutdown) -> anyhow::Result<Runni
     gateway.content = client(content_port);
     gateway.registration = client(registration_port);
     gateway.missions = client(missions_port);
+    gateway.service_client = gateway_client;
     if !config.contains("gateway.dev_mailbox") {
         gateway.dev_mailbox = !environment.is_production();
     }

@@ -238,12 +238,10 @@ pub async fn validate_otp(
         Ok(answer) => answer.into_inner().member.unwrap_or_default(),
         Err(status) => {
             // Nothing half-done: a session the member cannot see is closed again.
-            let revoke = with_bearer(
-                LogoutRequest {
-                    refresh_token: session.refresh_token.clone(),
-                },
-                &session.access_token,
-            );
+            let revoke = LogoutRequest {
+                refresh_token: session.refresh_token.clone(),
+                access_token: session.access_token.clone(),
+            };
             if let Err(err) = state.auth.clone().logout(revoke).await {
                 tracing::warn!(error = %err, "could not revoke the session of a failed login");
             }
@@ -368,10 +366,9 @@ pub async fn logout(State(state): State<AppState>, jar: CookieJar, headers: Head
     if token.is_none() && refresh_token.is_empty() {
         return (jar, StatusCode::NO_CONTENT).into_response();
     }
-    let message = LogoutRequest { refresh_token };
-    let request = match &token {
-        Some(token) => with_bearer(message, token),
-        None => tonic::Request::new(message),
+    let request = LogoutRequest {
+        refresh_token,
+        access_token: token.unwrap_or_default(),
     };
     match state.auth.clone().logout(request).await {
         Ok(_) => {

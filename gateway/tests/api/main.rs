@@ -197,9 +197,7 @@ impl AuthService for Fakes {
         &self,
         request: Request<auth::LogoutRequest>,
     ) -> Result<Response<auth::LogoutResponse>, Status> {
-        let token = miclub_platform::tokens::bearer(request.metadata())
-            .unwrap_or_default()
-            .to_owned();
+        let token = request.into_inner().access_token;
         let mut script = self.script.lock().unwrap();
         script.logouts.push(token);
         match script.logout_error.clone() {

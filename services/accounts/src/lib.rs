@@ -22,6 +22,7 @@ pub mod store;
 use std::sync::Arc;
 use std::time::Duration;
 
+use miclub_platform::access::Policy;
 use miclub_platform::ephemeral::SharedStore;
 use miclub_platform::events::SharedBus;
 use miclub_platform::grpc::{Health, ServerSettings};
@@ -74,6 +75,8 @@ pub struct Application {
     server: Server,
     routes: Routes,
     health: Health,
+    /// Who may call which method of this port (`platform::access`).
+    gate: Arc<Policy>,
     store: Store,
     server_settings: ServerSettings,
     /// Confirms the accruals whose return window has closed, while serving.
@@ -126,6 +129,7 @@ impl Application {
             deps.key_source,
             Some(deps.store),
         ));
+        let gate = Policy::new(verifier.clone());
         let rules = settings.accrual.load_rules()?;
         tracing::info!(rules_version = rules.version(), "accrual rules loaded");
         let ledger = Ledger::new(store.clone(), Arc::new(rules));
@@ -150,6 +154,7 @@ impl Application {
             server,
             routes,
             health,
+            gate,
             store,
             server_settings: settings.server,
             ledger,
@@ -195,6 +200,7 @@ impl Application {
             self.health,
             drain_delay,
             shutdown,
+            self.gate,
         )
         .await;
         if let Err(err) = confirmations.await {

@@ -21,10 +21,10 @@
 //!   client, `[auth.service_clients]` `accounts = "<sha256 hex of the secret>"`, or
 //!   `APP_AUTH__SERVICE_CLIENTS__ACCOUNTS=<sha256 hex>`. Environment names are lowercased
 //!   (`…__STORE_POS` is client `store_pos`), so client ids are lowercase, and ids set from the
-//!   environment use `_` rather than `-`. The joining and leaving calls are bound to client
-//!   ids: `accounts` (SetLoginEmail, DisableCredentials) and `registration`
-//!   (CheckPasswordRules, CreateCredentials). Only digests are configured:
+//!   environment use `_` rather than `-`. Only digests are configured:
 //!   `miclub_auth::secret_digest` (or `printf %s "$SECRET" | sha256sum`) makes one;
+//! - `client_methods`: the methods each client's tokens may call, over the defaults of
+//!   `grants::DEFAULT_GRANTS` (see there); every configured client must have a grant;
 //! - `service_token_ttl_secs`: life of a service token (default 300, at most 900);
 //! - `service_token_attempts` per `service_token_window_secs`: token requests per client id,
 //!   right or wrong secret (default 30 per 60 s).
@@ -39,6 +39,8 @@ use miclub_platform::storage::DatabaseSettings;
 use miclub_platform::tokens::{MAX_ACCESS_TTL, TokenSettings};
 use secrecy::{ExposeSecret, SecretString};
 use serde::Deserialize;
+
+use crate::grants::MethodList;
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(default)]
@@ -61,6 +63,9 @@ pub struct Settings {
     /// Client id → lowercase hex SHA-256 of its secret, for `IssueServiceToken`. Client ids are
     /// lowercase `a-z`, `0-9`, `-` and `_`, at most 64 characters.
     pub service_clients: BTreeMap<String, String>,
+    /// Client id → the methods its tokens may call, replacing that client's default grant
+    /// (`grants::DEFAULT_GRANTS`).
+    pub client_methods: BTreeMap<String, MethodList>,
     /// Life of a service token; at most `platform::tokens::MAX_ACCESS_TTL`.
     pub service_token_ttl_secs: u64,
     /// `IssueServiceToken` requests one client id may make in `service_token_window_secs`,
@@ -81,6 +86,7 @@ impl Default for Settings {
             policy: PolicySettings::default(),
             hashing: HashingSettings::default(),
             service_clients: BTreeMap::new(),
+            client_methods: BTreeMap::new(),
             service_token_ttl_secs: 300,
             service_token_attempts: 30,
             service_token_window_secs: 60,
@@ -142,6 +148,20 @@ impl Settings {
                     "auth.service_clients.{client_id} must be the lowercase hex SHA-256 of the client secret (64 characters), not the secret"
                 );
             }
+        }
+        let grants = crate::grants::grants(&self.client_methods);
+        for (client_id, methods) in &grants {
+            miclub_platform::access::check_grantable(methods)
+                .map_err(|err| anyhow::anyhow!("auth.client_methods.{client_id}: {err}"))?;
+        }
+        if let Some(client_id) = self
+            .service_clients
+            .keys()
+            .find(|client_id| grants.get(*client_id).is_none_or(Vec::is_empty))
+        {
+            anyhow::bail!(
+                "auth.client_methods.{client_id} is missing: a configured client must be granted the methods it calls"
+            );
         }
         if environment.is_production() {
             if self.signing.keys.is_empty() {
@@ -443,6 +463,21 @@ mod tests {
         settings
             .service_clients
             .insert("store-pos_1".into(), digest.clone());
+        // Without a grant the client could call nothing: refused, naming the setting.
+        let ungranted = settings
+            .validate(Environment::Development)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            ungranted.contains("auth.client_methods.store-pos_1"),
+            "{ungranted}"
+        );
+        settings.client_methods.insert(
+            "store-pos_1".into(),
+            MethodList(vec![
+                "miclub.accounts.v1.AccountsService/PostPurchase".into(),
+            ]),
+        );
         assert!(settings.validate(Environment::Development).is_ok());
         for (id, value) in [
             ("Accounts", digest.clone()),

@@ -11,15 +11,14 @@
 use std::sync::Arc;
 
 use miclub_platform::identity::LoginId;
-use miclub_platform::tokens::{Claims, bearer};
+use miclub_platform::tokens::Claims;
 use miclub_proto::auth::v1 as pb;
 use miclub_proto::auth::v1::auth_service_server::AuthService;
 use secrecy::SecretString;
 use tonic::{Request, Response, Status};
 
 use crate::domain::{
-    ACCOUNTS_CLIENT, Auth, ChallengeId, Email, IssuedSession, MemberId, NewPassword, OtpCode,
-    Password, REGISTRATION_CLIENT, RefreshToken,
+    Auth, ChallengeId, Email, IssuedSession, MemberId, NewPassword, OtpCode, Password, RefreshToken,
 };
 use crate::error::{AuthError, Field, Problem};
 
@@ -33,20 +32,10 @@ impl AuthGrpc {
         Self { auth }
     }
 
-    /// The claims of an internal call made with a service token of client `allowed`; another
-    /// client's token is refused with ERR_FORBIDDEN, a member token or none as every service
-    /// refuses them.
-    async fn service_caller<T>(
-        &self,
-        request: &Request<T>,
-        allowed: &str,
-    ) -> Result<Claims, Status> {
-        let caller = self.auth.callers().service(request).await?;
-        if caller.sub != allowed {
-            tracing::warn!(client_id = %caller.sub, allowed, "internal call refused: client not allowed");
-            return Err(AuthError::Forbidden.into());
-        }
-        Ok(caller)
+    /// The claims of an internal call: a service token the port's access policy found to
+    /// carry this method in its scope (`platform::access`).
+    async fn service_caller<T>(&self, request: &Request<T>) -> Result<Claims, Status> {
+        self.auth.callers().service(request).await
     }
 }
 
@@ -151,10 +140,10 @@ impl AuthService for AuthGrpc {
         &self,
         request: Request<pb::LogoutRequest>,
     ) -> Result<Response<pb::LogoutResponse>, Status> {
-        let access_token = bearer(request.metadata()).map(str::to_owned);
         let request = request.into_inner();
+        let access_token = present(&request.access_token);
         let refresh = present(&request.refresh_token).and_then(RefreshToken::parse);
-        self.auth.logout(access_token.as_deref(), refresh).await?;
+        self.auth.logout(access_token, refresh).await?;
         Ok(Response::new(pb::LogoutResponse {}))
     }
 
@@ -208,7 +197,7 @@ impl AuthService for AuthGrpc {
         &self,
         request: Request<pb::VerifyPasswordRequest>,
     ) -> Result<Response<pb::VerifyPasswordResponse>, Status> {
-        self.service_caller(&request, ACCOUNTS_CLIENT).await?;
+        self.service_caller(&request).await?;
         let request = request.into_inner();
         let member_id = MemberId::parse(&request.member_id)?;
         let password = current_password(request.password)?;
@@ -222,7 +211,7 @@ impl AuthService for AuthGrpc {
         &self,
         request: Request<pb::EndSessionsRequest>,
     ) -> Result<Response<pb::EndSessionsResponse>, Status> {
-        self.service_caller(&request, ACCOUNTS_CLIENT).await?;
+        self.service_caller(&request).await?;
         let request = request.into_inner();
         let member_id = MemberId::parse(&request.member_id)?;
         let ended = self.auth.end_member_sessions(member_id.as_str()).await?;
@@ -235,7 +224,7 @@ impl AuthService for AuthGrpc {
         &self,
         request: Request<pb::SetLoginEmailRequest>,
     ) -> Result<Response<pb::SetLoginEmailResponse>, Status> {
-        let caller = self.service_caller(&request, ACCOUNTS_CLIENT).await?;
+        let caller = self.service_caller(&request).await?;
         let request = request.into_inner();
         let member_id = MemberId::parse(&request.member_id)?;
         let email = Email::parse(&request.email)?;
@@ -298,7 +287,7 @@ impl AuthService for AuthGrpc {
         &self,
         request: Request<pb::CheckPasswordRulesRequest>,
     ) -> Result<Response<pb::CheckPasswordRulesResponse>, Status> {
-        self.service_caller(&request, REGISTRATION_CLIENT).await?;
+        self.service_caller(&request).await?;
         let request = request.into_inner();
         NewPassword::parse(request.password).map_err(AuthError::weak_password)?;
         Ok(Response::new(pb::CheckPasswordRulesResponse {}))
@@ -308,7 +297,7 @@ impl AuthService for AuthGrpc {
         &self,
         request: Request<pb::CreateCredentialsRequest>,
     ) -> Result<Response<pb::CreateCredentialsResponse>, Status> {
-        let caller = self.service_caller(&request, REGISTRATION_CLIENT).await?;
+        let caller = self.service_caller(&request).await?;
         let request = request.into_inner();
         let member_id = MemberId::parse(&request.member_id)?;
         let login_id = LoginId::parse(&request.login_id).map_err(AuthError::InvalidLoginId)?;
@@ -327,7 +316,7 @@ impl AuthService for AuthGrpc {
         &self,
         request: Request<pb::DisableCredentialsRequest>,
     ) -> Result<Response<pb::DisableCredentialsResponse>, Status> {
-        let caller = self.service_caller(&request, ACCOUNTS_CLIENT).await?;
+        let caller = self.service_caller(&request).await?;
         let request = request.into_inner();
         let member_id = MemberId::parse(&request.member_id)?;
         let disabled = self

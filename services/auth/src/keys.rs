@@ -336,6 +336,7 @@ mod tests {
             nbf: now,
             exp: now + 60,
             jti: "j".into(),
+            scope: String::new(),
         }
     }
 

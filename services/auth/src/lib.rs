@@ -11,6 +11,7 @@
 pub mod config;
 pub mod domain;
 pub mod error;
+pub mod grants;
 pub mod grpc;
 pub mod keys;
 pub mod seed;
@@ -128,6 +129,7 @@ impl Application {
             health,
             Duration::from_millis(self.settings.server.drain_delay_ms),
             shutdown,
+            miclub_platform::access::Policy::new(self.auth.callers().clone()),
         )
         .await;
         purge.abort();

@@ -408,6 +408,7 @@ async fn logout_with_only_the_refresh_token_revokes_the_session(env: TestEnv) {
     let session = app.login(ana()).await.session.unwrap();
     let request = miclub_proto::auth::v1::LogoutRequest {
         refresh_token: session.refresh_token.clone(),
+        access_token: String::new(),
     };
     app.client().logout(request).await.unwrap();
     assert_eq!(

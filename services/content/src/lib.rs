@@ -21,6 +21,7 @@ pub mod store;
 use std::sync::Arc;
 use std::time::Duration;
 
+use miclub_platform::access::Policy;
 use miclub_platform::grpc::{Health, ServerSettings};
 use miclub_platform::shutdown::Shutdown;
 use miclub_platform::storage::now_millis;
@@ -53,6 +54,8 @@ pub struct Application {
     server: Server,
     routes: Routes,
     health: Health,
+    /// Who may call which method of this port (`platform::access`).
+    gate: Arc<Policy>,
     store: Store,
     server_settings: ServerSettings,
 }
@@ -88,6 +91,7 @@ impl Application {
         );
         // Service tokens only: no member session is ever checked here, so no revocation list.
         let verifier = Arc::new(TokenVerifier::new(&settings.tokens, deps.key_source, None));
+        let gate = Policy::new(verifier.clone());
         let (server, health, routes) = miclub_platform::grpc::server(&[SERVICE_NAME]).await?;
         let routes = routes.add_service(ContentServiceServer::new(ContentGrpc::new(
             content, verifier,
@@ -100,6 +104,7 @@ impl Application {
             server,
             routes,
             health,
+            gate,
             store,
             server_settings: settings.server,
         })
@@ -119,6 +124,7 @@ impl Application {
             self.health,
             Duration::from_millis(self.server_settings.drain_delay_ms),
             shutdown,
+            self.gate,
         )
         .await;
         self.store.database().close().await;

@@ -21,6 +21,7 @@ pub mod store;
 use std::sync::Arc;
 use std::time::Duration;
 
+use miclub_platform::access::Policy;
 use miclub_platform::ephemeral::SharedStore;
 use miclub_platform::events::SharedBus;
 use miclub_platform::grpc::{Health, ServerSettings};
@@ -89,6 +90,8 @@ pub struct Application {
     server: Server,
     routes: Routes,
     health: Health,
+    /// Who may call which method of this port (`platform::access`).
+    gate: Arc<Policy>,
     store: Store,
     missions: Missions,
     consumer: Consumer,
@@ -118,6 +121,7 @@ impl Application {
             deps.key_source,
             Some(deps.store),
         ));
+        let gate = Policy::new(verifier.clone());
         let consumer = Consumer::new(
             missions.clone(),
             deps.bus,
@@ -142,6 +146,7 @@ impl Application {
             server,
             routes,
             health,
+            gate,
             store,
             missions,
             consumer,
@@ -172,6 +177,7 @@ impl Application {
             self.health,
             Duration::from_millis(self.server_settings.drain_delay_ms),
             shutdown,
+            self.gate,
         )
         .await;
         if let Err(err) = consuming.await {

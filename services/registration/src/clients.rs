@@ -216,12 +216,14 @@ impl Credentials for GrpcCredentials {
 #[derive(Debug, Clone)]
 pub struct GrpcTerms {
     client: ContentServiceClient<TracedChannel>,
+    tokens: Arc<ServiceTokens>,
 }
 
 impl GrpcTerms {
-    pub fn new(channel: TracedChannel) -> Self {
+    pub fn new(channel: TracedChannel, tokens: Arc<ServiceTokens>) -> Self {
         Self {
             client: ContentServiceClient::new(channel),
+            tokens,
         }
     }
 }
@@ -232,7 +234,12 @@ impl TermsSource for GrpcTerms {
         let answer = self
             .client
             .clone()
-            .get_current_terms(GetCurrentTermsRequest {})
+            .get_current_terms(
+                self.tokens
+                    .request(GetCurrentTermsRequest {})
+                    .await
+                    .map_err(token_failure)?,
+            )
             .await
             .map_err(|status| {
                 RegistrationError::Unavailable(format!(

@@ -11,7 +11,7 @@ use std::time::Duration;
 use miclub_platform::config::Environment;
 use miclub_platform::grpc::{ClientSettings, ServerSettings};
 use miclub_platform::storage::DatabaseSettings;
-use miclub_platform::tokens::ServiceCredentials;
+use miclub_platform::tokens::{ServiceCredentials, TokenSettings};
 use serde::Deserialize;
 
 /// Default gRPC port of registration.
@@ -44,6 +44,8 @@ pub struct Settings {
     pub accounts: ClientSettings,
     /// Content's gRPC endpoint: the version of the terms in force.
     pub content: ClientSettings,
+    /// `iss` and `aud` of the callers' tokens (the gateway's service token).
+    pub tokens: TokenSettings,
     /// Which identity verifier checks documents after the rules, `[registration.verifier]`.
     pub verifier: VerifierSettings,
 }
@@ -92,6 +94,7 @@ impl Default for Settings {
             start_attempts: 20,
             start_window_secs: 15 * 60,
             completion_pace_ms: 250,
+            tokens: TokenSettings::default(),
             service_client: ServiceCredentials::default(),
             auth: ClientSettings::for_url("http://127.0.0.1:50051"),
             accounts: ClientSettings::for_url("http://127.0.0.1:50052"),

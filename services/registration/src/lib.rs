@@ -23,10 +23,11 @@ pub mod verifier;
 use std::sync::Arc;
 use std::time::Duration;
 
+use miclub_platform::access::Policy as AccessPolicy;
 use miclub_platform::ephemeral::SharedStore;
 use miclub_platform::grpc::{Health, ServerSettings};
 use miclub_platform::shutdown::Shutdown;
-use miclub_platform::tokens::ServiceTokens;
+use miclub_platform::tokens::{GrpcKeySource, KeySource, ServiceTokens, TokenVerifier};
 use miclub_proto::registration::v1::registration_service_server::RegistrationServiceServer;
 use tokio::net::TcpListener;
 use tonic::service::Routes;
@@ -54,6 +55,8 @@ pub struct Dependencies {
     pub credentials: Arc<dyn Credentials>,
     /// Content ([`GrpcTerms`] outside tests).
     pub terms: Arc<dyn TermsSource>,
+    /// Auth's verification keys, for the callers' tokens.
+    pub key_source: Arc<dyn KeySource>,
 }
 
 impl Dependencies {
@@ -71,8 +74,12 @@ impl Dependencies {
                 settings.accounts.channel()?,
                 tokens.clone(),
             )),
-            credentials: Arc::new(GrpcCredentials::new(settings.auth.channel()?, tokens)),
-            terms: Arc::new(GrpcTerms::new(settings.content.channel()?)),
+            credentials: Arc::new(GrpcCredentials::new(
+                settings.auth.channel()?,
+                tokens.clone(),
+            )),
+            terms: Arc::new(GrpcTerms::new(settings.content.channel()?, tokens)),
+            key_source: Arc::new(GrpcKeySource::new(settings.auth.channel()?)),
         })
     }
 }
@@ -84,6 +91,8 @@ pub struct Application {
     server: Server,
     routes: Routes,
     health: Health,
+    /// Who may call which method of this port (`platform::access`).
+    gate: Arc<AccessPolicy>,
     store: Store,
     registrations: Registrations,
     cleanup_interval: Duration,
@@ -103,6 +112,11 @@ impl Application {
     /// name, and binds the gRPC listener (port 0 picks a free one).
     pub async fn build(settings: Settings, deps: Dependencies) -> anyhow::Result<Self> {
         let store = Store::connect(&settings.database_or_default()).await?;
+        let gate = AccessPolicy::new(Arc::new(TokenVerifier::new(
+            &settings.tokens,
+            deps.key_source,
+            Some(deps.ephemeral.clone()),
+        )));
         let verifier = verifier::from_settings(&settings.verifier)?;
         tracing::info!(verifier = ?settings.verifier.kind, "identity verifier configured");
         let registrations = Registrations::new(
@@ -133,6 +147,7 @@ impl Application {
             server,
             routes,
             health,
+            gate,
             store,
             registrations,
             cleanup_interval: settings.cleanup_interval(),
@@ -160,6 +175,7 @@ impl Application {
             self.health,
             Duration::from_millis(self.server_settings.drain_delay_ms),
             shutdown,
+            self.gate,
         )
         .await;
         if let Err(err) = cleanup.await {

@@ -4,6 +4,7 @@
 //! (the token check skips revocations it cannot read); once Redis is back the login works
 //! again, with nothing restarted.
 
+use miclub_platform::tokens::with_bearer;
 use std::time::{Duration, Instant};
 
 use miclub_platform::demo::DEMO_PASSWORD;
@@ -23,7 +24,7 @@ async fn password_step(portal: &Portal) -> reqwest::Response {
 }
 
 /// Ana's password step straight to auth's gRPC API, as the gateway makes it.
-async fn auth_login(portal: &Portal) -> Result<(), tonic::Status> {
+async fn auth_login(portal: &Portal, token: &str) -> Result<(), tonic::Status> {
     use miclub_proto::auth::v1::StartLoginRequest;
     use miclub_proto::auth::v1::auth_service_client::AuthServiceClient;
     let url = format!(
@@ -33,14 +34,41 @@ async fn auth_login(portal: &Portal) -> Result<(), tonic::Status> {
     let mut auth = AuthServiceClient::connect(url)
         .await
         .map_err(|err| tonic::Status::unknown(err.to_string()))?;
-    auth.start_login(StartLoginRequest {
-        user: "11.111.111-1".into(),
-        password: DEMO_PASSWORD.into(),
-        client_ip: "127.0.0.1".into(),
-    })
+    auth.start_login(with_bearer(
+        StartLoginRequest {
+            user: "11.111.111-1".into(),
+            password: DEMO_PASSWORD.into(),
+            client_ip: "127.0.0.1".into(),
+        },
+        token,
+    ))
     .await
     .map(|_| ())
 }
+
+/// A token of the `ops` client, granted `StartLogin` for the drill (the gateway's own secret
+/// never leaves the standalone process).
+async fn ops_token(portal: &Portal) -> String {
+    use miclub_proto::auth::v1::IssueServiceTokenRequest;
+    use miclub_proto::auth::v1::auth_service_client::AuthServiceClient;
+    let url = format!(
+        "http://127.0.0.1:{}",
+        portal.setting("APP_AUTH__SERVER__PORT")
+    );
+    AuthServiceClient::connect(url)
+        .await
+        .unwrap()
+        .issue_service_token(IssueServiceTokenRequest {
+            client_id: "ops".into(),
+            client_secret: OPS_SECRET.into(),
+        })
+        .await
+        .expect("a token for ops")
+        .into_inner()
+        .access_token
+}
+
+const OPS_SECRET: &str = "ops-drill-secret-4c1d9e7b2a5f";
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stopped_redis_answers_login_with_a_spanish_503_keeps_sessions_and_recovers() {
@@ -61,9 +89,15 @@ async fn a_stopped_redis_answers_login_with_a_spanish_503_keeps_sessions_and_rec
             ("APP_EPHEMERAL__KEY_PREFIX", prefix.clone()),
             // Auth's own gRPC port, to see its answer behind the gateway's.
             ("APP_AUTH__SERVER__PORT", free_port().to_string()),
+            ("APP_STANDALONE__OPS_CLIENT_SECRET", OPS_SECRET.to_owned()),
+            (
+                "APP_AUTH__CLIENT_METHODS__OPS",
+                "miclub.auth.v1.AuthService/StartLogin".to_owned(),
+            ),
         ]
     })
     .await;
+    let ops = ops_token(&portal).await;
     let member = portal.browser();
     member.log_in("11.111.111-1", "ana@example.cl").await;
     assert_eq!(member.get("/api/balance").await.status(), StatusCode::OK);
@@ -86,7 +120,7 @@ async fn a_stopped_redis_answers_login_with_a_spanish_503_keeps_sessions_and_rec
     );
     // Auth itself, asked past the gateway, refuses just as cleanly: no INTERNAL, no detail.
     let started = Instant::now();
-    let status = auth_login(&portal).await.unwrap_err();
+    let status = auth_login(&portal, &ops).await.unwrap_err();
     assert_eq!(status.code(), tonic::Code::Unavailable, "{status:?}");
     assert_eq!(
         miclub_platform::error::ErrorBody::from_status(&status).code,
@@ -112,7 +146,7 @@ async fn a_stopped_redis_answers_login_with_a_spanish_503_keeps_sessions_and_rec
         );
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
-    assert!(auth_login(&portal).await.is_ok());
+    assert!(auth_login(&portal, &ops).await.is_ok());
     assert!(
         matches!(portal.child.try_wait(), Ok(None)),
         "the portal kept running"

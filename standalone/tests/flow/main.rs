@@ -8,6 +8,7 @@ mod club;
 mod fault_drills;
 mod joining;
 mod reflection;
+mod scopes;
 
 use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};
@@ -105,12 +106,14 @@ impl Portal {
 
     /// A browser-like client: keeps cookies, sends the CSRF header.
     fn browser(&self) -> Browser {
+        let cookies = std::sync::Arc::new(reqwest::cookie::Jar::default());
         Browser {
             base: self.base.clone(),
             http: reqwest::Client::builder()
-                .cookie_store(true)
+                .cookie_provider(cookies.clone())
                 .build()
                 .unwrap(),
+            cookies,
         }
     }
 }
@@ -126,9 +129,24 @@ fn free_port() -> u16 {
 struct Browser {
     base: String,
     http: reqwest::Client,
+    cookies: std::sync::Arc<reqwest::cookie::Jar>,
 }
 
 impl Browser {
+    /// The access token in the session cookie: what a thief of that cookie would hold.
+    fn access_token(&self) -> String {
+        use reqwest::cookie::CookieStore as _;
+        let url = format!("{}/api/balance", self.base).parse().unwrap();
+        let header = self.cookies.cookies(&url).expect("cookies after a login");
+        header
+            .to_str()
+            .unwrap()
+            .split("; ")
+            .find_map(|pair| pair.strip_prefix("mc_session="))
+            .expect("a session cookie")
+            .to_owned()
+    }
+
     async fn post(&self, path: &str, body: Option<Value>) -> reqwest::Response {
         let mut request = self
             .http

@@ -22,7 +22,7 @@ fn request<T>(app: &TestApp, message: T, token: Option<&str>) -> tonic::Request<
 
 /// Calls both RPCs with `token` (none when `None`); both must fail.
 async fn both_calls_fail(app: &TestApp, token: Option<&str>) -> [tonic::Status; 2] {
-    let mut client = app.client().await;
+    let mut client = app.bare_client().await;
     let member = client
         .get_member(request(app, GetMemberRequest {}, token))
         .await
@@ -68,7 +68,7 @@ async fn a_call_from_a_revoked_session_is_unauthenticated(env: TestEnv) {
     let token = app
         .keys
         .member_token(member.id.as_str(), "sid-logged-out", 300);
-    let mut client = app.client().await;
+    let mut client = app.bare_client().await;
     client
         .get_balance(app.authorized(GetBalanceRequest {}, &token))
         .await
@@ -109,7 +109,7 @@ async fn a_service_token_cannot_read_a_member_record(env: TestEnv) {
 
 /// Calls the member's profile calls (update, resend, terms) with `token`; all must fail.
 async fn profile_calls_fail(app: &TestApp, token: Option<&str>) -> [tonic::Status; 3] {
-    let mut client = app.client().await;
+    let mut client = app.bare_client().await;
     let update = UpdateProfileRequest {
         email: "intruso@correo.cl".into(),
         name: "Intruso".into(),

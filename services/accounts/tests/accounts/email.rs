@@ -640,6 +640,7 @@ mod over_grpc {
             health,
             Duration::ZERO,
             stop,
+            Arc::new(miclub_platform::testing::AdmitAll),
         ));
         (
             ClientSettings::for_url(format!("http://127.0.0.1:{port}")),

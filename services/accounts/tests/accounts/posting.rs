@@ -206,7 +206,7 @@ async fn internal_calls_refuse_a_member_token_and_a_missing_token(env: TestEnv) 
         occurred_at: String::new(),
     };
     let confirm = ConfirmDueAccrualsRequest { up_to: days_ago(0) };
-    let mut client = app.client().await;
+    let mut client = app.bare_client().await;
 
     for (token, grpc, code) in [
         (

@@ -23,7 +23,7 @@ use miclub_platform::events::{
 use miclub_platform::grpc::ServerSettings;
 use miclub_platform::notify::{DevMailbox, Mail, Notifier, Outgoing};
 use miclub_platform::shutdown::{self, ShutdownTrigger};
-use miclub_platform::testing::{TestEnv, TestKeys};
+use miclub_platform::testing::{Bearer, BearerChannel, TestEnv, TestKeys};
 use miclub_platform::tokens::with_bearer;
 use miclub_proto::accounts::v1::accounts_service_client::AccountsServiceClient;
 use tonic::transport::Channel;
@@ -443,10 +443,25 @@ impl TestApp {
         }
     }
 
-    pub async fn client(&self) -> AccountsServiceClient<Channel> {
+    /// A client that adds no token: calls carry only what the test puts on them.
+    pub async fn bare_client(&self) -> AccountsServiceClient<Channel> {
         AccountsServiceClient::connect(format!("http://127.0.0.1:{}", self.port))
             .await
             .expect("connect to accounts")
+    }
+
+    /// A client whose calls without a token of their own go as the gateway does (a service
+    /// token); calls with a member's or another client's token keep theirs.
+    pub async fn client(&self) -> AccountsServiceClient<BearerChannel> {
+        let channel = Channel::from_shared(format!("http://127.0.0.1:{}", self.port))
+            .unwrap()
+            .connect()
+            .await
+            .expect("connect to accounts");
+        AccountsServiceClient::with_interceptor(
+            channel,
+            Bearer(self.keys.service_token("gateway", 3600)),
+        )
     }
 
     /// A valid member access token for `member_id`, in a session of its own.

@@ -11,6 +11,9 @@
 //! down the grant is not throttled (logged): secrets are high-entropy, and internal calls must
 //! keep working while Redis is out.
 //!
+//! The token's `scope` is the client's grant (`crate::grants`), which `platform::access` checks
+//! on every port.
+//!
 //! Only the SHA-256 of each secret is configured (`auth.service_clients`), so the config holds
 //! nothing that can call us. Secrets are generated, high-entropy strings, which is why a plain
 //! hash is enough where a member's password needs argon2id. The presented secret's digest is
@@ -32,14 +35,6 @@ use super::types::hex;
 use crate::config::Settings;
 use crate::error::{AuthError, AuthResult};
 
-/// The client id of the accounts service: the only caller of `SetLoginEmail` and
-/// `DisableCredentials`.
-pub const ACCOUNTS_CLIENT: &str = "accounts";
-
-/// The client id of the registration service: the only caller of `CheckPasswordRules` and
-/// `CreateCredentials`.
-pub const REGISTRATION_CLIENT: &str = "registration";
-
 /// The lowercase hex SHA-256 of a client secret: what `auth.service_clients` holds for it.
 pub fn secret_digest(secret: &str) -> String {
     hex(&Sha256::digest(secret.as_bytes()))
@@ -50,6 +45,8 @@ pub fn secret_digest(secret: &str) -> String {
 pub struct ServiceClients {
     /// Client id → `secret_digest` of its secret (validated by `Settings::validate`).
     digests: BTreeMap<String, String>,
+    /// Client id → its granted methods, space-separated: the `scope` of its tokens.
+    scopes: BTreeMap<String, String>,
     ttl: Duration,
     /// Token requests per client id in `window`, refused beyond.
     attempts: i64,
@@ -69,6 +66,10 @@ impl ServiceClients {
     pub fn from_settings(settings: &Settings) -> Self {
         Self {
             digests: settings.service_clients.clone(),
+            scopes: crate::grants::grants(&settings.client_methods)
+                .into_iter()
+                .map(|(client, methods)| (client, methods.join(" ")))
+                .collect(),
             ttl: Duration::from_secs(settings.service_token_ttl_secs),
             attempts: settings.service_token_attempts,
             window: Duration::from_secs(settings.service_token_window_secs),
@@ -171,6 +172,13 @@ impl Auth {
             nbf: issued_at,
             exp: issued_at + ttl.as_secs() as i64,
             jti: uuid::Uuid::new_v4().to_string(),
+            // Settings::validate made sure every configured client has a grant.
+            scope: self
+                .clients
+                .scopes
+                .get(client_id)
+                .cloned()
+                .unwrap_or_default(),
         };
         let access_token = self.keys.sign(&claims)?;
         tracing::info!(client_id = %logged, sid = %claims.sid, "service token issued");

@@ -26,9 +26,7 @@ use miclub_platform::ephemeral::SharedStore;
 use miclub_platform::notify::SharedNotifier;
 use miclub_platform::tokens::{TokenSettings, TokenVerifier};
 
-pub use self::clients::{
-    ACCOUNTS_CLIENT, REGISTRATION_CLIENT, ServiceClients, ServiceToken, secret_digest,
-};
+pub use self::clients::{ServiceClients, ServiceToken, secret_digest};
 pub use self::hashing::{HashScheme, PasswordHasher};
 pub use self::login::{CodeSent, LoginCompleted, LoginStarted};
 pub use self::membership::{CredentialsCreated, CredentialsDisabled};
@@ -51,8 +49,8 @@ pub struct Auth {
     /// Verifies our own access tokens (logout); no revocation check, so logout is idempotent.
     verifier: TokenVerifier,
     /// Verifies the callers of member and internal calls, revocations included, as every
-    /// other service does.
-    callers: TokenVerifier,
+    /// other service does; shared with the port's access policy.
+    callers: Arc<TokenVerifier>,
     hasher: PasswordHasher,
     policy: PolicySettings,
     tokens: TokenSettings,
@@ -71,11 +69,11 @@ impl Auth {
     ) -> Self {
         let tokens = settings.tokens.clone();
         let verifier = TokenVerifier::new(&tokens, Arc::new(keys.key_source()), None);
-        let callers = TokenVerifier::new(
+        let callers = Arc::new(TokenVerifier::new(
             &tokens,
             Arc::new(keys.key_source()),
             Some(ephemeral.clone()),
-        );
+        ));
         Self {
             store,
             ephemeral,
@@ -91,7 +89,7 @@ impl Auth {
     }
 
     /// The verifier of callers' tokens (`member` and `service` calls).
-    pub fn callers(&self) -> &TokenVerifier {
+    pub fn callers(&self) -> &Arc<TokenVerifier> {
         &self.callers
     }
 

@@ -220,6 +220,7 @@ impl Auth {
             nbf: issued_at,
             exp: issued_at + access_ttl.as_secs() as i64,
             jti: uuid::Uuid::new_v4().to_string(),
+            scope: String::new(),
         };
         let access_token = self.keys.sign(&claims)?;
         Ok(IssuedSession {

@@ -5,6 +5,7 @@
 
 use std::sync::Arc;
 
+use miclub_auth::grants::MethodList;
 use miclub_auth::{Application, Dependencies, Settings};
 use miclub_platform::config::Environment;
 use miclub_platform::demo::{DEMO_PASSWORD, DemoMember, MEMBERS};
@@ -12,7 +13,7 @@ use miclub_platform::error::ErrorBody;
 use miclub_platform::grpc::ServerSettings;
 use miclub_platform::notify::{DevMailbox, SharedNotifier};
 use miclub_platform::shutdown::{self, ShutdownTrigger};
-use miclub_platform::testing::TestEnv;
+use miclub_platform::testing::{Bearer, BearerChannel, TestEnv};
 use miclub_platform::tokens::{StaticKeySource, TokenVerifier, with_bearer};
 use miclub_proto::auth::v1 as pb;
 use miclub_proto::auth::v1::auth_service_client::AuthServiceClient;
@@ -32,6 +33,10 @@ pub const REGISTRATION_SECRET: &str = "registration-test-secret-8c2d41a7f3";
 /// A known internal caller allowed none of the joining and leaving calls.
 pub const OTHER_CLIENT: &str = "store_pos";
 pub const OTHER_SECRET: &str = "store-pos-test-secret-1e9b7d3c55";
+
+/// The gateway: the client the test's own calls go as (its default grant).
+pub const GATEWAY_CLIENT: &str = "gateway";
+pub const GATEWAY_SECRET: &str = "gateway-test-secret-7a3e9f1b2c";
 
 /// Ana: verified email, argon2id hash.
 pub fn ana() -> &'static DemoMember {
@@ -61,7 +66,7 @@ pub struct TestApp {
     pub env: TestEnv,
     pub settings: Settings,
     pub port: u16,
-    pub client: AuthServiceClient<Channel>,
+    pub client: AuthServiceClient<BearerChannel>,
     pub mailbox: Arc<DevMailbox>,
     stop: ShutdownTrigger,
 }
@@ -87,10 +92,19 @@ pub fn test_settings(env: &TestEnv) -> Settings {
             (SERVICE_CLIENT, SERVICE_SECRET),
             (REGISTRATION_CLIENT, REGISTRATION_SECRET),
             (OTHER_CLIENT, OTHER_SECRET),
+            (GATEWAY_CLIENT, GATEWAY_SECRET),
         ]
         .into_iter()
         .map(|(client, secret)| (client.to_owned(), miclub_auth::secret_digest(secret)))
         .collect(),
+        // A store system: it may post purchases, nothing of auth's.
+        client_methods: [(
+            OTHER_CLIENT.to_owned(),
+            MethodList(vec![
+                "miclub.accounts.v1.AccountsService/PostPurchase".to_owned(),
+            ]),
+        )]
+        .into(),
         ..Settings::default()
     }
 }
@@ -124,9 +138,22 @@ pub async fn spawn_app_mailing(
     let port = app.port();
     let (stop, shutdown) = shutdown::channel();
     tokio::spawn(app.run_until_stopped(shutdown));
-    let client = AuthServiceClient::connect(format!("http://127.0.0.1:{port}"))
+    let channel = Channel::from_shared(format!("http://127.0.0.1:{port}"))
+        .unwrap()
+        .connect()
         .await
         .expect("connect");
+    // Calls without a token of their own go as the gateway, as they do in the portal.
+    let gateway = AuthServiceClient::new(channel.clone())
+        .issue_service_token(pb::IssueServiceTokenRequest {
+            client_id: GATEWAY_CLIENT.into(),
+            client_secret: GATEWAY_SECRET.into(),
+        })
+        .await
+        .expect("the gateway's service token")
+        .into_inner()
+        .access_token;
+    let client = AuthServiceClient::with_interceptor(channel, Bearer(gateway));
     TestApp {
         env,
         settings,
@@ -146,7 +173,7 @@ fn answer<T>(result: Result<tonic::Response<T>, tonic::Status>) -> Answer<T> {
 }
 
 impl TestApp {
-    pub fn client(&self) -> AuthServiceClient<Channel> {
+    pub fn client(&self) -> AuthServiceClient<BearerChannel> {
         self.client.clone()
     }
 
@@ -210,12 +237,10 @@ impl TestApp {
     }
 
     pub async fn logout(&self, access_token: &str) -> Answer<pb::LogoutResponse> {
-        let request = with_bearer(
-            pb::LogoutRequest {
-                refresh_token: String::new(),
-            },
-            access_token,
-        );
+        let request = pb::LogoutRequest {
+            refresh_token: String::new(),
+            access_token: access_token.to_owned(),
+        };
         answer(self.client().logout(request).await)
     }
 

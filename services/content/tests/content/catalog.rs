@@ -393,7 +393,7 @@ async fn internal_calls_need_a_service_token_and_change_nothing_without_one(env:
     let stored = promotions(&app).await;
     let mut changed = stored[0].clone();
     changed.title = "Cambio no autorizado".into();
-    let mut client = app.client().await;
+    let mut client = app.bare_client().await;
 
     for who in [Who::Nobody, Who::Member] {
         let (grpc, code) = match who {

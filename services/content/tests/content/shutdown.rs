@@ -13,6 +13,10 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
+use miclub_platform::shutdown::ShutdownTrigger;
+use miclub_platform::testing::{Bearer, TestEnv};
+use miclub_proto::auth::v1::IssueServiceTokenRequest;
+use miclub_proto::auth::v1::auth_service_client::AuthServiceClient;
 use miclub_proto::content::v1 as pb;
 use miclub_proto::content::v1::content_service_client::ContentServiceClient;
 use tonic::transport::{Channel, Endpoint};
@@ -40,7 +44,7 @@ struct RunningBinary {
 impl RunningBinary {
     /// Starts `miclub-content` on a free port (port 0, read back from its "ready" log line)
     /// with SQLite in a fresh directory and no configuration but the test's.
-    fn start() -> Self {
+    fn start(auth_port: u16) -> Self {
         let dir = std::env::temp_dir().join(format!("content-shutdown-{}", uuid::Uuid::new_v4()));
         std::fs::create_dir_all(&dir).expect("temp dir");
         let mut command = Command::new(env!("CARGO_BIN_EXE_miclub-content"));
@@ -65,8 +69,11 @@ impl RunningBinary {
                 "APP_CONTENT__SERVER__DRAIN_DELAY_MS",
                 DRAIN_DELAY_MS.to_string(),
             )
-            // Anonymous calls verify no token: auth is never asked for keys, so a closed port.
-            .env("APP_CONTENT__AUTH__URL", "http://127.0.0.1:9")
+            // The real auth, in this test's process: its keys verify the callers' tokens.
+            .env(
+                "APP_CONTENT__AUTH__URL",
+                format!("http://127.0.0.1:{auth_port}"),
+            )
             .env("APP_TELEMETRY__JSON_LOGS", "true")
             .env("RUST_LOG", "info,sqlx=warn,h2=warn,hyper=warn")
             .stdin(Stdio::null())
@@ -216,8 +223,9 @@ async fn load(
     reference: (pb::SimulateResponse, pb::ListPromotionsResponse),
     answered: Arc<AtomicUsize>,
     gone: Arc<AtomicBool>,
+    token: String,
 ) -> Vec<Call> {
-    let mut client = ContentServiceClient::new(channel);
+    let mut client = ContentServiceClient::with_interceptor(channel, Bearer(token));
     let mut calls = Vec::new();
     loop {
         let last = gone.load(Ordering::SeqCst);
@@ -280,6 +288,52 @@ fn summary(calls: &[Call], signalled: Instant, not_serving: Instant, exited: Ins
     lines.join("\n")
 }
 
+const GATEWAY_SECRET: &str = "gateway-secret-of-the-shutdown-drill";
+
+/// The real auth service in this process (SQLite, memory store), with the gateway as a client:
+/// its port, a gateway token from its grant, and what keeps it running.
+async fn real_auth() -> (u16, String, (TestEnv, ShutdownTrigger)) {
+    let env = TestEnv::sqlite_memory().await;
+    let auth = miclub_auth::Application::build(
+        miclub_auth::Settings {
+            server: miclub_platform::grpc::ServerSettings {
+                host: "127.0.0.1".into(),
+                port: 0,
+                drain_delay_ms: 0,
+            },
+            database: env.database.clone(),
+            service_clients: [(
+                "gateway".to_owned(),
+                miclub_auth::secret_digest(GATEWAY_SECRET),
+            )]
+            .into(),
+            ..miclub_auth::Settings::default()
+        },
+        miclub_auth::Dependencies {
+            store: env.store.clone(),
+            notifier: Arc::new(miclub_platform::notify::DevMailbox::default()),
+            environment: miclub_platform::config::Environment::Development,
+        },
+    )
+    .await
+    .expect("auth builds");
+    let port = auth.port();
+    let (trigger, stop) = miclub_platform::shutdown::channel();
+    tokio::spawn(auth.run_until_stopped(stop));
+    let token = AuthServiceClient::connect(format!("http://127.0.0.1:{port}"))
+        .await
+        .unwrap()
+        .issue_service_token(IssueServiceTokenRequest {
+            client_id: "gateway".into(),
+            client_secret: GATEWAY_SECRET.into(),
+        })
+        .await
+        .expect("a gateway token")
+        .into_inner()
+        .access_token;
+    (port, token, (env, trigger))
+}
+
 async fn wait_until_serving(url: &str, running: &RunningBinary) -> HealthClient<Channel> {
     let deadline = Instant::now() + STARTUP_TIMEOUT;
     loop {
@@ -305,12 +359,16 @@ async fn wait_until_serving(url: &str, running: &RunningBinary) -> HealthClient<
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_sigterm_under_steady_load_drains_without_failing_a_request_that_began_before_it() {
-    let mut running = tokio::task::spawn_blocking(RunningBinary::start)
+    let (auth_port, token, _auth) = real_auth().await;
+    let mut running = tokio::task::spawn_blocking(move || RunningBinary::start(auth_port))
         .await
         .unwrap();
     let url = running.url();
     let mut health = wait_until_serving(&url, &running).await;
-    let mut first = ContentServiceClient::new(endpoint(&url).connect().await.unwrap());
+    let mut first = ContentServiceClient::with_interceptor(
+        endpoint(&url).connect().await.unwrap(),
+        Bearer(token.clone()),
+    );
     let reference = (
         first.simulate(cart()).await.unwrap().into_inner(),
         first
@@ -337,6 +395,7 @@ async fn a_sigterm_under_steady_load_drains_without_failing_a_request_that_began
             reference.clone(),
             Arc::clone(&answered),
             Arc::clone(&gone),
+            token.clone(),
         )));
     }
     let warm = Instant::now() + Duration::from_secs(20);

@@ -8,7 +8,7 @@ use miclub_content::{Application, Dependencies, Settings};
 use miclub_platform::error::{ErrorBody, ErrorCode};
 use miclub_platform::grpc::ServerSettings;
 use miclub_platform::shutdown::{self, ShutdownTrigger};
-use miclub_platform::testing::{TestEnv, TestKeys};
+use miclub_platform::testing::{Bearer, BearerChannel, TestEnv, TestKeys};
 use miclub_platform::tokens::with_bearer;
 use miclub_proto::content::v1::content_service_client::ContentServiceClient;
 use sqlx::Row;
@@ -91,10 +91,25 @@ impl TestApp {
         Self::spawn_with(self.env, self.keys, settings).await
     }
 
-    pub async fn client(&self) -> ContentServiceClient<Channel> {
+    /// A client that adds no token: calls carry only what the test puts on them.
+    pub async fn bare_client(&self) -> ContentServiceClient<Channel> {
         ContentServiceClient::connect(format!("http://127.0.0.1:{}", self.port))
             .await
             .expect("connect to content")
+    }
+
+    /// A client whose calls without a token of their own go as the gateway does (a service
+    /// token); calls with a member's or another client's token keep theirs.
+    pub async fn client(&self) -> ContentServiceClient<BearerChannel> {
+        let channel = Channel::from_shared(format!("http://127.0.0.1:{}", self.port))
+            .unwrap()
+            .connect()
+            .await
+            .expect("connect to content");
+        ContentServiceClient::with_interceptor(
+            channel,
+            Bearer(self.keys.service_token("gateway", 3600)),
+        )
     }
 
     /// `message` with a service token of the back office.

@@ -149,7 +149,7 @@ async fn the_list_shows_progress_and_states_and_hides_missions_not_started_or_lo
 
 async fn member_calls_need_a_member_token_and_internal_calls_a_service_token(env: TestEnv) {
     let app = TestApp::spawn(env).await;
-    let mut client = app.client().await;
+    let mut client = app.bare_client().await;
 
     let anonymous = client
         .list_my_missions(pb::ListMyMissionsRequest {})
@@ -205,7 +205,7 @@ async fn member_calls_need_a_member_token_and_internal_calls_a_service_token(env
 
 async fn upsert_mission_refuses_invalid_fields_in_spanish_and_creates_then_replaces(env: TestEnv) {
     let app = TestApp::spawn(env).await;
-    let mut client = app.client().await;
+    let mut client = app.bare_client().await;
     let valid = amount_mission("carnes", 10, 20_000, &[ANA]);
     let cases = [
         (

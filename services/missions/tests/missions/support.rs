@@ -19,7 +19,7 @@ use miclub_platform::events::{Event, EventBus, MemoryBus, streams};
 use miclub_platform::grpc::ServerSettings;
 use miclub_platform::shutdown::{self, ShutdownTrigger};
 use miclub_platform::storage::now_millis;
-use miclub_platform::testing::{TestEnv, TestKeys};
+use miclub_platform::testing::{Bearer, BearerChannel, TestEnv, TestKeys};
 use miclub_platform::tokens::with_bearer;
 use miclub_proto::missions::v1 as pb;
 use miclub_proto::missions::v1::missions_service_client::MissionsServiceClient;
@@ -128,10 +128,25 @@ impl TestApp {
         }
     }
 
-    pub async fn client(&self) -> MissionsServiceClient<Channel> {
+    /// A client that adds no token: calls carry only what the test puts on them.
+    pub async fn bare_client(&self) -> MissionsServiceClient<Channel> {
         MissionsServiceClient::connect(format!("http://127.0.0.1:{}", self.port))
             .await
             .expect("connect to missions")
+    }
+
+    /// A client whose calls without a token of their own go as the gateway does (a service
+    /// token); calls with a member's or another client's token keep theirs.
+    pub async fn client(&self) -> MissionsServiceClient<BearerChannel> {
+        let channel = Channel::from_shared(format!("http://127.0.0.1:{}", self.port))
+            .unwrap()
+            .connect()
+            .await
+            .expect("connect to missions");
+        MissionsServiceClient::with_interceptor(
+            channel,
+            Bearer(self.keys.service_token("gateway", 3600)),
+        )
     }
 
     /// `message` with a member token of `member_id`.

@@ -32,6 +32,7 @@ use sqlx::Row;
 use crate::support::{CARD, PASSWORD, body, chilean, proto_data};
 
 const REGISTRATION_SECRET: &str = "registration-secret-for-this-test-only";
+const GATEWAY_SECRET: &str = "gateway-real-services-secret-2f8a6c";
 const ACCOUNTS_SECRET: &str = "accounts-secret-for-this-test-only";
 
 /// The real credentials adapter, except that the first `CreateCredentials` answer is lost
@@ -144,6 +145,7 @@ impl Portal {
                 service_clients: [
                     ("registration".to_owned(), digest(REGISTRATION_SECRET)),
                     ("accounts".to_owned(), digest(ACCOUNTS_SECRET)),
+                    ("gateway".to_owned(), digest(GATEWAY_SECRET)),
                 ]
                 .into_iter()
                 .collect(),
@@ -241,10 +243,25 @@ impl Portal {
         }
     }
 
-    async fn registration(&self) -> RegistrationServiceClient<tonic::transport::Channel> {
-        RegistrationServiceClient::connect(format!("http://127.0.0.1:{}", self.registration_port))
-            .await
-            .unwrap()
+    /// The gateway's service tokens, from auth.
+    fn gateway_tokens(&self) -> Arc<miclub_platform::tokens::ServiceTokens> {
+        Arc::new(miclub_platform::tokens::ServiceTokens::new(
+            client(self.auth_port).channel().unwrap(),
+            miclub_platform::tokens::ServiceCredentials {
+                client_id: "gateway".into(),
+                client_secret: GATEWAY_SECRET.into(),
+            },
+        ))
+    }
+
+    /// Registration as the gateway calls it: with the gateway's service token from auth.
+    async fn registration(
+        &self,
+    ) -> RegistrationServiceClient<miclub_platform::access::ServiceChannel> {
+        RegistrationServiceClient::new(miclub_platform::access::as_client(
+            client(self.registration_port).channel().unwrap(),
+            Some(self.gateway_tokens()),
+        ))
     }
 
     /// (member ids with `document`, status of the first one).
@@ -270,10 +287,12 @@ impl Portal {
             .collect()
     }
 
+    /// The password step as the gateway makes it (with its service token).
     async fn login(&self, user: &str, password: &str) -> ErrorBody {
-        let mut auth = AuthServiceClient::connect(format!("http://127.0.0.1:{}", self.auth_port))
-            .await
-            .unwrap();
+        let mut auth = AuthServiceClient::new(miclub_platform::access::as_client(
+            client(self.auth_port).channel().unwrap(),
+            Some(self.gateway_tokens()),
+        ));
         let status = auth
             .start_login(StartLoginRequest {
                 user: user.into(),

@@ -8,7 +8,7 @@ use async_trait::async_trait;
 use miclub_platform::error::{ErrorBody, ErrorCode};
 use miclub_platform::grpc::ServerSettings;
 use miclub_platform::shutdown::{self, ShutdownTrigger};
-use miclub_platform::testing::TestEnv;
+use miclub_platform::testing::{Bearer, BearerChannel, TestEnv, TestKeys};
 use miclub_proto::registration::v1 as pb;
 use miclub_proto::registration::v1::registration_service_client::RegistrationServiceClient;
 use miclub_registration::domain::{
@@ -298,6 +298,8 @@ pub struct TestApp {
     pub store: Store,
     /// The same flows and fakes through the domain, for tests that move the clock.
     pub registrations: Registrations,
+    /// Signs the callers' tokens.
+    pub keys: TestKeys,
     /// Kept for the life of the test: dropping it removes the database.
     _env: TestEnv,
     _shutdown: ShutdownTrigger,
@@ -313,11 +315,13 @@ impl TestApp {
         let mut settings = settings(&env);
         adjust(&mut settings);
         let fakes = Arc::new(Fakes::default());
+        let keys = TestKeys::new();
         let deps = Dependencies {
             ephemeral: env.store.clone(),
             members: fakes.clone(),
             credentials: fakes.clone(),
             terms: fakes.clone(),
+            key_source: keys.key_source(),
         };
         let policy = Policy {
             flow_ttl: settings.flow_ttl(),
@@ -348,15 +352,25 @@ impl TestApp {
             fakes,
             store,
             registrations,
+            keys,
             _env: env,
             _shutdown: trigger,
         }
     }
 
-    pub async fn client(&self) -> RegistrationServiceClient<Channel> {
-        RegistrationServiceClient::connect(format!("http://127.0.0.1:{}", self.port))
+    /// A client calling as the gateway does (a service token granted registration's methods).
+    pub async fn client(&self) -> RegistrationServiceClient<BearerChannel> {
+        let channel = Channel::from_shared(format!("http://127.0.0.1:{}", self.port))
+            .unwrap()
+            .connect()
             .await
-            .expect("connect to registration")
+            .expect("connect to registration");
+        let token = self.keys.token_for_services(
+            "gateway",
+            &["miclub.registration.v1.RegistrationService"],
+            600,
+        );
+        RegistrationServiceClient::with_interceptor(channel, Bearer(token))
     }
 
     /// Step 1 with a Chilean identity; the new flow.
