@@ -250,7 +250,7 @@ pub async fn server(
         .context("building grpc reflection")?;
     let routes = tonic::service::Routes::new(health_service).add_service(reflection);
     let mut builder = Server::builder();
-    if let Some(config) = tls.server_config() {
+    if let Some(config) = tls.server_config()? {
         builder = builder
             .tls_config(config)
             .context("serving grpc over tls")?;

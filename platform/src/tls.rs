@@ -35,7 +35,9 @@ pub struct InternalTlsSettings {
     /// The CA that signed every service's certificate; the only one a client trusts
     /// (`APP_INTERNAL_TLS__CA_FILE`).
     pub ca_file: String,
-    /// This process's certificate chain, leaf first (`APP_INTERNAL_TLS__CERT_FILE`).
+    /// This process's certificate chain, leaf first (`APP_INTERNAL_TLS__CERT_FILE`). With
+    /// `key_file`, required by a process that serves gRPC; a client-only process (the gateway)
+    /// leaves both empty.
     pub cert_file: String,
     /// This process's private key (`APP_INTERNAL_TLS__KEY_FILE`).
     pub key_file: String,
@@ -60,8 +62,6 @@ impl InternalTlsSettings {
             return Ok(InternalTls::off());
         }
         let ca = read_pem(&self.ca_file, "ca_file")?;
-        let cert = read_pem(&self.cert_file, "cert_file")?;
-        let key = read_pem(&self.key_file, "key_file")?;
         let certificates = |pem: &[u8], setting: &str| -> anyhow::Result<()> {
             let count = CertificateDer::pem_slice_iter(pem)
                 .collect::<Result<Vec<_>, _>>()
@@ -71,26 +71,37 @@ impl InternalTlsSettings {
             Ok(())
         };
         certificates(&ca, "ca_file")?;
-        certificates(&cert, "cert_file")?;
-        PrivateKeyDer::from_pem_slice(&key)
-            .map_err(|err| anyhow::anyhow!("{} holds no private key: {err}", named("key_file")))?;
+        let identity = if self.cert_file.is_empty() && self.key_file.is_empty() {
+            None
+        } else {
+            let cert = read_pem(&self.cert_file, "cert_file")?;
+            let key = read_pem(&self.key_file, "key_file")?;
+            certificates(&cert, "cert_file")?;
+            PrivateKeyDer::from_pem_slice(&key).map_err(|err| {
+                anyhow::anyhow!("{} holds no private key: {err}", named("key_file"))
+            })?;
+            Some(Identity::from_pem(cert, key))
+        };
         let tls = InternalTls {
             loaded: Some(Arc::new(Loaded {
                 ca: Certificate::from_pem(ca),
-                identity: Identity::from_pem(cert, key),
+                identity,
             })),
         };
         // Builds both sides once, so a key that does not match its certificate (or any other
         // mistake rustls finds) stops the start instead of the first call.
-        tonic::transport::Server::builder()
-            .tls_config(tls.server_config().expect("enabled"))
-            .with_context(|| {
-                format!(
-                    "{} and {} do not make a server identity",
-                    named("cert_file"),
-                    named("key_file")
-                )
-            })?;
+        if tls.serves() {
+            let config = tls.server_config()?.context("a server identity")?;
+            tonic::transport::Server::builder()
+                .tls_config(config)
+                .with_context(|| {
+                    format!(
+                        "{} and {} do not make a server identity",
+                        named("cert_file"),
+                        named("key_file")
+                    )
+                })?;
+        }
         tls.client_config("localhost")
             .and_then(|config| {
                 tonic::transport::Endpoint::from_static("https://localhost")
@@ -131,7 +142,8 @@ pub struct InternalTls {
 #[derive(Debug)]
 struct Loaded {
     ca: Certificate,
-    identity: Identity,
+    /// `None` in a process that only calls.
+    identity: Option<Identity>,
 }
 
 impl InternalTls {
@@ -144,11 +156,27 @@ impl InternalTls {
         self.loaded.is_some()
     }
 
-    /// What a server serves with; `None` when off.
-    pub fn server_config(&self) -> Option<ServerTlsConfig> {
+    /// On, with a certificate to serve with.
+    fn serves(&self) -> bool {
         self.loaded
             .as_ref()
-            .map(|loaded| ServerTlsConfig::new().identity(loaded.identity.clone()))
+            .is_some_and(|loaded| loaded.identity.is_some())
+    }
+
+    /// What a server serves with: `None` when off, an error when on without an identity (a
+    /// server never falls back to plaintext).
+    pub fn server_config(&self) -> anyhow::Result<Option<ServerTlsConfig>> {
+        let Some(loaded) = &self.loaded else {
+            return Ok(None);
+        };
+        let identity = loaded.identity.clone().with_context(|| {
+            format!(
+                "internal tls is enabled but this process serves grpc without a certificate: set {} and {}",
+                named("cert_file"),
+                named("key_file")
+            )
+        })?;
+        Ok(Some(ServerTlsConfig::new().identity(identity)))
     }
 
     /// The client side for a server at `host`: the CA is the only trust anchor (no system

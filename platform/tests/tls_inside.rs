@@ -203,6 +203,30 @@ fn enabled_internal_tls_refuses_to_start_without_its_files() {
     }
 }
 
+#[tokio::test]
+async fn a_client_only_process_needs_the_ca_but_cannot_serve_without_a_certificate() {
+    let pki = Pki::generate();
+    let client_only = InternalTlsSettings {
+        cert_file: String::new(),
+        key_file: String::new(),
+        ..pki.settings()
+    }
+    .load(Environment::Production)
+    .unwrap();
+    let (port, _stop) = serve(&pki.load()).await;
+    let status = health_check(client(format!("https://127.0.0.1:{port}"), &client_only)).await;
+    assert_eq!(status.unwrap(), 1);
+    let error = format!("{:#}", grpc::server(&[], &client_only).await.err().unwrap());
+    assert!(error.contains("APP_INTERNAL_TLS__CERT_FILE"), "{error}");
+    // A certificate without its key is a mistake, not a client-only process.
+    let half = InternalTlsSettings {
+        key_file: String::new(),
+        ..pki.settings()
+    };
+    let error = format!("{:#}", half.load(Environment::Production).unwrap_err());
+    assert!(error.contains("APP_INTERNAL_TLS__KEY_FILE"), "{error}");
+}
+
 #[test]
 fn a_key_that_is_not_the_certificates_refuses_to_start() {
     let pki = Pki::generate();
