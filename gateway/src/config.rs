@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use miclub_platform::grpc::ClientSettings;
+use miclub_platform::tls::InternalTls;
 use miclub_platform::tokens::{ServiceCredentials, TokenSettings};
 use secrecy::SecretString;
 use serde::Deserialize;
@@ -83,6 +84,21 @@ impl Default for Settings {
             recaptcha: RecaptchaSettings::default(),
             flags: FlagSettings::default(),
             links: LinkSettings::default(),
+        }
+    }
+}
+
+impl Settings {
+    /// Calls the services with the process's internal TLS (section `[internal_tls]`).
+    pub fn use_internal_tls(&mut self, tls: &InternalTls) {
+        for client in [
+            &mut self.auth,
+            &mut self.accounts,
+            &mut self.content,
+            &mut self.registration,
+            &mut self.missions,
+        ] {
+            client.tls = tls.clone();
         }
     }
 }

@@ -1,4 +1,7 @@
 //! `miclub-gateway`: the REST edge as its own process (production mode).
+//!
+//! Reads sections `gateway` (see `config.rs`), `telemetry`, `ephemeral` and `internal_tls`; the
+//! services are reached at `gateway.auth`, `.accounts`, `.content`, `.registration`, `.missions`.
 
 use std::sync::Arc;
 
@@ -7,6 +10,7 @@ use miclub_platform::config::Layered;
 use miclub_platform::ephemeral::{self, EphemeralSettings};
 use miclub_platform::shutdown::Shutdown;
 use miclub_platform::telemetry::{self, TelemetrySettings};
+use miclub_platform::tls;
 use miclub_platform::tokens::GrpcKeySource;
 
 #[global_allocator]
@@ -19,13 +23,14 @@ async fn main() -> anyhow::Result<()> {
         "gateway",
         &config.section::<TelemetrySettings>("telemetry")?,
     )?;
-    let settings: Settings = config.section("gateway")?;
+    let mut settings: Settings = config.section("gateway")?;
     let environment = config.environment();
     let store = ephemeral::connect(
         &config.section::<EphemeralSettings>("ephemeral")?,
         environment,
     )
     .await?;
+    settings.use_internal_tls(&tls::from_config(&config)?);
     let key_source = Arc::new(GrpcKeySource::new(settings.auth.channel()?));
     let deps = Dependencies {
         environment,

@@ -88,8 +88,13 @@ pub async fn count_in_window(
 #[derive(Debug, Clone, Deserialize)]
 #[serde(default)]
 pub struct EphemeralSettings {
-    /// `redis://host:port/db`; empty selects the in-memory store (standalone only).
+    /// `redis://host:port/db`, or `rediss://…` for TLS; empty selects the in-memory store
+    /// (standalone only).
     pub redis_url: String,
+    /// PEM file of the CA a `rediss://` server's certificate must chain to
+    /// (`APP_EPHEMERAL__CA_FILE`), e.g. a cloud provider's Redis CA; empty: the system's roots.
+    /// Set with a plaintext `redis://` url it refuses to start: TLS was meant.
+    pub ca_file: String,
     /// Prefix of every key, so services and tests can share one Redis.
     pub key_prefix: String,
     pub response_timeout_ms: u64,
@@ -109,6 +114,7 @@ impl Default for EphemeralSettings {
     fn default() -> Self {
         Self {
             redis_url: String::new(),
+            ca_file: String::new(),
             key_prefix: "miclub:".into(),
             response_timeout_ms: 1_000,
             client_cache: true,
@@ -134,6 +140,45 @@ pub async fn connect(
         return Ok(Arc::new(MemoryStore::default()));
     }
     Ok(Arc::new(RedisStore::connect(settings).await?))
+}
+
+/// A client of `info`, over TLS with the configured CA for a `rediss://` url.
+fn client_for(
+    info: redis::ConnectionInfo,
+    settings: &EphemeralSettings,
+) -> anyhow::Result<redis::Client> {
+    let tls = matches!(info.addr(), redis::ConnectionAddr::TcpTls { .. });
+    if settings.ca_file.is_empty() {
+        return Ok(redis::Client::open(info)?);
+    }
+    anyhow::ensure!(
+        tls,
+        "ephemeral.ca_file (APP_EPHEMERAL__CA_FILE) is set but ephemeral.redis_url is not rediss://: use rediss:// for tls"
+    );
+    let root_cert = std::fs::read(&settings.ca_file).map_err(|err| {
+        anyhow::anyhow!(
+            "reading ephemeral.ca_file (APP_EPHEMERAL__CA_FILE) at {}: {err}",
+            settings.ca_file
+        )
+    })?;
+    let anchors =
+        <rustls_pki_types::CertificateDer as rustls_pki_types::pem::PemObject>::pem_slice_iter(
+            &root_cert,
+        )
+        .filter(Result::is_ok)
+        .count();
+    anyhow::ensure!(
+        anchors > 0,
+        "ephemeral.ca_file (APP_EPHEMERAL__CA_FILE) at {} holds no certificate",
+        settings.ca_file
+    );
+    let certificates = redis::TlsCertificates {
+        client_tls: None,
+        root_cert: Some(root_cert),
+    };
+    redis::Client::build_with_tls(info, certificates).map_err(|err| {
+        anyhow::anyhow!("ephemeral.ca_file (APP_EPHEMERAL__CA_FILE) is not a usable ca: {err}")
+    })
 }
 
 /// Redis through a reconnecting connection manager.
@@ -165,7 +210,7 @@ impl RedisStore {
                 .set_protocol(redis::ProtocolVersion::RESP3);
             info = info.set_redis_settings(resp3);
         }
-        let client = redis::Client::open(info)?;
+        let client = client_for(info, settings)?;
         let timeout = Duration::from_millis(settings.response_timeout_ms);
         let mut config = ConnectionManagerConfig::new()
             .set_connection_timeout(Some(timeout))

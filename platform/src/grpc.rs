@@ -4,7 +4,8 @@
 //! trace, a count and latency per method and status code (see `telemetry`), and a drain on
 //! shutdown (NOT_SERVING first, then stop accepting, then finish what is in flight). Clients
 //! get lazy channels with timeouts and trace propagation, and read-only calls one bounded retry
-//! ([`retry_idempotent`]).
+//! ([`retry_idempotent`]). Both sides speak TLS when the process's [`InternalTls`] is on (see
+//! [`crate::tls`]): servers through [`server`], clients through their settings' `tls`.
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -23,6 +24,7 @@ use tonic_health::server::HealthReporter;
 
 use crate::shutdown::Shutdown;
 use crate::telemetry::{PropagateTrace, grpc_server_span, record_grpc_call};
+use crate::tls::InternalTls;
 
 /// A channel whose calls carry the caller's trace context.
 pub type TracedChannel = InterceptedService<Channel, PropagateTrace>;
@@ -35,6 +37,10 @@ pub struct ServerSettings {
     pub port: u16,
     /// Time between reporting NOT_SERVING and closing the listener, so load balancers notice.
     pub drain_delay_ms: u64,
+    /// The process's internal TLS (section `[internal_tls]`, set by the binary, not read from
+    /// this section); off by default.
+    #[serde(skip)]
+    pub tls: InternalTls,
 }
 
 impl Default for ServerSettings {
@@ -43,6 +49,7 @@ impl Default for ServerSettings {
             host: "0.0.0.0".into(),
             port: 50051,
             drain_delay_ms: 5_000,
+            tls: InternalTls::off(),
         }
     }
 }
@@ -60,10 +67,14 @@ impl ServerSettings {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(default)]
 pub struct ClientSettings {
-    /// e.g. `http://auth:50051`.
+    /// e.g. `http://auth:50051`; `https://auth:50051` when internal TLS is on.
     pub url: String,
     pub connect_timeout_ms: u64,
     pub request_timeout_ms: u64,
+    /// The process's internal TLS (section `[internal_tls]`, set by the binary): the url's
+    /// scheme must agree with it, see [`InternalTls::for_url`].
+    #[serde(skip)]
+    pub tls: InternalTls,
 }
 
 impl Default for ClientSettings {
@@ -72,6 +83,7 @@ impl Default for ClientSettings {
             url: String::new(),
             connect_timeout_ms: 2_000,
             request_timeout_ms: 5_000,
+            tls: InternalTls::off(),
         }
     }
 }
@@ -84,10 +96,25 @@ impl ClientSettings {
         }
     }
 
-    /// A channel that connects on first use and reconnects by itself.
+    /// These settings with the process's internal TLS.
+    pub fn with_tls(self, tls: &InternalTls) -> Self {
+        Self {
+            tls: tls.clone(),
+            ..self
+        }
+    }
+
+    /// A channel that connects on first use and reconnects by itself; an error when the url's
+    /// scheme disagrees with the internal TLS (no silent plaintext).
     pub fn channel(&self) -> anyhow::Result<TracedChannel> {
-        let endpoint = Endpoint::from_shared(self.url.clone())
-            .with_context(|| format!("invalid grpc url {:?}", self.url))?
+        let mut endpoint = Endpoint::from_shared(self.url.clone())
+            .with_context(|| format!("invalid grpc url {:?}", self.url))?;
+        if let Some(tls) = self.tls.for_url(&self.url)? {
+            endpoint = endpoint
+                .tls_config(tls)
+                .with_context(|| format!("tls for grpc url {}", self.url))?;
+        }
+        let endpoint = endpoint
             .connect_timeout(Duration::from_millis(self.connect_timeout_ms))
             .timeout(Duration::from_millis(self.request_timeout_ms))
             .tcp_nodelay(true)
@@ -197,9 +224,12 @@ pub const HEALTH_SERVICE: &str = "grpc.health.v1.Health";
 /// The gRPC reflection service every server runs.
 pub const REFLECTION_SERVICE: &str = "grpc.reflection.v1.ServerReflection";
 
-/// A server builder with the per-call span, and the health and reflection services of
-/// `services` (fully-qualified gRPC service names), reported SERVING.
-pub async fn server(services: &[&str]) -> anyhow::Result<(Server, Health, tonic::service::Routes)> {
+/// A server builder with the per-call span, TLS when `tls` is on, and the health and reflection
+/// services of `services` (fully-qualified gRPC service names), reported SERVING.
+pub async fn server(
+    services: &[&str],
+    tls: &InternalTls,
+) -> anyhow::Result<(Server, Health, tonic::service::Routes)> {
     let (reporter, health_service) = tonic_health::server::health_reporter();
     let health = Health {
         reporter,
@@ -222,7 +252,13 @@ pub async fn server(services: &[&str]) -> anyhow::Result<(Server, Health, tonic:
         .build_v1()
         .context("building grpc reflection")?;
     let routes = tonic::service::Routes::new(health_service).add_service(reflection);
-    let builder = Server::builder()
+    let mut builder = Server::builder();
+    if let Some(config) = tls.server_config()? {
+        builder = builder
+            .tls_config(config)
+            .context("serving grpc over tls")?;
+    }
+    let builder = builder
         .trace_fn(grpc_server_span)
         .tcp_nodelay(true)
         .http2_keepalive_interval(Some(Duration::from_secs(30)));

@@ -3,7 +3,8 @@
 //! Everything two or more services need lives here, so each service is only its domain:
 //! layered configuration, telemetry and trace propagation, the error-code catalogue, storage
 //! (PostgreSQL or SQLite through one pool type), the ephemeral store (Redis or memory),
-//! access-token verification and who may call which RPC, notifications, gRPC serving with health and reflection, graceful
+//! access-token verification and who may call which RPC, notifications, gRPC serving with
+//! health and reflection (over TLS between processes), graceful
 //! shutdown, member identity documents (RUT), and, behind `test-support`, test helpers.
 
 pub mod access;
@@ -18,6 +19,7 @@ pub mod notify;
 pub mod shutdown;
 pub mod storage;
 pub mod telemetry;
+pub mod tls;
 pub mod tokens;
 
 #[cfg(feature = "test-support")]

@@ -14,6 +14,7 @@ use miclub_platform::grpc::ClientSettings;
 use miclub_platform::notify::{self, DevMailbox, NotifierSettings};
 use miclub_platform::shutdown::Shutdown;
 use miclub_platform::storage::DatabaseSettings;
+use miclub_platform::tls::InternalTls;
 use miclub_platform::tokens::{GrpcKeySource, ServiceCredentials, ServiceTokens};
 use secrecy::{ExposeSecret, SecretString};
 use serde::Deserialize;
@@ -85,8 +86,15 @@ fn sqlite_in(dir: &Path, service: &str, configured: DatabaseSettings) -> Databas
 
 /// Every service on loopback, on a free port unless `<service>.server.port` is configured (so
 /// tests and tools can reach one service's gRPC API directly).
-fn loopback(config: &Layered, service: &str, server: &mut miclub_platform::grpc::ServerSettings) {
+/// Each serves with the process's internal TLS (`[internal_tls]`; off unless configured).
+fn loopback(
+    config: &Layered,
+    service: &str,
+    server: &mut miclub_platform::grpc::ServerSettings,
+    tls: &InternalTls,
+) {
     server.host = "127.0.0.1".into();
+    server.tls = tls.clone();
     if !config.contains(&format!("{service}.server.port")) {
         server.port = 0;
     }
@@ -94,8 +102,10 @@ fn loopback(config: &Layered, service: &str, server: &mut miclub_platform::grpc:
     server.drain_delay_ms = 0;
 }
 
-fn client(port: u16) -> ClientSettings {
-    ClientSettings::for_url(format!("http://127.0.0.1:{port}"))
+/// A client of the service on loopback `port`, over TLS when `tls` is on.
+fn loopback_client(tls: &InternalTls, port: u16) -> ClientSettings {
+    let scheme = if tls.is_enabled() { "https" } else { "http" };
+    ClientSettings::for_url(format!("{scheme}://127.0.0.1:{port}")).with_tls(tls)
 }
 
 /// Starts every component and returns once all listen.
@@ -105,6 +115,8 @@ pub async fn start(config: &Layered, shutdown: Shutdown) -> anyhow::Result<Runni
         .with_context(|| format!("creating the data folder {}", settings.data_dir.display()))?;
     let dir = settings.data_dir.as_path();
     let environment = config.environment();
+    let tls = miclub_platform::tls::from_config(config)?;
+    let client = |port: u16| loopback_client(&tls, port);
     let store: SharedStore = ephemeral::connect(
         &config.section::<EphemeralSettings>("ephemeral")?,
         environment,
@@ -144,7 +156,7 @@ pub async fn start(config: &Layered, shutdown: Shutdown) -> anyhow::Result<Runni
     };
 
     let mut auth: miclub_auth::Settings = config.section("auth")?;
-    loopback(config, "auth", &mut auth.server);
+    loopback(config, "auth", &mut auth.server, &tls);
     for internal in [
         &accounts_client,
         &registration_client,
@@ -190,7 +202,7 @@ pub async fn start(config: &Layered, shutdown: Shutdown) -> anyhow::Result<Runni
     };
 
     let mut accounts: miclub_accounts::Settings = config.section("accounts")?;
-    loopback(config, "accounts", &mut accounts.server);
+    loopback(config, "accounts", &mut accounts.server, &tls);
     accounts.database = sqlite_in(dir, "accounts", accounts.database);
     accounts.seed_demo |= settings.seed_demo;
     accounts.auth = client(auth_port);
@@ -230,7 +242,7 @@ pub async fn start(config: &Layered, shutdown: Shutdown) -> anyhow::Result<Runni
     });
 
     let mut missions: miclub_missions::Settings = config.section("missions")?;
-    loopback(config, "missions", &mut missions.server);
+    loopback(config, "missions", &mut missions.server, &tls);
     missions.database = sqlite_in(dir, "missions", missions.database);
     missions.seed_demo |= settings.seed_demo;
     missions.auth = client(auth_port);
@@ -251,7 +263,7 @@ pub async fn start(config: &Layered, shutdown: Shutdown) -> anyhow::Result<Runni
     });
 
     let mut content: miclub_content::Settings = config.section("content")?;
-    loopback(config, "content", &mut content.server);
+    loopback(config, "content", &mut content.server, &tls);
     content.database = sqlite_in(dir, "content", content.database);
     if !config.contains("content.accrual.rules_file") {
         // One rules file for the simulator and purchase posting.
@@ -270,7 +282,7 @@ pub async fn start(config: &Layered, shutdown: Shutdown) -> anyhow::Result<Runni
     tasks.spawn(async move { ("content".to_owned(), content.run_until_stopped(stop).await) });
 
     let mut registration: miclub_registration::Settings = config.section("registration")?;
-    loopback(config, "registration", &mut registration.server);
+    loopback(config, "registration", &mut registration.server, &tls);
     registration.database = sqlite_in(dir, "registration", registration.database);
     registration.auth = client(auth_port);
     registration.accounts = client(accounts_port);

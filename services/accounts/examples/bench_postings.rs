@@ -98,6 +98,7 @@ async fn run(
             host: "127.0.0.1".into(),
             port: 0,
             drain_delay_ms: 0,
+            ..ServerSettings::default()
         },
         database: db.settings.clone(),
         tokens: keys.settings.clone(),

@@ -144,7 +144,8 @@ impl Application {
             unsubscriptions.clone(),
             verifier,
         );
-        let (server, health, routes) = miclub_platform::grpc::server(&[SERVICE_NAME]).await?;
+        let (server, health, routes) =
+            miclub_platform::grpc::server(&[SERVICE_NAME], &settings.server.tls).await?;
         let routes = routes.add_service(AccountsServiceServer::new(service));
         let listener = settings.server.bind().await?;
         let port = listener.local_addr()?.port();

@@ -1,7 +1,7 @@
 //! `miclub-accounts`: the accounts service as its own process (production runs one per pod).
 //!
-//! Reads sections `accounts` (see `config.rs`), `telemetry`, `ephemeral`, `events` and
-//! `notifier` of the layered configuration (`APP_ACCOUNTS__…`, `APP_EPHEMERAL__REDIS_URL`,
+//! Reads sections `accounts` (see `config.rs`), `telemetry`, `ephemeral`, `events`,
+//! `notifier` and `internal_tls` of the layered configuration (`APP_ACCOUNTS__…`, `APP_EPHEMERAL__REDIS_URL`,
 //! `APP_EVENTS__REDIS_URL`, …); the ephemeral store is the one auth writes session revocations
 //! to, the event bus the one missions reads purchase events from. Auth is reached at `accounts.auth` for its
 //! verification keys and, with accounts' own client credentials (`accounts.service_client`),
@@ -17,6 +17,7 @@ use miclub_platform::events::{self, EventBusSettings};
 use miclub_platform::notify::{self, NotifierSettings};
 use miclub_platform::shutdown::Shutdown;
 use miclub_platform::telemetry::{self, TelemetrySettings};
+use miclub_platform::tls;
 use miclub_platform::tokens::{GrpcKeySource, ServiceTokens};
 
 #[global_allocator]
@@ -30,7 +31,7 @@ async fn main() -> anyhow::Result<()> {
         "accounts",
         &config.section::<TelemetrySettings>("telemetry")?,
     )?;
-    let settings: Settings = config.section("accounts")?;
+    let mut settings: Settings = config.section("accounts")?;
     if migrate_only() {
         // `Store::connect` applies the embedded migrations; nothing else starts.
         miclub_accounts::store::Store::connect(&settings.database_or_default()).await?;
@@ -39,6 +40,7 @@ async fn main() -> anyhow::Result<()> {
     }
     let ephemeral_settings: EphemeralSettings = config.section("ephemeral")?;
     settings.validate(environment, !ephemeral_settings.redis_url.is_empty())?;
+    settings.use_internal_tls(&tls::from_config(&config)?);
     let store = ephemeral::connect(&ephemeral_settings, environment).await?;
     let bus_settings: EventBusSettings = config.section("events")?;
     if environment.is_production() && bus_settings.redis_url.is_empty() {

@@ -36,6 +36,7 @@ use std::time::Duration;
 use miclub_platform::config::Environment;
 use miclub_platform::grpc::ServerSettings;
 use miclub_platform::storage::DatabaseSettings;
+use miclub_platform::tls::InternalTls;
 use miclub_platform::tokens::{MAX_ACCESS_TTL, TokenSettings};
 use secrecy::{ExposeSecret, SecretString};
 use serde::Deserialize;
@@ -95,6 +96,12 @@ impl Default for Settings {
 }
 
 impl Settings {
+    /// Serves gRPC with the process's internal TLS
+    /// (section `[internal_tls]`).
+    pub fn use_internal_tls(&mut self, tls: &InternalTls) {
+        self.server.tls = tls.clone();
+    }
+
     /// The database of a development run that configures none.
     pub const DEV_DATABASE_URL: &str = "sqlite://data/auth.db";
 

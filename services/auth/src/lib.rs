@@ -117,7 +117,8 @@ impl Application {
 
     /// Serves until `shutdown` fires, then drains as `platform::grpc::serve` does.
     pub async fn run_until_stopped(self, shutdown: Shutdown) -> anyhow::Result<()> {
-        let (builder, health, routes) = miclub_platform::grpc::server(&[SERVICE_NAME]).await?;
+        let (builder, health, routes) =
+            miclub_platform::grpc::server(&[SERVICE_NAME], &self.settings.server.tls).await?;
         let routes = routes.add_service(AuthServiceServer::new(grpc::AuthGrpc::new(
             self.auth.clone(),
         )));

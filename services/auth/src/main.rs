@@ -1,6 +1,6 @@
 //! `miclub-auth`: the auth service as its own process (production runs one per pod).
 //!
-//! Reads sections `auth`, `telemetry`, `ephemeral` and `notifier` of the layered configuration
+//! Reads sections `auth`, `telemetry`, `ephemeral`, `notifier` and `internal_tls` of the layered configuration
 //! (`APP_AUTH__…`, `APP_EPHEMERAL__REDIS_URL`, …), builds the shared stores, and serves until
 //! SIGTERM. With `--migrate-only` it applies the database migrations and exits instead.
 
@@ -11,6 +11,7 @@ use miclub_platform::notify::{self, NotifierSettings};
 use miclub_platform::shutdown::Shutdown;
 use miclub_platform::storage::Database;
 use miclub_platform::telemetry::{self, TelemetrySettings};
+use miclub_platform::tls;
 
 #[global_allocator]
 static ALLOCATOR: miclub_platform::Allocator = miclub_platform::Allocator;
@@ -20,7 +21,7 @@ async fn main() -> anyhow::Result<()> {
     let config = Layered::load()?;
     let environment = config.environment();
     let _telemetry = telemetry::init("auth", &config.section::<TelemetrySettings>("telemetry")?)?;
-    let settings: Settings = config.section("auth")?;
+    let mut settings: Settings = config.section("auth")?;
     if std::env::args().skip(1).any(|arg| arg == "--migrate-only") {
         // The same embedded migrations `Application::build` applies; nothing else starts.
         miclub_auth::migrate(&Database::connect(&settings.database_or_default()).await?).await?;
@@ -28,6 +29,7 @@ async fn main() -> anyhow::Result<()> {
         return Ok(());
     }
     let ephemeral_settings: EphemeralSettings = config.section("ephemeral")?;
+    settings.use_internal_tls(&tls::from_config(&config)?);
     let store = ephemeral::connect(&ephemeral_settings, environment).await?;
     let notifier = notify::build(
         &config.section::<NotifierSettings>("notifier")?,

@@ -9,6 +9,7 @@
 use miclub_platform::config::Environment;
 use miclub_platform::grpc::{ClientSettings, ServerSettings};
 use miclub_platform::storage::DatabaseSettings;
+use miclub_platform::tls::InternalTls;
 use miclub_platform::tokens::TokenSettings;
 use serde::Deserialize;
 
@@ -71,6 +72,13 @@ impl Default for Settings {
 }
 
 impl Settings {
+    /// Serves gRPC and calls the other services with the process's internal TLS
+    /// (section `[internal_tls]`).
+    pub fn use_internal_tls(&mut self, tls: &InternalTls) {
+        self.server.tls = tls.clone();
+        self.auth.tls = tls.clone();
+    }
+
     /// The database of a development run that configures none.
     pub const DEV_DATABASE_URL: &str = "sqlite://data/content.db";
 

@@ -92,7 +92,8 @@ impl Application {
         // Service tokens only: no member session is ever checked here, so no revocation list.
         let verifier = Arc::new(TokenVerifier::new(&settings.tokens, deps.key_source, None));
         let gate = Policy::new(verifier.clone());
-        let (server, health, routes) = miclub_platform::grpc::server(&[SERVICE_NAME]).await?;
+        let (server, health, routes) =
+            miclub_platform::grpc::server(&[SERVICE_NAME], &settings.server.tls).await?;
         let routes = routes.add_service(ContentServiceServer::new(ContentGrpc::new(
             content, verifier,
         )));

@@ -1,6 +1,6 @@
 //! `miclub-content`: the content service as its own process (production runs one per pod).
 //!
-//! Reads sections `content` (see `config.rs`) and `telemetry` of the layered configuration
+//! Reads sections `content` (see `config.rs`), `telemetry` and `internal_tls` of the layered configuration
 //! (`APP_CONTENT__…`). Auth is reached at `content.auth` for the keys that verify the service
 //! tokens of internal calls. Serves until SIGTERM;
 //! with `--migrate-only` it applies the database migrations and exits instead.
@@ -11,6 +11,7 @@ use miclub_content::{Application, Dependencies, Settings};
 use miclub_platform::config::Layered;
 use miclub_platform::shutdown::Shutdown;
 use miclub_platform::telemetry::{self, TelemetrySettings};
+use miclub_platform::tls;
 use miclub_platform::tokens::GrpcKeySource;
 
 #[global_allocator]
@@ -23,7 +24,7 @@ async fn main() -> anyhow::Result<()> {
         "content",
         &config.section::<TelemetrySettings>("telemetry")?,
     )?;
-    let settings: Settings = config.section("content")?;
+    let mut settings: Settings = config.section("content")?;
     if migrate_only() {
         // `Store::connect` applies the embedded migrations; nothing else starts.
         miclub_content::store::Store::connect(&settings.database_or_default()).await?;
@@ -31,6 +32,7 @@ async fn main() -> anyhow::Result<()> {
         return Ok(());
     }
     settings.validate(config.environment())?;
+    settings.use_internal_tls(&tls::from_config(&config)?);
     let key_source = Arc::new(GrpcKeySource::new(settings.auth.channel()?));
     let app = Application::build(settings, Dependencies { key_source }).await?;
     tracing::info!(port = app.port(), "content service ready");

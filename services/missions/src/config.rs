@@ -10,6 +10,7 @@ use std::time::Duration;
 use miclub_platform::config::Environment;
 use miclub_platform::grpc::{ClientSettings, ServerSettings};
 use miclub_platform::storage::DatabaseSettings;
+use miclub_platform::tls::InternalTls;
 use miclub_platform::tokens::{ServiceCredentials, TokenSettings};
 use serde::Deserialize;
 
@@ -102,6 +103,14 @@ impl Default for Settings {
 }
 
 impl Settings {
+    /// Serves gRPC and calls the other services with the process's internal TLS
+    /// (section `[internal_tls]`).
+    pub fn use_internal_tls(&mut self, tls: &InternalTls) {
+        self.server.tls = tls.clone();
+        self.auth.tls = tls.clone();
+        self.accounts.tls = tls.clone();
+    }
+
     /// The database of a development run that configures none.
     pub const DEV_DATABASE_URL: &str = "sqlite://data/missions.db";
 

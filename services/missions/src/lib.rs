@@ -133,7 +133,8 @@ impl Application {
                 claim_idle: CLAIM_IDLE,
             },
         );
-        let (server, health, routes) = miclub_platform::grpc::server(&[SERVICE_NAME]).await?;
+        let (server, health, routes) =
+            miclub_platform::grpc::server(&[SERVICE_NAME], &settings.server.tls).await?;
         let routes = routes.add_service(MissionsServiceServer::new(MissionsGrpc::new(
             missions.clone(),
             verifier,

@@ -1,6 +1,7 @@
 //! `miclub-missions`: the missions service as its own process (production runs one per pod).
 //!
-//! Reads sections `missions` (see `config.rs`), `telemetry`, `ephemeral` and `events` of the
+//! Reads sections `missions` (see `config.rs`), `telemetry`, `ephemeral`, `events` and
+//! `internal_tls` of the
 //! layered configuration (`APP_MISSIONS__…`, `APP_EVENTS__REDIS_URL`, …). Auth is reached at
 //! `missions.auth` for verification keys and service tokens (`missions.service_client`),
 //! accounts at `missions.accounts` to record rewards. Serves until SIGTERM;
@@ -12,6 +13,7 @@ use miclub_platform::ephemeral::{self, EphemeralSettings};
 use miclub_platform::events::{self, EventBusSettings};
 use miclub_platform::shutdown::Shutdown;
 use miclub_platform::telemetry::{self, TelemetrySettings};
+use miclub_platform::tls;
 
 #[global_allocator]
 static ALLOCATOR: miclub_platform::Allocator = miclub_platform::Allocator;
@@ -24,7 +26,7 @@ async fn main() -> anyhow::Result<()> {
         "missions",
         &config.section::<TelemetrySettings>("telemetry")?,
     )?;
-    let settings: Settings = config.section("missions")?;
+    let mut settings: Settings = config.section("missions")?;
     if migrate_only() {
         // `Store::connect` applies the embedded migrations; nothing else starts.
         miclub_missions::store::Store::connect(&settings.database_or_default()).await?;
@@ -32,6 +34,7 @@ async fn main() -> anyhow::Result<()> {
         return Ok(());
     }
     settings.validate(environment)?;
+    settings.use_internal_tls(&tls::from_config(&config)?);
     let ephemeral_settings: EphemeralSettings = config.section("ephemeral")?;
     let bus_settings: EventBusSettings = config.section("events")?;
     if environment.is_production() && bus_settings.redis_url.is_empty() {

@@ -135,7 +135,8 @@ impl Application {
                 completion_pace: settings.completion_pace(),
             },
         );
-        let (server, health, routes) = miclub_platform::grpc::server(&[SERVICE_NAME]).await?;
+        let (server, health, routes) =
+            miclub_platform::grpc::server(&[SERVICE_NAME], &settings.server.tls).await?;
         let routes = routes.add_service(RegistrationServiceServer::new(RegistrationGrpc::new(
             registrations.clone(),
         )));

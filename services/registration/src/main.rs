@@ -1,7 +1,8 @@
 //! `miclub-registration`: the registration service as its own process (production runs one per
 //! pod).
 //!
-//! Reads sections `registration` (see `config.rs`), `telemetry` and `ephemeral` of the layered
+//! Reads sections `registration` (see `config.rs`), `telemetry`, `ephemeral` and `internal_tls` of the
+//! layered
 //! configuration (`APP_REGISTRATION__…`, `APP_EPHEMERAL__REDIS_URL`, …). Accounts, auth and
 //! content are reached at `registration.accounts`, `.auth` and `.content`, accounts and auth with
 //! registration's own client credentials (`registration.service_client`). Serves until SIGTERM;
@@ -11,6 +12,7 @@ use miclub_platform::config::Layered;
 use miclub_platform::ephemeral::{self, EphemeralSettings};
 use miclub_platform::shutdown::Shutdown;
 use miclub_platform::telemetry::{self, TelemetrySettings};
+use miclub_platform::tls;
 use miclub_registration::{Application, Dependencies, Settings};
 
 #[global_allocator]
@@ -24,7 +26,7 @@ async fn main() -> anyhow::Result<()> {
         "registration",
         &config.section::<TelemetrySettings>("telemetry")?,
     )?;
-    let settings: Settings = config.section("registration")?;
+    let mut settings: Settings = config.section("registration")?;
     if migrate_only() {
         // `Store::connect` applies the embedded migrations; nothing else starts.
         miclub_registration::store::Store::connect(&settings.database_or_default()).await?;
@@ -32,6 +34,7 @@ async fn main() -> anyhow::Result<()> {
         return Ok(());
     }
     settings.validate(environment)?;
+    settings.use_internal_tls(&tls::from_config(&config)?);
     let ephemeral_settings: EphemeralSettings = config.section("ephemeral")?;
     let store = ephemeral::connect(&ephemeral_settings, environment).await?;
     if !settings.service_client.is_configured() {

@@ -42,6 +42,8 @@ impl RemoteVerifier {
             url: endpoint.to_owned(),
             connect_timeout_ms: millis,
             request_timeout_ms: millis,
+            // The verifier is outside the cluster: not a peer of the internal CA.
+            ..ClientSettings::default()
         }
         .channel()?;
         Ok(Self {

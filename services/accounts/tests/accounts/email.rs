@@ -628,7 +628,9 @@ mod over_grpc {
     }
 
     async fn spawn_auth(seen: Arc<Seen>) -> (ClientSettings, ShutdownTrigger) {
-        let (server, health, routes) = miclub_platform::grpc::server(&[]).await.unwrap();
+        let (server, health, routes) = miclub_platform::grpc::server(&[], &Default::default())
+            .await
+            .unwrap();
         let routes = routes.add_service(AuthServiceServer::new(StandInAuth(seen)));
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let port = listener.local_addr().unwrap().port();

@@ -43,6 +43,7 @@ async fn a_stopping_service_reports_not_serving_while_it_drains_then_stops(env: 
             host: "127.0.0.1".into(),
             port: 0,
             drain_delay_ms: 1_000,
+            ..ServerSettings::default()
         },
         database: env.database.clone(),
         tokens: keys.settings.clone(),

@@ -85,6 +85,7 @@ pub fn test_settings(env: &TestEnv) -> Settings {
             host: "127.0.0.1".into(),
             port: 0,
             drain_delay_ms: 0,
+            ..ServerSettings::default()
         },
         database: env.database.clone(),
         seed_demo: true,

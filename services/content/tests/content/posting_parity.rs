@@ -68,6 +68,7 @@ impl Accounts {
                     host: "127.0.0.1".into(),
                     port: 0,
                     drain_delay_ms: 0,
+                    ..ServerSettings::default()
                 },
                 database: env.database.clone(),
                 tokens: keys.settings.clone(),

@@ -300,6 +300,7 @@ async fn real_auth() -> (u16, String, (TestEnv, ShutdownTrigger)) {
                 host: "127.0.0.1".into(),
                 port: 0,
                 drain_delay_ms: 0,
+                ..Default::default()
             },
             database: env.database.clone(),
             service_clients: [(

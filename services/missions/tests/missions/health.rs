@@ -23,6 +23,7 @@ async fn the_service_reports_serving_and_turns_not_serving_while_it_drains() {
             host: "127.0.0.1".into(),
             port: 0,
             drain_delay_ms: 1_000,
+            ..ServerSettings::default()
         },
         database: env.database.clone(),
         ..Settings::default()

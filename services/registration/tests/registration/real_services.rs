@@ -103,6 +103,7 @@ fn loopback() -> ServerSettings {
         host: "127.0.0.1".into(),
         port: 0,
         drain_delay_ms: 0,
+        ..ServerSettings::default()
     }
 }
 

@@ -284,6 +284,7 @@ pub fn settings(env: &TestEnv) -> Settings {
             host: "127.0.0.1".into(),
             port: 0,
             drain_delay_ms: 0,
+            ..ServerSettings::default()
         },
         database: env.database.clone(),
         ..Settings::default()

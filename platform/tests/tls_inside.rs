@@ -1,0 +1,509 @@
+//! TLS inside, against the real components: a tonic server with internal TLS on a free port,
+//! the machine's PostgreSQL (`sslmode`), and a redis-server started here on a TLS port. The
+//! certificates are generated per test (rcgen): a CA, and a server certificate it signed for
+//! `localhost` and `127.0.0.1`.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use miclub_platform::config::Environment;
+use miclub_platform::ephemeral::{self, EphemeralSettings};
+use miclub_platform::grpc::{self, ClientSettings};
+use miclub_platform::shutdown::{self, ShutdownTrigger};
+use miclub_platform::storage::{Database, DatabaseSettings};
+use miclub_platform::tls::{InternalTls, InternalTlsSettings};
+use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, KeyPair, KeyUsagePurpose};
+use tonic_health::pb::HealthCheckRequest;
+use tonic_health::pb::health_client::HealthClient;
+
+/// A CA and a server certificate it signed, as PEM files in a folder of their own.
+struct Pki {
+    dir: PathBuf,
+}
+
+impl Pki {
+    fn generate() -> Self {
+        Self::generate_for(&["localhost", "127.0.0.1"])
+    }
+
+    /// The server certificate names `names` (DNS names or IP addresses).
+    fn generate_for(names: &[&str]) -> Self {
+        let dir = std::env::temp_dir().join(format!("miclub-tls-{}", uuid::Uuid::new_v4()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let ca_key = KeyPair::generate().unwrap();
+        let mut ca_params = CertificateParams::new(Vec::<String>::new()).unwrap();
+        ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+        ca_params
+            .distinguished_name
+            .push(DnType::CommonName, "miclub test ca");
+        ca_params.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign];
+        let ca = ca_params.self_signed(&ca_key).unwrap();
+        let key = KeyPair::generate().unwrap();
+        let names: Vec<String> = names.iter().map(|name| (*name).to_owned()).collect();
+        let params = CertificateParams::new(names).unwrap();
+        let cert = params.signed_by(&key, &ca, &ca_key).unwrap();
+        std::fs::write(dir.join("ca.crt"), ca.pem()).unwrap();
+        std::fs::write(dir.join("tls.crt"), cert.pem()).unwrap();
+        std::fs::write(dir.join("tls.key"), key.serialize_pem()).unwrap();
+        Self { dir }
+    }
+
+    fn file(&self, name: &str) -> String {
+        self.dir.join(name).display().to_string()
+    }
+
+    fn settings(&self) -> InternalTlsSettings {
+        InternalTlsSettings {
+            enabled: true,
+            mesh: false,
+            ca_file: self.file("ca.crt"),
+            cert_file: self.file("tls.crt"),
+            key_file: self.file("tls.key"),
+        }
+    }
+
+    fn load(&self) -> InternalTls {
+        self.settings().load(Environment::Production).unwrap()
+    }
+}
+
+impl Drop for Pki {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// A gRPC server (health only) with `tls` on a free port; stops when the trigger drops.
+async fn serve(tls: &InternalTls) -> (u16, ShutdownTrigger) {
+    let (server, health, routes) = grpc::server(&[], tls).await.unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let (trigger, stop) = shutdown::channel();
+    tokio::spawn(grpc::serve(
+        server,
+        routes,
+        listener,
+        health,
+        Duration::ZERO,
+        stop,
+        std::sync::Arc::new(miclub_platform::testing::AdmitAll),
+    ));
+    (port, trigger)
+}
+
+async fn health_check(client: ClientSettings) -> Result<i32, tonic::Status> {
+    let channel = client.channel().expect("a channel");
+    let answer = HealthClient::new(channel)
+        .check(HealthCheckRequest {
+            service: String::new(),
+        })
+        .await?;
+    Ok(answer.into_inner().status)
+}
+
+fn client(url: String, tls: &InternalTls) -> ClientSettings {
+    ClientSettings::for_url(url).with_tls(tls)
+}
+
+#[tokio::test]
+async fn a_client_trusting_the_internal_ca_gets_answers_from_a_tls_server() {
+    let pki = Pki::generate();
+    let tls = pki.load();
+    let (port, _stop) = serve(&tls).await;
+    for host in ["127.0.0.1", "localhost"] {
+        let status = health_check(client(format!("https://{host}:{port}"), &tls))
+            .await
+            .unwrap_or_else(|status| panic!("{host}: {status:?}"));
+        assert_eq!(status, 1, "SERVING through {host}");
+    }
+}
+
+#[tokio::test]
+async fn a_client_trusting_another_ca_refuses_the_server() {
+    let pki = Pki::generate();
+    let (port, _stop) = serve(&pki.load()).await;
+    let other = Pki::generate().load();
+    let status = health_check(client(format!("https://127.0.0.1:{port}"), &other))
+        .await
+        .unwrap_err();
+    assert_eq!(status.code(), tonic::Code::Unavailable, "{status:?}");
+}
+
+#[tokio::test]
+async fn a_server_certificate_for_another_name_is_refused() {
+    // Signed by the trusted CA, but for another service's name only.
+    let pki = Pki::generate_for(&["accounts"]);
+    let tls = pki.load();
+    let (port, _stop) = serve(&tls).await;
+    let status = health_check(client(format!("https://127.0.0.1:{port}"), &tls))
+        .await
+        .unwrap_err();
+    assert_eq!(status.code(), tonic::Code::Unavailable, "{status:?}");
+}
+
+#[tokio::test]
+async fn a_plaintext_client_gets_nothing_from_the_tls_port() {
+    let pki = Pki::generate();
+    let (port, _stop) = serve(&pki.load()).await;
+    let status = health_check(ClientSettings::for_url(format!("http://127.0.0.1:{port}")))
+        .await
+        .unwrap_err();
+    assert_ne!(status.code(), tonic::Code::Ok);
+    // And a TLS client reaching a plaintext server does not fall back to plaintext.
+    let (plain_port, _plain_stop) = serve(&InternalTls::off()).await;
+    let status = health_check(client(
+        format!("https://127.0.0.1:{plain_port}"),
+        &pki.load(),
+    ))
+    .await
+    .unwrap_err();
+    assert_eq!(status.code(), tonic::Code::Unavailable, "{status:?}");
+}
+
+#[test]
+fn a_url_whose_scheme_disagrees_with_internal_tls_is_a_configuration_error() {
+    let pki = Pki::generate();
+    let error = ClientSettings::for_url("https://auth:50051")
+        .channel()
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("internal_tls.ca_file"), "{error}");
+    let error = client("http://auth:50051".into(), &pki.load())
+        .channel()
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("https://"), "{error}");
+    assert!(error.contains("internal_tls.enabled"), "{error}");
+    assert!(
+        client("ftp://auth:50051".into(), &pki.load())
+            .channel()
+            .is_err()
+    );
+}
+
+#[test]
+fn enabled_internal_tls_refuses_to_start_without_its_files() {
+    let pki = Pki::generate();
+    for (setting, variable) in [
+        ("ca_file", "APP_INTERNAL_TLS__CA_FILE"),
+        ("cert_file", "APP_INTERNAL_TLS__CERT_FILE"),
+        ("key_file", "APP_INTERNAL_TLS__KEY_FILE"),
+    ] {
+        for value in [String::new(), pki.file("absent.pem"), pki.file("empty.pem")] {
+            std::fs::write(pki.dir.join("empty.pem"), "").unwrap();
+            let mut settings = pki.settings();
+            match setting {
+                "ca_file" => settings.ca_file = value.clone(),
+                "cert_file" => settings.cert_file = value.clone(),
+                _ => settings.key_file = value.clone(),
+            }
+            let error = format!("{:#}", settings.load(Environment::Development).unwrap_err());
+            assert!(error.contains(setting), "{setting}={value:?}: {error}");
+            assert!(error.contains(variable), "{setting}={value:?}: {error}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_client_only_process_needs_the_ca_but_cannot_serve_without_a_certificate() {
+    let pki = Pki::generate();
+    let client_only = InternalTlsSettings {
+        cert_file: String::new(),
+        key_file: String::new(),
+        ..pki.settings()
+    }
+    .load(Environment::Production)
+    .unwrap();
+    let (port, _stop) = serve(&pki.load()).await;
+    let status = health_check(client(format!("https://127.0.0.1:{port}"), &client_only)).await;
+    assert_eq!(status.unwrap(), 1);
+    let error = format!("{:#}", grpc::server(&[], &client_only).await.err().unwrap());
+    assert!(error.contains("APP_INTERNAL_TLS__CERT_FILE"), "{error}");
+    // A certificate without its key is a mistake, not a client-only process.
+    let half = InternalTlsSettings {
+        key_file: String::new(),
+        ..pki.settings()
+    };
+    let error = format!("{:#}", half.load(Environment::Production).unwrap_err());
+    assert!(error.contains("APP_INTERNAL_TLS__KEY_FILE"), "{error}");
+}
+
+#[test]
+fn a_key_that_is_not_the_certificates_refuses_to_start() {
+    let pki = Pki::generate();
+    let other = Pki::generate();
+    let settings = InternalTlsSettings {
+        key_file: other.file("tls.key"),
+        ..pki.settings()
+    };
+    let error = format!("{:#}", settings.load(Environment::Development).unwrap_err());
+    assert!(error.contains("internal_tls.key_file"), "{error}");
+}
+
+#[test]
+fn production_requires_internal_tls_or_a_mesh_that_provides_it() {
+    let error = InternalTlsSettings::default()
+        .load(Environment::Production)
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("APP_INTERNAL_TLS__ENABLED"), "{error}");
+    assert!(error.contains("internal_tls.mesh"), "{error}");
+    let mesh = InternalTlsSettings {
+        mesh: true,
+        ..Default::default()
+    };
+    assert!(!mesh.load(Environment::Production).unwrap().is_enabled());
+    let development = InternalTlsSettings::default();
+    assert!(
+        !development
+            .load(Environment::Development)
+            .unwrap()
+            .is_enabled()
+    );
+}
+
+/// The machine's PostgreSQL server url (`TEST_POSTGRES_URL`), with `params` added.
+fn postgres_with(params: &str) -> String {
+    let base = std::env::var("TEST_POSTGRES_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
+    let separator = if base.contains('?') { '&' } else { '?' };
+    format!("{base}{separator}{params}")
+}
+
+/// Whether the server has ssl on; when it does not, the PostgreSQL tests say so and skip.
+async fn postgres_ssl_is_on() -> bool {
+    let db = Database::connect(&DatabaseSettings {
+        url: postgres_with("sslmode=disable"),
+        max_connections: 1,
+        ..Default::default()
+    })
+    .await
+    .expect("postgresql reachable");
+    let ssl: String = sqlx::query_scalar("SHOW ssl")
+        .fetch_one(db.pool())
+        .await
+        .unwrap();
+    if ssl != "on" {
+        eprintln!("SKIPPED: the postgresql server has ssl = {ssl}; the sslmode tests need it on");
+        return false;
+    }
+    true
+}
+
+#[tokio::test]
+async fn postgresql_connects_over_tls_when_sslmode_requires_it() {
+    if !postgres_ssl_is_on().await {
+        return;
+    }
+    let db = Database::connect(&DatabaseSettings {
+        url: postgres_with("sslmode=require"),
+        max_connections: 1,
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    let encrypted: bool =
+        sqlx::query_scalar("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()")
+            .fetch_one(db.pool())
+            .await
+            .unwrap();
+    assert!(encrypted, "the session is not encrypted");
+}
+
+#[tokio::test]
+async fn postgresql_verify_full_refuses_a_server_certificate_another_ca_did_not_sign() {
+    if !postgres_ssl_is_on().await {
+        return;
+    }
+    let pki = Pki::generate();
+    let url = postgres_with(&format!(
+        "sslmode=verify-full&sslrootcert={}",
+        pki.file("ca.crt")
+    ));
+    let refused = Database::connect(&DatabaseSettings {
+        url,
+        max_connections: 1,
+        acquire_timeout_ms: 3_000,
+        ..Default::default()
+    })
+    .await;
+    let error = format!("{:#}", refused.unwrap_err());
+    assert!(
+        error.to_lowercase().contains("certificate") || error.to_lowercase().contains("tls"),
+        "{error}"
+    );
+}
+
+#[tokio::test]
+async fn postgresql_verify_ca_accepts_the_server_when_sslrootcert_signed_its_certificate() {
+    if !postgres_ssl_is_on().await {
+        return;
+    }
+    // The server's own certificate (Debian's self-signed snakeoil) as the root, when this
+    // process can read it: sslrootcert is honoured, not only refused.
+    let db = Database::connect(&DatabaseSettings {
+        url: postgres_with("sslmode=disable"),
+        max_connections: 1,
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    let cert_file: String = sqlx::query_scalar("SHOW ssl_cert_file")
+        .fetch_one(db.pool())
+        .await
+        .unwrap();
+    let Ok(pem) = std::fs::read_to_string(&cert_file) else {
+        eprintln!("SKIPPED: the server's certificate {cert_file} is not readable here");
+        return;
+    };
+    let pki = Pki::generate();
+    let root = pki.file("server-root.crt");
+    std::fs::write(&root, pem).unwrap();
+    // verify-ca: the snakeoil certificate names whatever host generated it, which is not
+    // necessarily how the url reaches the server; the name check is the test above.
+    let url = postgres_with(&format!("sslmode=verify-ca&sslrootcert={root}"));
+    let verified = Database::connect(&DatabaseSettings {
+        url,
+        max_connections: 1,
+        ..Default::default()
+    })
+    .await;
+    let db = verified.unwrap_or_else(|err| panic!("verify-ca: {err:#}"));
+    let encrypted: bool =
+        sqlx::query_scalar("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()")
+            .fetch_one(db.pool())
+            .await
+            .unwrap();
+    assert!(encrypted);
+}
+
+/// A redis-server of its own serving TLS only, on a free port; killed on drop.
+struct TlsRedis {
+    child: std::process::Child,
+    port: u16,
+}
+
+impl TlsRedis {
+    /// Starts one with `pki`'s server certificate, or `None` (said loudly) when this machine's
+    /// redis-server was built without TLS.
+    async fn start(pki: &Pki) -> Option<Self> {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let spawned = std::process::Command::new("redis-server")
+            .args([
+                "--port",
+                "0",
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+            ])
+            .args(["--tls-port", &port.to_string()])
+            .args(["--tls-cert-file", &pki.file("tls.crt")])
+            .args(["--tls-key-file", &pki.file("tls.key")])
+            .args(["--tls-ca-cert-file", &pki.file("ca.crt")])
+            .args(["--tls-auth-clients", "no"])
+            .arg("--dir")
+            .arg(&pki.dir)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn();
+        let mut child = match spawned {
+            Ok(child) => child,
+            Err(err) => {
+                eprintln!("SKIPPED: redis-server cannot be started here: {err}");
+                return None;
+            }
+        };
+        // Ready when the TLS port accepts connections; a server that exits has no TLS support.
+        loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                let mut stderr = String::new();
+                std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut stderr).ok();
+                eprintln!("SKIPPED: redis-server exited ({status}), built without tls? {stderr}");
+                return None;
+            }
+            if tokio::net::TcpStream::connect(("127.0.0.1", port))
+                .await
+                .is_ok()
+            {
+                return Some(Self { child, port });
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    fn settings(&self, ca_file: String) -> EphemeralSettings {
+        EphemeralSettings {
+            redis_url: format!("rediss://127.0.0.1:{}", self.port),
+            ca_file,
+            response_timeout_ms: 2_000,
+            ..Default::default()
+        }
+    }
+}
+
+impl Drop for TlsRedis {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[tokio::test]
+async fn redis_over_tls_works_with_the_configured_ca_and_refuses_another() {
+    let pki = Pki::generate();
+    let Some(redis) = TlsRedis::start(&pki).await else {
+        return;
+    };
+    let store = ephemeral::connect(&redis.settings(pki.file("ca.crt")), Environment::Production)
+        .await
+        .unwrap();
+    store.ping().await.unwrap();
+    store
+        .set("tls-check", "encrypted", Duration::from_secs(60))
+        .await
+        .unwrap();
+    assert_eq!(
+        store.get("tls-check").await.unwrap().as_deref(),
+        Some("encrypted")
+    );
+
+    let other = Pki::generate();
+    let refused = ephemeral::connect(
+        &redis.settings(other.file("ca.crt")),
+        Environment::Production,
+    )
+    .await;
+    assert!(refused.is_err(), "a server the ca did not sign was trusted");
+}
+
+#[tokio::test]
+async fn a_redis_ca_with_a_plaintext_url_or_an_unreadable_file_refuses_to_start() {
+    let plaintext = EphemeralSettings {
+        redis_url: "redis://127.0.0.1:6379".into(),
+        ca_file: "/etc/ssl/certs/ca-certificates.crt".into(),
+        ..Default::default()
+    };
+    let error = ephemeral::connect(&plaintext, Environment::Production)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("APP_EPHEMERAL__CA_FILE"), "{error}");
+    assert!(error.contains("rediss://"), "{error}");
+    let missing = EphemeralSettings {
+        redis_url: "rediss://127.0.0.1:6379".into(),
+        ca_file: Path::new("/nonexistent/ca.crt").display().to_string(),
+        ..Default::default()
+    };
+    let error = ephemeral::connect(&missing, Environment::Production)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("ephemeral.ca_file"), "{error}");
+}
