@@ -31,7 +31,9 @@ use std::task::{Context, Poll};
 
 use crate::error::{ErrorBody, ErrorCode};
 use crate::grpc::{Gate, TracedChannel};
-use crate::tokens::{Claims, ServiceTokens, TokenKind, TokenVerifier, VerifyError, bearer};
+use crate::tokens::{
+    Admitted, Claims, ServiceTokens, TokenKind, TokenVerifier, VerifyError, bearer,
+};
 
 /// How a method may be called.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -187,10 +189,6 @@ impl Gate for Policy {
         })
     }
 }
-
-/// Claims [`Policy`] verified for this call, left for the handler.
-#[derive(Debug, Clone)]
-pub(crate) struct Admitted(pub(crate) Claims);
 
 /// A channel whose calls carry this process's service token unless they carry a token already.
 pub type ServiceChannel = AsClient<TracedChannel>;

@@ -371,7 +371,7 @@ impl TokenVerifier {
         kind: TokenKind,
     ) -> Result<Claims, tonic::Status> {
         // The port's access policy verified this call's token already (`access::Policy`).
-        if let Some(admitted) = request.extensions().get::<crate::access::Admitted>()
+        if let Some(admitted) = request.extensions().get::<Admitted>()
             && admitted.0.kind == kind
         {
             return Ok(admitted.0.clone());
@@ -434,6 +434,12 @@ impl TokenVerifier {
             .ok_or(VerifyError::UnknownKey)
     }
 }
+
+/// Claims the port's access policy (`access::Policy`) verified for a call, left in the
+/// request's extensions so [`TokenVerifier::member`] and [`TokenVerifier::service`] do not
+/// verify the token again.
+#[derive(Debug, Clone)]
+pub(crate) struct Admitted(pub(crate) Claims);
 
 /// The token of an `authorization: Bearer …` header.
 pub fn bearer(metadata: &tonic::metadata::MetadataMap) -> Option<&str> {

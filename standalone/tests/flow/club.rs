@@ -5,8 +5,6 @@
 
 use miclub_proto::accounts::v1 as accounts;
 use miclub_proto::accounts::v1::accounts_service_client::AccountsServiceClient;
-use miclub_proto::auth::v1::IssueServiceTokenRequest;
-use miclub_proto::auth::v1::auth_service_client::AuthServiceClient;
 use miclub_proto::content::v1 as content;
 use miclub_proto::content::v1::content_service_client::ContentServiceClient;
 
@@ -48,17 +46,7 @@ async fn club() -> Club {
 
 impl Club {
     async fn service_token(&self, client_id: &str, secret: &str) -> String {
-        AuthServiceClient::connect(self.auth.clone())
-            .await
-            .unwrap()
-            .issue_service_token(IssueServiceTokenRequest {
-                client_id: client_id.to_owned(),
-                client_secret: secret.to_owned(),
-            })
-            .await
-            .unwrap()
-            .into_inner()
-            .access_token
+        service_token(&self.auth, client_id, secret).await
     }
 }
 

@@ -118,6 +118,23 @@ impl Portal {
     }
 }
 
+/// A service token of `client_id` from auth's client-credentials grant at `auth_url`.
+async fn service_token(auth_url: &str, client_id: &str, secret: &str) -> String {
+    use miclub_proto::auth::v1::IssueServiceTokenRequest;
+    use miclub_proto::auth::v1::auth_service_client::AuthServiceClient;
+    AuthServiceClient::connect(auth_url.to_owned())
+        .await
+        .unwrap()
+        .issue_service_token(IssueServiceTokenRequest {
+            client_id: client_id.to_owned(),
+            client_secret: secret.to_owned(),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .access_token
+}
+
 fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .unwrap()

@@ -46,17 +46,7 @@ impl Ports {
     }
 
     async fn token(&self, client_id: &str, secret: &str) -> String {
-        AuthServiceClient::connect(self.url("AUTH"))
-            .await
-            .unwrap()
-            .issue_service_token(auth::IssueServiceTokenRequest {
-                client_id: client_id.to_owned(),
-                client_secret: secret.to_owned(),
-            })
-            .await
-            .unwrap()
-            .into_inner()
-            .access_token
+        service_token(&self.url("AUTH"), client_id, secret).await
     }
 }
 
