@@ -67,6 +67,42 @@ impl Environment {
     }
 }
 
+/// What a service binary was asked to do by its arguments: serve (none), or a one-shot step
+/// that runs and exits. The steps are explicit commands, so production, which refuses
+/// `seed_demo` at start, can still be given demo data on purpose (`scripts/run --distributed`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    Serve,
+    /// `--migrate-only`: apply the database migrations and exit (the Kubernetes Job).
+    MigrateOnly,
+    /// `--seed-demo`: migrate, store the demo data of `platform::demo` that is missing, exit.
+    SeedDemo,
+}
+
+impl Mode {
+    /// The mode the process's arguments ask for; an unknown argument is an error that names it.
+    pub fn from_args() -> anyhow::Result<Self> {
+        Self::parse(std::env::args().skip(1))
+    }
+
+    pub fn parse(args: impl IntoIterator<Item = String>) -> anyhow::Result<Self> {
+        let mut mode = Mode::Serve;
+        for arg in args {
+            mode = match (mode, arg.as_str()) {
+                (Mode::Serve, "--migrate-only") => Mode::MigrateOnly,
+                (Mode::Serve, "--seed-demo") => Mode::SeedDemo,
+                (_, "--migrate-only" | "--seed-demo") => {
+                    anyhow::bail!("--migrate-only and --seed-demo are exclusive")
+                }
+                (_, other) => anyhow::bail!(
+                    "unknown argument {other:?}: use --migrate-only, --seed-demo or nothing"
+                ),
+            };
+        }
+        Ok(mode)
+    }
+}
+
 /// The `APP_<SECTION>__<KEY>` environment variables.
 fn app_overrides() -> config::Environment {
     config::Environment::with_prefix("APP")
@@ -136,5 +172,28 @@ impl Layered {
             Err(config::ConfigError::NotFound(_)) => Ok(T::default()),
             Err(err) => Err(err).with_context(|| format!("invalid configuration section [{name}]")),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Mode;
+
+    fn parse(args: &[&str]) -> anyhow::Result<Mode> {
+        Mode::parse(args.iter().map(|a| a.to_string()))
+    }
+
+    #[test]
+    fn the_mode_comes_from_one_known_argument() {
+        assert_eq!(parse(&[]).unwrap(), Mode::Serve);
+        assert_eq!(parse(&["--migrate-only"]).unwrap(), Mode::MigrateOnly);
+        assert_eq!(parse(&["--seed-demo"]).unwrap(), Mode::SeedDemo);
+        assert!(parse(&["--migrate-only", "--seed-demo"]).is_err());
+        assert!(
+            parse(&["--seed"])
+                .unwrap_err()
+                .to_string()
+                .contains("--seed")
+        );
     }
 }

@@ -106,8 +106,19 @@ impl Default for EventBusSettings {
     }
 }
 
-/// Builds the bus the settings ask for: Redis Streams, or the in-memory bus when no URL is set.
-pub async fn connect(settings: &EventBusSettings) -> anyhow::Result<SharedBus> {
+/// Builds the bus the settings ask for: Redis Streams, or the in-memory bus when no URL is set,
+/// which production refuses.
+pub async fn connect(
+    settings: &EventBusSettings,
+    environment: crate::config::Environment,
+) -> anyhow::Result<SharedBus> {
+    if settings.redis_url.is_empty() && environment.is_production() {
+        // Accounts publishes in one process and missions consumes in another: an in-memory bus
+        // would lose every purchase event between them.
+        anyhow::bail!(
+            "production needs redis for the event bus (events.redis_url, APP_EVENTS__REDIS_URL): an in-memory bus sees no other process's events"
+        );
+    }
     if settings.redis_url.is_empty() {
         tracing::warn!("no redis url configured: using the in-memory event bus");
         return Ok(Arc::new(MemoryBus::new()));

@@ -17,6 +17,7 @@ use anyhow::Context;
 use async_trait::async_trait;
 use lettre::message::Mailbox;
 use lettre::transport::smtp::authentication::Credentials;
+use lettre::transport::smtp::client::{Certificate, Tls, TlsParameters};
 use lettre::{AsyncSmtpTransport, AsyncTransport, Tokio1Executor};
 use secrecy::{ExposeSecret, SecretString};
 use serde::{Deserialize, Serialize};
@@ -56,8 +57,24 @@ pub struct NotifierSettings {
     pub smtp_port: u16,
     pub smtp_username: String,
     pub smtp_password: Option<SecretString>,
+    /// How the SMTP connection is encrypted; never in clear.
+    pub smtp_tls: SmtpTls,
+    /// A PEM file of CA certificates trusted for the relay besides the public roots (a relay
+    /// with an internal CA, or the local mail catcher of `scripts/run --distributed`).
+    pub smtp_ca_file: Option<std::path::PathBuf>,
     /// Sender, e.g. `Mi Club <no-responder@miclub.cl>`.
     pub from: String,
+}
+
+/// The TLS of the SMTP connection: both verify the relay's certificate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SmtpTls {
+    /// Plain connection upgraded with STARTTLS, which the relay must offer (port 587).
+    #[default]
+    Starttls,
+    /// TLS from the first byte (SMTPS, port 465; RFC 8314).
+    Implicit,
 }
 
 /// A delivered message as the dev mailbox keeps it.
@@ -111,7 +128,7 @@ impl Notifier for DevMailbox {
     }
 }
 
-/// SMTP with STARTTLS.
+/// SMTP over TLS (STARTTLS or implicit), the relay's certificate verified.
 pub struct SmtpNotifier {
     transport: AsyncSmtpTransport<Tokio1Executor>,
     from: Mailbox,
@@ -127,9 +144,23 @@ impl std::fmt::Debug for SmtpNotifier {
 
 impl SmtpNotifier {
     pub fn new(settings: &NotifierSettings) -> anyhow::Result<Self> {
-        let mut builder = AsyncSmtpTransport::<Tokio1Executor>::starttls_relay(&settings.smtp_host)
-            .context("smtp relay")?
-            .port(settings.smtp_port);
+        let mut tls = TlsParameters::builder(settings.smtp_host.clone());
+        if let Some(path) = &settings.smtp_ca_file {
+            let pem = std::fs::read(path)
+                .with_context(|| format!("reading notifier.smtp_ca_file {}", path.display()))?;
+            tls = tls.add_root_certificate(
+                Certificate::from_pem(&pem)
+                    .context("notifier.smtp_ca_file is not a PEM certificate")?,
+            );
+        }
+        let tls = tls.build_rustls().context("smtp tls")?;
+        let mut builder =
+            AsyncSmtpTransport::<Tokio1Executor>::builder_dangerous(&settings.smtp_host)
+                .port(settings.smtp_port)
+                .tls(match settings.smtp_tls {
+                    SmtpTls::Starttls => Tls::Required(tls),
+                    SmtpTls::Implicit => Tls::Wrapper(tls),
+                });
         if let Some(password) = &settings.smtp_password {
             builder = builder.credentials(Credentials::new(
                 settings.smtp_username.clone(),
@@ -260,7 +291,9 @@ pub fn build(
             ))
         }
         NotifierKind::DevMailbox if environment.is_production() => {
-            anyhow::bail!("the dev mailbox cannot be enabled in production: configure smtp")
+            anyhow::bail!(
+                "the dev mailbox cannot be enabled in production (notifier.kind, APP_NOTIFIER__KIND): configure smtp"
+            )
         }
         NotifierKind::DevMailbox => Ok(mailbox.unwrap_or_default()),
     }

@@ -6,6 +6,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use miclub_platform::config::Environment;
 use miclub_platform::events::{self, Event, EventBusSettings, MemoryBus, RedisBus, SharedBus};
 
 const STREAM: &str = "events:test";
@@ -263,8 +264,19 @@ async fn consumers_of_one_group_share_the_events_without_overlap(bus: SharedBus)
 }
 
 #[tokio::test]
+async fn production_refuses_the_in_memory_bus_naming_the_setting() {
+    let refused = events::connect(&EventBusSettings::default(), Environment::Production)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(refused.contains("APP_EVENTS__REDIS_URL"), "{refused}");
+}
+
+#[tokio::test]
 async fn connect_without_a_redis_url_gives_a_working_memory_bus() {
-    let bus = events::connect(&EventBusSettings::default()).await.unwrap();
+    let bus = events::connect(&EventBusSettings::default(), Environment::Development)
+        .await
+        .unwrap();
     assert!(format!("{bus:?}").contains("MemoryBus"));
     bus.publish(STREAM, &event("a")).await.unwrap();
     let got = bus
@@ -283,7 +295,9 @@ async fn connect_with_a_redis_url_gives_the_redis_bus_under_the_key_prefix() {
         key_prefix: prefix.clone(),
         ..Default::default()
     };
-    let bus = events::connect(&settings).await.unwrap();
+    let bus = events::connect(&settings, Environment::Production)
+        .await
+        .unwrap();
     assert!(format!("{bus:?}").contains("RedisBus"));
     bus.publish(STREAM, &event("a")).await.unwrap();
 

@@ -12,7 +12,7 @@ use miclub_platform::grpc::{self, ClientSettings};
 use miclub_platform::shutdown::{self, ShutdownTrigger};
 use miclub_platform::storage::{Database, DatabaseSettings};
 use miclub_platform::tls::{InternalTls, InternalTlsSettings};
-use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, KeyPair, KeyUsagePurpose};
+use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair, KeyUsagePurpose};
 use tonic_health::pb::HealthCheckRequest;
 use tonic_health::pb::health_client::HealthClient;
 
@@ -38,10 +38,11 @@ impl Pki {
             .push(DnType::CommonName, "miclub test ca");
         ca_params.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign];
         let ca = ca_params.self_signed(&ca_key).unwrap();
+        let issuer = Issuer::new(ca_params, ca_key);
         let key = KeyPair::generate().unwrap();
         let names: Vec<String> = names.iter().map(|name| (*name).to_owned()).collect();
         let params = CertificateParams::new(names).unwrap();
-        let cert = params.signed_by(&key, &ca, &ca_key).unwrap();
+        let cert = params.signed_by(&key, &issuer).unwrap();
         std::fs::write(dir.join("ca.crt"), ca.pem()).unwrap();
         std::fs::write(dir.join("tls.crt"), cert.pem()).unwrap();
         std::fs::write(dir.join("tls.key"), key.serialize_pem()).unwrap();

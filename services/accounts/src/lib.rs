@@ -49,6 +49,15 @@ use crate::store::Store;
 /// Fully-qualified name of the gRPC service, as health and reflection report it.
 pub const SERVICE_NAME: &str = "miclub.accounts.v1.AccountsService";
 
+/// Migrates and stores the demo members and ledgers that are missing (the `--seed-demo` step),
+/// the purchases accrued by the configured rules. Production refuses `seed_demo` at start;
+/// this is the explicit command.
+pub async fn seed_demo_only(settings: &Settings) -> anyhow::Result<seed::SeedReport> {
+    let store = Store::connect(&settings.database_or_default()).await?;
+    let ledger = Ledger::new(store.clone(), Arc::new(settings.accrual.load_rules()?));
+    seed::seed_demo(&store, &ledger).await
+}
+
 /// What accounts needs from the process that runs it.
 #[derive(Debug, Clone)]
 pub struct Dependencies {

@@ -6,12 +6,13 @@
 //! to, the event bus the one missions reads purchase events from. Auth is reached at `accounts.auth` for its
 //! verification keys and, with accounts' own client credentials (`accounts.service_client`),
 //! to hand it confirmed emails. Serves until SIGTERM;
-//! with `--migrate-only` it applies the database migrations and exits instead.
+//! with `--migrate-only` it applies the database migrations and exits instead, with `--seed-demo` it
+//! stores the demo data that is missing and exits.
 
 use std::sync::Arc;
 
 use miclub_accounts::{Application, Dependencies, GrpcLoginEmails, Settings};
-use miclub_platform::config::Layered;
+use miclub_platform::config::{Layered, Mode};
 use miclub_platform::ephemeral::{self, EphemeralSettings};
 use miclub_platform::events::{self, EventBusSettings};
 use miclub_platform::notify::{self, NotifierSettings};
@@ -25,6 +26,7 @@ static ALLOCATOR: miclub_platform::Allocator = miclub_platform::Allocator;
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
+    let mode = Mode::from_args()?;
     let config = Layered::load()?;
     let environment = config.environment();
     let _telemetry = telemetry::init(
@@ -32,7 +34,17 @@ async fn main() -> anyhow::Result<()> {
         &config.section::<TelemetrySettings>("telemetry")?,
     )?;
     let mut settings: Settings = config.section("accounts")?;
-    if migrate_only() {
+    if mode == Mode::SeedDemo {
+        let report = miclub_accounts::seed_demo_only(&settings).await?;
+        tracing::info!(
+            members = report.members,
+            movements = report.movements,
+            purchases = report.purchases,
+            "accounts demo members seeded"
+        );
+        return Ok(());
+    }
+    if mode == Mode::MigrateOnly {
         // `Store::connect` applies the embedded migrations; nothing else starts.
         miclub_accounts::store::Store::connect(&settings.database_or_default()).await?;
         tracing::info!("accounts migrations applied");
@@ -43,10 +55,7 @@ async fn main() -> anyhow::Result<()> {
     settings.use_internal_tls(&tls::from_config(&config)?);
     let store = ephemeral::connect(&ephemeral_settings, environment).await?;
     let bus_settings: EventBusSettings = config.section("events")?;
-    if environment.is_production() && bus_settings.redis_url.is_empty() {
-        anyhow::bail!("production needs redis for purchase events (events.redis_url)");
-    }
-    let bus = events::connect(&bus_settings).await?;
+    let bus = events::connect(&bus_settings, environment).await?;
     let key_source = Arc::new(GrpcKeySource::new(settings.auth.channel()?));
     let notifier = notify::build(
         &config.section::<NotifierSettings>("notifier")?,
@@ -76,9 +85,4 @@ async fn main() -> anyhow::Result<()> {
     .await?;
     tracing::info!(port = app.port(), "accounts service ready");
     app.run_until_stopped(Shutdown::on_signals()).await
-}
-
-/// `--migrate-only`: apply this service's database migrations and exit (the Kubernetes Job).
-fn migrate_only() -> bool {
-    std::env::args().skip(1).any(|arg| arg == "--migrate-only")
 }

@@ -52,6 +52,17 @@ pub async fn migrate(database: &Database) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Migrates and creates the missing demo credentials, then returns how many it created (the
+/// `--seed-demo` step). Production refuses `seed_demo` at start; this is the explicit command.
+pub async fn seed_demo_only(settings: &Settings) -> anyhow::Result<usize> {
+    let database = Database::connect(&settings.database_or_default()).await?;
+    migrate(&database).await?;
+    let hasher = PasswordHasher::new(&settings.hashing).await?;
+    seed::seed_demo(&Store::new(database), &hasher)
+        .await
+        .context("seeding demo credentials")
+}
+
 /// How often expired refresh tokens are deleted.
 const PURGE_EVERY: Duration = Duration::from_secs(3600);
 

@@ -2,10 +2,11 @@
 //!
 //! Reads sections `auth`, `telemetry`, `ephemeral`, `notifier` and `internal_tls` of the layered configuration
 //! (`APP_AUTH__…`, `APP_EPHEMERAL__REDIS_URL`, …), builds the shared stores, and serves until
-//! SIGTERM. With `--migrate-only` it applies the database migrations and exits instead.
+//! SIGTERM. With `--migrate-only` it applies the database migrations and exits instead; with
+//! `--seed-demo` it stores the demo credentials that are missing and exits.
 
 use miclub_auth::{Application, Dependencies, Settings};
-use miclub_platform::config::Layered;
+use miclub_platform::config::{Layered, Mode};
 use miclub_platform::ephemeral::{self, EphemeralSettings};
 use miclub_platform::notify::{self, NotifierSettings};
 use miclub_platform::shutdown::Shutdown;
@@ -18,11 +19,17 @@ static ALLOCATOR: miclub_platform::Allocator = miclub_platform::Allocator;
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
+    let mode = Mode::from_args()?;
     let config = Layered::load()?;
     let environment = config.environment();
     let _telemetry = telemetry::init("auth", &config.section::<TelemetrySettings>("telemetry")?)?;
     let mut settings: Settings = config.section("auth")?;
-    if std::env::args().skip(1).any(|arg| arg == "--migrate-only") {
+    if mode == Mode::SeedDemo {
+        let created = miclub_auth::seed_demo_only(&settings).await?;
+        tracing::info!(created, "auth demo credentials seeded");
+        return Ok(());
+    }
+    if mode == Mode::MigrateOnly {
         // The same embedded migrations `Application::build` applies; nothing else starts.
         miclub_auth::migrate(&Database::connect(&settings.database_or_default()).await?).await?;
         tracing::info!("auth migrations applied");

@@ -31,6 +31,10 @@ pub struct Settings {
     /// The simulator's accrual rules, section `[content.accrual]`: configure the same file as
     /// `[accounts.accrual]`, so the simulator answers what posting accrues.
     pub accrual: AccrualSettings,
+    /// Folder holding the seed files (`promotions.toml`, `alliances.toml`, `banners.toml`,
+    /// `faqs.toml`, `flags.toml`, as in `data/`); empty: the ones compiled in. Rows whose id the
+    /// database lacks are added at start; existing rows are never rewritten.
+    pub seed_dir: String,
 }
 
 /// Section `[content.accrual]` (`APP_CONTENT__ACCRUAL__RULES_FILE`), as accounts' own.
@@ -67,6 +71,7 @@ impl Default for Settings {
             tokens: TokenSettings::default(),
             auth: ClientSettings::for_url("http://127.0.0.1:50051"),
             accrual: AccrualSettings::default(),
+            seed_dir: String::new(),
         }
     }
 }

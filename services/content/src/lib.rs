@@ -75,7 +75,9 @@ impl Application {
     pub async fn build(settings: Settings, deps: Dependencies) -> anyhow::Result<Self> {
         let rules = settings.accrual.load_rules()?;
         tracing::info!(rules_version = rules.version(), "accrual rules loaded");
-        let shipped = seed::shipped()?;
+        let seed_dir =
+            (!settings.seed_dir.is_empty()).then(|| std::path::Path::new(&settings.seed_dir));
+        let shipped = seed::shipped_from(seed_dir)?;
         let store = Store::connect(&settings.database_or_default()).await?;
         let content = Content::new(store.clone(), Arc::new(rules), shipped.flags);
         let now = now_millis();

@@ -8,7 +8,7 @@
 use std::sync::Arc;
 
 use miclub_content::{Application, Dependencies, Settings};
-use miclub_platform::config::Layered;
+use miclub_platform::config::{Layered, Mode};
 use miclub_platform::shutdown::Shutdown;
 use miclub_platform::telemetry::{self, TelemetrySettings};
 use miclub_platform::tls;
@@ -19,13 +19,17 @@ static ALLOCATOR: miclub_platform::Allocator = miclub_platform::Allocator;
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
+    let mode = Mode::from_args()?;
     let config = Layered::load()?;
     let _telemetry = telemetry::init(
         "content",
         &config.section::<TelemetrySettings>("telemetry")?,
     )?;
     let mut settings: Settings = config.section("content")?;
-    if migrate_only() {
+    if mode == Mode::SeedDemo {
+        anyhow::bail!("content has no demo data to seed");
+    }
+    if mode == Mode::MigrateOnly {
         // `Store::connect` applies the embedded migrations; nothing else starts.
         miclub_content::store::Store::connect(&settings.database_or_default()).await?;
         tracing::info!("content migrations applied");
@@ -37,9 +41,4 @@ async fn main() -> anyhow::Result<()> {
     let app = Application::build(settings, Dependencies { key_source }).await?;
     tracing::info!(port = app.port(), "content service ready");
     app.run_until_stopped(Shutdown::on_signals()).await
-}
-
-/// `--migrate-only`: apply this service's database migrations and exit (the Kubernetes Job).
-fn migrate_only() -> bool {
-    std::env::args().skip(1).any(|arg| arg == "--migrate-only")
 }

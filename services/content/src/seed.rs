@@ -1,10 +1,14 @@
-//! The catalog and flags shipped with the service, from `data/*.toml` compiled into the binary.
+//! The catalog and flags shipped with the service, from `data/*.toml` compiled into the binary,
+//! or from the same files in `content.seed_dir` (a ConfigMap in Kubernetes).
 //!
 //! Start-up stores every shipped row whose id the database lacks (see
 //! [`Content::seed_shipped`](crate::domain::Content::seed_shipped)); rows that exist are never
 //! rewritten, so an operator's change through the internal API survives a restart and a new
 //! release. A shipped file that does not parse or validate is a bug caught by this module's
 //! tests, never a start-up surprise.
+
+use std::borrow::Cow;
+use std::path::Path;
 
 use serde::Deserialize;
 
@@ -57,16 +61,33 @@ struct FaqsFile {
 
 /// The shipped files, parsed and validated.
 pub fn shipped() -> anyhow::Result<Shipped> {
-    let promotions: PromotionsFile = parse("promotions.toml", PROMOTIONS)?;
-    let alliances: AlliancesFile = parse("alliances.toml", ALLIANCES)?;
-    let banners: BannersFile = parse("banners.toml", BANNERS)?;
-    let faqs: FaqsFile = parse("faqs.toml", FAQS)?;
+    shipped_from(None)
+}
+
+/// The seed files read from `dir` (`content.seed_dir`, the `content-seed` ConfigMap in
+/// Kubernetes, so ops change the catalog's seed without a new image), or the compiled-in ones
+/// without it. A file that is missing, does not parse or does not validate stops the start.
+pub fn shipped_from(dir: Option<&Path>) -> anyhow::Result<Shipped> {
+    let read = |file: &str, builtin: &'static str| -> anyhow::Result<Cow<'static, str>> {
+        match dir {
+            None => Ok(Cow::Borrowed(builtin)),
+            Some(dir) => std::fs::read_to_string(dir.join(file))
+                .map(Cow::Owned)
+                .map_err(|err| anyhow::anyhow!("reading {}: {err}", dir.join(file).display())),
+        }
+    };
+    let promotions: PromotionsFile =
+        parse("promotions.toml", &read("promotions.toml", PROMOTIONS)?)?;
+    let alliances: AlliancesFile = parse("alliances.toml", &read("alliances.toml", ALLIANCES)?)?;
+    let banners: BannersFile = parse("banners.toml", &read("banners.toml", BANNERS)?)?;
+    let faqs: FaqsFile = parse("faqs.toml", &read("faqs.toml", FAQS)?)?;
+    let flags = read("flags.toml", FLAGS)?;
     Ok(Shipped {
         promotions: validate("promotions.toml", promotions.promotions, Promotion::new)?,
         alliances: validate("alliances.toml", alliances.alliances, Alliance::new)?,
         banners: validate("banners.toml", banners.banners, Banner::new)?,
         faqs: validate("faqs.toml", faqs.faqs, Faq::new)?,
-        flags: parse("flags.toml", FLAGS)?,
+        flags: parse("flags.toml", &flags)?,
     })
 }
 
@@ -93,6 +114,14 @@ mod tests {
 
     use super::*;
     use crate::domain::FaqAudience;
+
+    #[test]
+    fn the_seed_folder_of_the_config_map_reads_as_the_compiled_in_files() {
+        let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("data");
+        assert_eq!(shipped_from(Some(&data)).unwrap(), shipped().unwrap());
+        let missing = shipped_from(Some(Path::new("/nonexistent"))).unwrap_err();
+        assert!(missing.to_string().contains("promotions.toml"), "{missing}");
+    }
 
     fn unique<'a>(ids: impl Iterator<Item = &'a str>) -> bool {
         let ids: Vec<&str> = ids.collect();

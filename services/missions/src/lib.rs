@@ -39,6 +39,14 @@ use crate::domain::{Consumer, ConsumerOptions, Missions, Rewards};
 use crate::grpc::MissionsGrpc;
 use crate::store::Store;
 
+/// Migrates and stores the demo missions that are missing (the `--seed-demo` step). Production
+/// refuses `seed_demo` at start; this is the explicit command.
+pub async fn seed_demo_only(settings: &Settings) -> anyhow::Result<()> {
+    let store = Store::connect(&settings.database_or_default()).await?;
+    seed::seed_demo(&store).await?;
+    Ok(())
+}
+
 /// Fully-qualified name of the gRPC service, as health and reflection report it.
 pub const SERVICE_NAME: &str = "miclub.missions.v1.MissionsService";
 

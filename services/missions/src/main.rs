@@ -5,10 +5,11 @@
 //! layered configuration (`APP_MISSIONS__…`, `APP_EVENTS__REDIS_URL`, …). Auth is reached at
 //! `missions.auth` for verification keys and service tokens (`missions.service_client`),
 //! accounts at `missions.accounts` to record rewards. Serves until SIGTERM;
-//! with `--migrate-only` it applies the database migrations and exits instead.
+//! with `--migrate-only` it applies the database migrations and exits instead, with `--seed-demo` it
+//! stores the demo data that is missing and exits.
 
 use miclub_missions::{Application, Dependencies, Settings};
-use miclub_platform::config::Layered;
+use miclub_platform::config::{Layered, Mode};
 use miclub_platform::ephemeral::{self, EphemeralSettings};
 use miclub_platform::events::{self, EventBusSettings};
 use miclub_platform::shutdown::Shutdown;
@@ -20,6 +21,7 @@ static ALLOCATOR: miclub_platform::Allocator = miclub_platform::Allocator;
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
+    let mode = Mode::from_args()?;
     let config = Layered::load()?;
     let environment = config.environment();
     let _telemetry = telemetry::init(
@@ -27,7 +29,12 @@ async fn main() -> anyhow::Result<()> {
         &config.section::<TelemetrySettings>("telemetry")?,
     )?;
     let mut settings: Settings = config.section("missions")?;
-    if migrate_only() {
+    if mode == Mode::SeedDemo {
+        miclub_missions::seed_demo_only(&settings).await?;
+        tracing::info!("missions demo missions seeded");
+        return Ok(());
+    }
+    if mode == Mode::MigrateOnly {
         // `Store::connect` applies the embedded migrations; nothing else starts.
         miclub_missions::store::Store::connect(&settings.database_or_default()).await?;
         tracing::info!("missions migrations applied");
@@ -37,13 +44,8 @@ async fn main() -> anyhow::Result<()> {
     settings.use_internal_tls(&tls::from_config(&config)?);
     let ephemeral_settings: EphemeralSettings = config.section("ephemeral")?;
     let bus_settings: EventBusSettings = config.section("events")?;
-    if environment.is_production() && bus_settings.redis_url.is_empty() {
-        anyhow::bail!(
-            "production needs redis (events.redis_url): an in-memory bus sees no other process's events"
-        );
-    }
     let store = ephemeral::connect(&ephemeral_settings, environment).await?;
-    let bus = events::connect(&bus_settings).await?;
+    let bus = events::connect(&bus_settings, environment).await?;
     if !settings.service_client.is_configured() {
         tracing::warn!(
             "no client credentials at auth (missions.service_client): rewards cannot be granted"
@@ -53,9 +55,4 @@ async fn main() -> anyhow::Result<()> {
     let app = Application::build(settings, deps).await?;
     tracing::info!(port = app.port(), "missions service ready");
     app.run_until_stopped(Shutdown::on_signals()).await
-}
-
-/// `--migrate-only`: apply this service's database migrations and exit (the Kubernetes Job).
-fn migrate_only() -> bool {
-    std::env::args().skip(1).any(|arg| arg == "--migrate-only")
 }

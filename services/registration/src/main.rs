@@ -8,7 +8,7 @@
 //! registration's own client credentials (`registration.service_client`). Serves until SIGTERM;
 //! with `--migrate-only` it applies the database migrations and exits instead.
 
-use miclub_platform::config::Layered;
+use miclub_platform::config::{Layered, Mode};
 use miclub_platform::ephemeral::{self, EphemeralSettings};
 use miclub_platform::shutdown::Shutdown;
 use miclub_platform::telemetry::{self, TelemetrySettings};
@@ -20,6 +20,7 @@ static ALLOCATOR: miclub_platform::Allocator = miclub_platform::Allocator;
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
+    let mode = Mode::from_args()?;
     let config = Layered::load()?;
     let environment = config.environment();
     let _telemetry = telemetry::init(
@@ -27,7 +28,10 @@ async fn main() -> anyhow::Result<()> {
         &config.section::<TelemetrySettings>("telemetry")?,
     )?;
     let mut settings: Settings = config.section("registration")?;
-    if migrate_only() {
+    if mode == Mode::SeedDemo {
+        anyhow::bail!("registration has no demo data to seed");
+    }
+    if mode == Mode::MigrateOnly {
         // `Store::connect` applies the embedded migrations; nothing else starts.
         miclub_registration::store::Store::connect(&settings.database_or_default()).await?;
         tracing::info!("registration migrations applied");
@@ -46,9 +50,4 @@ async fn main() -> anyhow::Result<()> {
     let app = Application::build(settings, deps).await?;
     tracing::info!(port = app.port(), "registration service ready");
     app.run_until_stopped(Shutdown::on_signals()).await
-}
-
-/// `--migrate-only`: apply this service's database migrations and exit (the Kubernetes Job).
-fn migrate_only() -> bool {
-    std::env::args().skip(1).any(|arg| arg == "--migrate-only")
 }

@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
+use miclub_platform::config::Environment;
 
 use miclub_accounts::config::RelaySettings;
 use miclub_accounts::domain::{
@@ -230,7 +231,9 @@ impl TestBus {
             key_prefix: format!("{}bus:", env.ephemeral.key_prefix),
             ..EventBusSettings::default()
         };
-        let inner = events::connect(&settings).await.expect("test event bus");
+        let inner = events::connect(&settings, Environment::Development)
+            .await
+            .expect("test event bus");
         Arc::new(Self {
             inner,
             failing: AtomicBool::new(false),
