@@ -123,7 +123,8 @@ pub async fn start(config: &Layered, shutdown: Shutdown) -> anyhow::Result<Runni
     )
     .await?;
     // One bus in the process: accounts publishes purchases on it, missions consumes them.
-    let bus: SharedBus = events::connect(&config.section::<EventBusSettings>("events")?).await?;
+    let bus: SharedBus =
+        events::connect(&config.section::<EventBusSettings>("events")?, environment).await?;
     let mailbox = Arc::new(DevMailbox::default());
     let notifier = notify::build(
         &config.section::<NotifierSettings>("notifier")?,

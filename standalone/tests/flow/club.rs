@@ -14,12 +14,9 @@ const POS_SECRET: &str = "secreto-de-la-caja-de-prueba";
 const OPS_SECRET: &str = "secreto-de-operaciones-de-prueba";
 
 /// The portal with its auth, accounts and content on known ports and the `pos` and `ops`
-/// internal clients enabled.
+/// internal clients enabled (in the distributed topology: its own ports and generated secrets).
 struct Club {
     portal: Portal,
-    auth: String,
-    accounts: String,
-    content: String,
 }
 
 async fn club() -> Club {
@@ -35,18 +32,12 @@ async fn club() -> Club {
         ]
     })
     .await;
-    let url = |name: &str| format!("http://127.0.0.1:{}", portal.setting(name));
-    Club {
-        auth: url("APP_AUTH__SERVER__PORT"),
-        accounts: url("APP_ACCOUNTS__SERVER__PORT"),
-        content: url("APP_CONTENT__SERVER__PORT"),
-        portal,
-    }
+    Club { portal }
 }
 
 impl Club {
-    async fn service_token(&self, client_id: &str, secret: &str) -> String {
-        service_token(&self.auth, client_id, secret).await
+    async fn service_token(&self, client_id: &str) -> String {
+        service_token(&self.portal, client_id).await
     }
 }
 
@@ -87,10 +78,8 @@ async fn a_purchase_posted_by_a_store_moves_the_members_mission_progress() {
     assert_eq!(login["has_missions"], true);
     let before = progress_of(&missions_of(&ana).await, "demo-licores");
 
-    let pos = club.service_token("pos", POS_SECRET).await;
-    let posted = AccountsServiceClient::connect(club.accounts.clone())
-        .await
-        .unwrap()
+    let pos = club.service_token("pos").await;
+    let posted = AccountsServiceClient::new(club.portal.channel("accounts"))
         .post_purchase(with_token(
             accounts::PostPurchaseRequest {
                 idempotency_key: "caja-7-boleta-900001".into(),
@@ -151,10 +140,8 @@ async fn an_operator_switches_the_portal_off_and_on_without_a_restart() {
     let browser = club.portal.browser();
     assert_eq!(context(&browser).await["portalEnabled"], true);
 
-    let ops = club.service_token("ops", OPS_SECRET).await;
-    let mut content = ContentServiceClient::connect(club.content.clone())
-        .await
-        .unwrap();
+    let ops = club.service_token("ops").await;
+    let mut content = ContentServiceClient::new(club.portal.channel("content"));
     let set = |value: bool| {
         with_token(
             content::SetFlagRequest {

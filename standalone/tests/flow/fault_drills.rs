@@ -83,6 +83,11 @@ async fn a_stopped_redis_answers_login_with_a_spanish_503_keeps_sessions_and_rec
             .unwrap()
             .as_nanos()
     );
+    assert!(
+        !portal::distributed(),
+        "this drill cuts the standalone process's own Redis connection: run it without \
+         MICLUB_TOPOLOGY=distributed (scripts/test skips it there)"
+    );
     let mut portal = Portal::start_with(|| {
         vec![
             ("APP_EPHEMERAL__REDIS_URL", proxied.clone()),

@@ -74,11 +74,7 @@ async fn register(browser: &Browser, body: u32, email: &str) -> String {
 }
 
 async fn verification_token(browser: &Browser, email: &str) -> String {
-    let mails: Vec<Value> = browser.get("/api/dev/mailbox").await.json().await.unwrap();
-    let mail = mails
-        .iter()
-        .find(|m| m["to"] == email)
-        .expect("a verification link was mailed");
+    let mail = browser.mail_where(|m| m["to"] == email).await;
     token_in_link(mail["body"].as_str().unwrap())
 }
 
@@ -204,7 +200,8 @@ async fn a_minor_is_refused_at_step_two_and_a_members_email_is_never_told() {
     assert_eq!(done.status(), StatusCode::CREATED);
     let body: Value = done.json().await.unwrap();
     assert_eq!(body["maskedEmail"], "a***@example.cl");
-    let mails: Vec<Value> = browser.get("/api/dev/mailbox").await.json().await.unwrap();
+    browser.mail_where(|m| m["to"] == "ana@example.cl").await;
+    let mails = browser.mailbox().await;
     let to_ana: Vec<&Value> = mails
         .iter()
         .filter(|m| m["to"] == "ana@example.cl")
@@ -222,8 +219,9 @@ async fn an_unverified_member_can_ask_for_a_new_link_and_anyone_gets_the_same_an
     let browser = portal.browser();
     let email = "tomas@example.cl";
     let rut = register(&browser, 16_666_666, email).await;
-    let before: Vec<Value> = browser.get("/api/dev/mailbox").await.json().await.unwrap();
-    let sent_before = before.iter().filter(|m| m["to"] == email).count();
+    // The link of the registration itself has arrived before counting.
+    browser.mail_where(|m| m["to"] == email).await;
+    let sent_before = browser.mails_to(email).await;
 
     for user in [rut.as_str(), "9.999.999-3"] {
         let answer = browser
@@ -234,9 +232,9 @@ async fn an_unverified_member_can_ask_for_a_new_link_and_anyone_gets_the_same_an
             .await;
         assert_eq!(answer.status(), StatusCode::ACCEPTED, "{user}");
     }
-    let after: Vec<Value> = browser.get("/api/dev/mailbox").await.json().await.unwrap();
+    browser.new_mail_to(email, sent_before).await;
     assert_eq!(
-        after.iter().filter(|m| m["to"] == email).count(),
+        browser.mails_to(email).await,
         sent_before + 1,
         "one more link, to the member only"
     );

@@ -1,133 +1,31 @@
-//! The whole member flow over HTTP against the real `miclub` binary: gateway, auth and
-//! accounts in one process on SQLite, codes read from the dev mailbox. The account area
-//! (profile, email confirmation, password change, terms, movements) is in [`account`]; Redis
-//! stopped and restarted under the portal is in [`fault_drills`].
+//! The whole member flow over HTTP against the real portal: the `miclub` binary, or the six
+//! production processes with `MICLUB_TOPOLOGY=distributed` (see [`portal`]); codes read from
+//! its mail. The account area (profile, email confirmation, password change, terms, movements)
+//! is in [`account`]; Redis stopped and restarted under the standalone portal is in
+//! [`fault_drills`].
 
 mod account;
 mod club;
 mod fault_drills;
 mod joining;
+mod portal;
 mod reflection;
-mod scopes;
 
-use std::net::TcpListener;
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
+
+use portal::{MailSource, Portal, free_port};
 
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-struct Portal {
-    base: String,
-    child: Child,
-    /// The extra settings this portal started with (ports chosen for it, say).
-    settings: Vec<(&'static str, String)>,
-    _data: TempDir,
-}
-
-struct TempDir(std::path::PathBuf);
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-impl Drop for Portal {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Portal {
-    async fn start() -> Self {
-        Self::start_with(Vec::new).await
-    }
-
-    /// With more settings, as `APP_…` environment variables, made afresh for each attempt: a
-    /// free port picked here can be taken by a parallel test before the binary binds it, and
-    /// then the binary exits and the portal starts again on new ports.
-    async fn start_with(settings: impl Fn() -> Vec<(&'static str, String)>) -> Self {
-        for _attempt in 0..3 {
-            let port = free_port();
-            let extra = settings();
-            let data = TempDir(
-                std::env::temp_dir().join(format!("miclub-flow-{}-{port}", std::process::id())),
-            );
-            let child = Command::new(env!("CARGO_BIN_EXE_miclub"))
-                .env("APP_GATEWAY__PORT", port.to_string())
-                .env("APP_STANDALONE__DATA_DIR", &data.0)
-                .env("APP_GATEWAY__WEB_DIR", data.0.join("no-web"))
-                .env("APP_CONFIG_DIR", data.0.join("no-config"))
-                .env("APP_GATEWAY__FLAGS__CHANGE_PASSWORD_ENABLE", "true")
-                .env("RUST_LOG", "warn")
-                .envs(extra.iter().map(|(k, v)| (*k, v.as_str())))
-                .stdout(Stdio::null())
-                .spawn()
-                .expect("start the miclub binary");
-            let mut portal = Portal {
-                base: format!("http://127.0.0.1:{port}"),
-                child,
-                settings: extra,
-                _data: data,
-            };
-            let deadline = Instant::now() + Duration::from_secs(60);
-            loop {
-                if let Ok(r) = reqwest::get(format!("{}/api/health", portal.base)).await
-                    && r.status() == StatusCode::OK
-                {
-                    return portal;
-                }
-                if let Ok(Some(status)) = portal.child.try_wait() {
-                    eprintln!(
-                        "the portal exited before it was ready ({status}); starting it again"
-                    );
-                    break;
-                }
-                assert!(
-                    Instant::now() < deadline,
-                    "the portal did not start within 60 s"
-                );
-                tokio::time::sleep(Duration::from_millis(100)).await;
-            }
-        }
-        panic!("the portal exited before it was ready three times");
-    }
-
-    /// One of the extra settings it started with.
-    fn setting(&self, name: &str) -> &str {
-        self.settings
-            .iter()
-            .find(|(k, _)| *k == name)
-            .map(|(_, v)| v.as_str())
-            .unwrap_or_else(|| panic!("no setting {name}"))
-    }
-
-    /// A browser-like client: keeps cookies, sends the CSRF header.
-    fn browser(&self) -> Browser {
-        let cookies = std::sync::Arc::new(reqwest::cookie::Jar::default());
-        Browser {
-            base: self.base.clone(),
-            http: reqwest::Client::builder()
-                .cookie_provider(cookies.clone())
-                .build()
-                .unwrap(),
-            cookies,
-        }
-    }
-}
-
-/// A service token of `client_id` from auth's client-credentials grant at `auth_url`.
-async fn service_token(auth_url: &str, client_id: &str, secret: &str) -> String {
+/// A service token of internal client `client_id` from auth's client-credentials grant.
+async fn service_token(portal: &Portal, client_id: &str) -> String {
     use miclub_proto::auth::v1::IssueServiceTokenRequest;
     use miclub_proto::auth::v1::auth_service_client::AuthServiceClient;
-    AuthServiceClient::connect(auth_url.to_owned())
-        .await
-        .unwrap()
+    AuthServiceClient::new(portal.channel("auth"))
         .issue_service_token(IssueServiceTokenRequest {
             client_id: client_id.to_owned(),
-            client_secret: secret.to_owned(),
+            client_secret: portal.client_secret(client_id).to_owned(),
         })
         .await
         .unwrap()
@@ -135,41 +33,38 @@ async fn service_token(auth_url: &str, client_id: &str, secret: &str) -> String 
         .access_token
 }
 
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 struct Browser {
     base: String,
+    mail: MailSource,
     http: reqwest::Client,
-    cookies: std::sync::Arc<reqwest::cookie::Jar>,
+}
+
+/// The reCAPTCHA token a form's request carries: anything passes the standalone binary's
+/// pass-through verifier; the distributed topology's siteverify stand-in accepts
+/// `local:<action>` for the form's action only.
+fn recaptcha_token(path: &str) -> String {
+    if !portal::distributed() {
+        return "standalone".into();
+    }
+    let action = if path.starts_with("/api/password-recovery") {
+        "password_recovery"
+    } else if path.contains("verification-email") {
+        "verification_email"
+    } else if path.starts_with("/api/registration") {
+        "registration"
+    } else {
+        "login"
+    };
+    format!("local:{action}")
 }
 
 impl Browser {
-    /// The access token in the session cookie: what a thief of that cookie would hold.
-    fn access_token(&self) -> String {
-        use reqwest::cookie::CookieStore as _;
-        let url = format!("{}/api/balance", self.base).parse().unwrap();
-        let header = self.cookies.cookies(&url).expect("cookies after a login");
-        header
-            .to_str()
-            .unwrap()
-            .split("; ")
-            .find_map(|pair| pair.strip_prefix("mc_session="))
-            .expect("a session cookie")
-            .to_owned()
-    }
-
     async fn post(&self, path: &str, body: Option<Value>) -> reqwest::Response {
         let mut request = self
             .http
             .post(format!("{}{path}", self.base))
             .header("x-miclub-csrf", "1")
-            .header("recaptcha-token", "standalone");
+            .header("recaptcha-token", recaptcha_token(path));
         if let Some(body) = body {
             request = request.json(&body);
         }
@@ -194,13 +89,83 @@ impl Browser {
             .unwrap()
     }
 
-    async fn newest_code_for(&self, email: &str) -> String {
-        let mails: Vec<Value> = self.get("/api/dev/mailbox").await.json().await.unwrap();
-        let mail = mails
+    /// The mail the portal sent, newest first, in the dev mailbox's shape.
+    async fn mailbox(&self) -> Vec<Value> {
+        self.mail.read().await
+    }
+
+    /// The newest mail to `email` beyond the `seen` it had, waiting for it: over SMTP it lands
+    /// shortly after the request that sent it was answered.
+    async fn new_mail_to(&self, email: &str, seen: usize) -> Value {
+        let deadline = Instant::now() + Duration::from_secs(15);
+        loop {
+            let mails = self.mailbox().await;
+            let to: Vec<&Value> = mails.iter().filter(|m| m["to"] == email).collect();
+            if to.len() > seen {
+                return to[0].clone();
+            }
+            assert!(
+                Instant::now() < deadline,
+                "no new mail to {email}; the mailbox holds {mails:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// The newest mail `wanted` picks, waiting for it to arrive.
+    async fn mail_where(&self, wanted: impl Fn(&Value) -> bool) -> Value {
+        let deadline = Instant::now() + Duration::from_secs(15);
+        loop {
+            let mails = self.mailbox().await;
+            if let Some(mail) = mails.iter().find(|m| wanted(m)) {
+                return mail.clone();
+            }
+            assert!(
+                Instant::now() < deadline,
+                "no such mail arrived; the mailbox holds {mails:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// How many one-time codes `email` has received so far.
+    async fn codes_to(&self, email: &str) -> usize {
+        self.mailbox()
+            .await
             .iter()
-            .find(|m| m["to"] == email)
-            .expect("a code was mailed");
-        mail["code"].as_str().unwrap().to_owned()
+            .filter(|m| m["to"] == email && m["code"].is_string())
+            .count()
+    }
+
+    /// The newest code mailed to `email` beyond the `seen` it had, waiting for it (other mail,
+    /// such as a notice of a changed password, may land in between).
+    async fn new_code_for(&self, email: &str, seen: usize) -> String {
+        let deadline = Instant::now() + Duration::from_secs(15);
+        loop {
+            let mails = self.mailbox().await;
+            let codes: Vec<&str> = mails
+                .iter()
+                .filter(|m| m["to"] == email)
+                .filter_map(|m| m["code"].as_str())
+                .collect();
+            if codes.len() > seen {
+                return codes[0].to_owned();
+            }
+            assert!(
+                Instant::now() < deadline,
+                "no new code for {email}; the mailbox holds {mails:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// How many mails `email` has received so far.
+    async fn mails_to(&self, email: &str) -> usize {
+        self.mailbox()
+            .await
+            .iter()
+            .filter(|m| m["to"] == email)
+            .count()
     }
 
     /// Password then code; returns the validate-otp answer.
@@ -209,6 +174,7 @@ impl Browser {
     }
 
     async fn log_in_with(&self, user: &str, password: &str, email: &str) -> Value {
+        let seen = self.codes_to(email).await;
         let password = self
             .post(
                 "/api/login",
@@ -221,7 +187,7 @@ impl Browser {
             "{}",
             password.text().await.unwrap()
         );
-        let code = self.newest_code_for(email).await;
+        let code = self.new_code_for(email, seen).await;
         let answer = self
             .post("/api/validate-otp", Some(json!({"otp": code})))
             .await;

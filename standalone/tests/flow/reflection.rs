@@ -12,13 +12,9 @@ use tonic_reflection::pb::v1::server_reflection_response::MessageResponse;
 
 use super::*;
 
-/// The services gRPC reflection lists on `port`.
-async fn listed_services(port: &str) -> BTreeSet<String> {
-    let channel = tonic::transport::Endpoint::from_shared(format!("http://127.0.0.1:{port}"))
-        .unwrap()
-        .connect()
-        .await
-        .unwrap();
+/// The services gRPC reflection lists on `service`'s port.
+async fn listed_services(portal: &Portal, service: &str) -> BTreeSet<String> {
+    let channel = portal.channel(service);
     let mut client = ServerReflectionClient::new(channel);
     let request = ServerReflectionRequest {
         host: String::new(),
@@ -36,6 +32,14 @@ async fn listed_services(port: &str) -> BTreeSet<String> {
         }
         other => panic!("not a list of services: {other:?}"),
     }
+}
+
+/// `APP_AUTH__SERVER__PORT` → `auth`.
+fn service_of(setting: &str) -> String {
+    setting
+        .trim_start_matches("APP_")
+        .trim_end_matches("__SERVER__PORT")
+        .to_lowercase()
 }
 
 #[tokio::test]
@@ -72,7 +76,7 @@ async fn each_port_reflects_only_the_service_it_serves() {
             .map(str::to_owned)
             .collect();
         assert_eq!(
-            listed_services(portal.setting(setting)).await,
+            listed_services(&portal, &service_of(setting)).await,
             expected,
             "{setting}"
         );
