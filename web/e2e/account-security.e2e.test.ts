@@ -14,7 +14,8 @@ import { capitalizeFirst } from '../src/lib/errors';
 import { seriousViolations } from './support/a11y';
 import { launchBrowser } from './support/browser';
 import { ANA, logIn, screenshots } from './support/member';
-import { readMailbox, startMiclub, type Miclub } from './support/miclub';
+import { startMiclub, waitForMail, type Miclub } from './support/miclub';
+import { PORTAL_UNDER_TEST } from './support/paths';
 
 const ANA_EMAIL = process.env.MICLUB_E2E_ANA_EMAIL ?? 'ana@example.cl';
 const EXPIRED = 'Tu sesión expiró. Vuelve a iniciar sesión.';
@@ -71,7 +72,7 @@ function apiResponse(page: Page, path: string, method = 'POST') {
   return page.waitForResponse((r) => new URL(r.url()).pathname === path && r.request().method() === method);
 }
 
-describe('account security in the browser, against the standalone binary', () => {
+describe(`account security in the browser, against ${PORTAL_UNDER_TEST}`, () => {
   it("keeps none of Ana's name, email or RUT in browser storage, and shows her name again after a reload", async () => {
     const { page } = await anaLoggedIn();
     await open(page, 'Mis Datos');
@@ -233,19 +234,17 @@ describe('account security in the browser, against the standalone binary', () =>
     await page.getByRole('button', { name: 'Guardar cambios' }).click();
     await page.getByText(`Te enviamos un enlace de confirmación a ${newEmail}`).waitFor();
 
-    const confirmation = (await readMailbox(miclub.baseUrl)).find((entry) => entry.to === newEmail);
+    const confirmation = await waitForMail(miclub.baseUrl, (entry) => entry.to === newEmail);
     const confirmLink = /\/confirmar-correo\?token=[^\s"<>]+/.exec(confirmation?.body ?? '')?.[0];
     expect(confirmLink, `a confirmation link in ${JSON.stringify(confirmation)}`).toBeTruthy();
     await page.goto(`${miclub.baseUrl}${confirmLink}`);
     await page.getByText(/Confirmamos tu correo/).waitFor();
 
     // The notice to the previous address, with its restore link (and no code or secret).
-    let notice: { body: string } | undefined;
-    const deadline = Date.now() + 10_000;
-    while (!notice && Date.now() < deadline) {
-      notice = (await readMailbox(miclub.baseUrl)).find((entry) => entry.to === ANA_EMAIL && entry.body.includes('/restaurar-correo?token='));
-      if (!notice) await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    const notice = await waitForMail(
+      miclub.baseUrl,
+      (entry) => entry.to === ANA_EMAIL && entry.body.includes('/restaurar-correo?token='),
+    );
     const restoreLink = /\/restaurar-correo\?token=[^\s"<>]+/.exec(notice?.body ?? '')?.[0];
     expect(restoreLink, 'a restore link mailed to the previous address').toBeTruthy();
 

@@ -10,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seriousViolations } from './support/a11y';
 import { launchBrowser } from './support/browser';
 import { ANA, dataLayer, logIn, screenshots } from './support/member';
-import { readMailbox, startMiclub, type Miclub } from './support/miclub';
+import { recaptchaToken, startMiclub, waitForMail, type Miclub } from './support/miclub';
+import { PORTAL_UNDER_TEST } from './support/paths';
 
 const NEW_EMAIL = 'ana.e2e@example.cl';
 const NEW_PASSWORD = 'una clave nueva bastante larga';
@@ -76,7 +77,7 @@ async function chooseMonth(target: { year: number; month: number }) {
   await page.getByLabel('Mes', { exact: true }).selectOption({ label: MONTHS[target.month - 1] ?? '' });
 }
 
-describe('the account area against the standalone binary', () => {
+describe(`the account area against ${PORTAL_UNDER_TEST}`, () => {
   it('edits Mis Datos, keeps the changes after a reload, and confirms a new email by its link', async () => {
     await open('Mis Datos');
     const email = page.getByLabel('Correo electrónico', { exact: true });
@@ -115,7 +116,7 @@ describe('the account area against the standalone binary', () => {
     expect(await seriousViolations(page)).toEqual([]);
     await screenshots(page, 'mis-datos');
 
-    const mail = (await readMailbox(miclub.baseUrl)).find((entry) => entry.to === NEW_EMAIL);
+    const mail = await waitForMail(miclub.baseUrl, (entry) => entry.to === NEW_EMAIL);
     const link = /\/confirmar-correo\?token=[^\s"<>]+/.exec(mail?.body ?? '')?.[0];
     expect(link, `a confirmation link in ${JSON.stringify(mail)}`).toBeTruthy();
     await page.goto(`${miclub.baseUrl}${link}`);
@@ -249,7 +250,7 @@ describe('the account area against the standalone binary', () => {
     expect((await context.cookies()).find((c) => c.name === 'is-logged')).toBeUndefined();
 
     const oldPassword = await context.request.post(`${miclub.baseUrl}/api/login`, {
-      headers: { 'x-miclub-csrf': '1', 'recaptcha-token': 'standalone' },
+      headers: { 'x-miclub-csrf': '1', 'recaptcha-token': recaptchaToken('login') },
       data: { user: ANA.user, password: ANA.password },
     });
     expect(oldPassword.status()).toBe(401);

@@ -10,6 +10,7 @@ import { seriousViolations } from './support/a11y';
 import { launchBrowser } from './support/browser';
 import { dataLayer, screenshots } from './support/member';
 import { startMiclub, type Miclub } from './support/miclub';
+import { PORTAL_UNDER_TEST } from './support/paths';
 
 let miclub: Miclub;
 let browser: Browser;
@@ -38,7 +39,7 @@ function card(page: Page, title: string) {
   return page.getByRole('listitem').filter({ has: page.getByRole('heading', { level: 2, name: title, exact: true }) });
 }
 
-describe('content pages against the standalone binary', () => {
+describe(`content pages against ${PORTAL_UNDER_TEST}`, () => {
   it('lists the promotions and pushes their selection and click events', async () => {
     const { context, page } = await newPage();
     try {

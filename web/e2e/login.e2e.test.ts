@@ -10,8 +10,8 @@ import { formatPesos } from '../src/lib/format';
 
 import { seriousViolations } from './support/a11y';
 import { launchBrowser } from './support/browser';
-import { readMailbox, startMiclub, waitForNewCode, type Miclub } from './support/miclub';
-import { RESULTS_DIR } from './support/paths';
+import { credentialCookie, readMailbox, startMiclub, waitForNewCode, type Miclub } from './support/miclub';
+import { PORTAL_UNDER_TEST, RESULTS_DIR } from './support/paths';
 
 const ANA = { user: '11.111.111-1', typed: '111111111', password: 'MiClub2026!', name: 'Ana' };
 const ANA_EMAIL = process.env.MICLUB_E2E_ANA_EMAIL ?? 'ana@example.cl';
@@ -54,7 +54,7 @@ async function fillCredentials(page: Page, password: string) {
   await page.getByLabel('Contraseña', { exact: true }).fill(password);
 }
 
-describe('login against the standalone binary', () => {
+describe(`login against ${PORTAL_UNDER_TEST}`, () => {
   it('logs Ana in with the code from the dev mailbox, shows her balance, survives a reload and logs out', async () => {
     const { context, page } = await newPage();
     try {
@@ -79,7 +79,7 @@ describe('login against the standalone binary', () => {
       const cookies = await context.cookies();
       expect(cookies.find((c) => c.name === 'user_id')?.value).toMatch(/^[0-9a-f-]{36}$/);
       expect(cookies.find((c) => c.name === 'is-logged')?.value).toBe('true');
-      const session = cookies.find((c) => c.name === 'mc_session');
+      const session = credentialCookie(cookies, 'mc_session');
       expect(session?.httpOnly).toBe(true);
       const stored = await page.evaluate(() =>
         JSON.stringify([{ ...window.localStorage }, { ...window.sessionStorage }]),

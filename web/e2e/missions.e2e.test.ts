@@ -12,6 +12,7 @@ import { launchBrowser } from './support/browser';
 import { postPurchase } from './support/grpc';
 import { ANA, logIn, screenshots } from './support/member';
 import { startMiclub, type Miclub } from './support/miclub';
+import { PORTAL_UNDER_TEST } from './support/paths';
 
 type ApiMission = {
   missionId: string;
@@ -60,7 +61,7 @@ function progressOf(title: string) {
     .getByRole('progressbar');
 }
 
-describe('missions against the standalone binary', () => {
+describe(`missions against ${PORTAL_UNDER_TEST}`, () => {
   it('shows the campaign banners on Mi Cuenta', async () => {
     const carousel = page.getByRole('region', { name: 'Campañas Mi Club' });
     await carousel.waitFor();

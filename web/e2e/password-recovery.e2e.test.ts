@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seriousViolations } from './support/a11y';
 import { launchBrowser } from './support/browser';
 import { dataLayer, screenshots } from './support/member';
-import { readMailbox, startMiclub, waitForNewCode, type Miclub } from './support/miclub';
+import { readMailbox, recaptchaToken, startMiclub, waitForNewCode, type Miclub } from './support/miclub';
+import { PORTAL_UNDER_TEST } from './support/paths';
 
 const DIEGO = { user: '44.444.444-4', typed: '444444444', password: 'MiClub2026!', name: 'Diego' };
 const DIEGO_EMAIL = process.env.MICLUB_E2E_DIEGO_EMAIL ?? 'diego@example.cl';
@@ -49,12 +50,12 @@ async function requestCode(page: Page, typed: string): Promise<{ status: number;
 
 function apiLogin(context: BrowserContext, password: string) {
   return context.request.post(`${miclub.baseUrl}/api/login`, {
-    headers: { 'x-miclub-csrf': '1', 'recaptcha-token': 'standalone' },
+    headers: { 'x-miclub-csrf': '1', 'recaptcha-token': recaptchaToken('login') },
     data: { user: DIEGO.user, password },
   });
 }
 
-describe('password recovery against the standalone binary', () => {
+describe(`password recovery against ${PORTAL_UNDER_TEST}`, () => {
   it('answers step 1 the same for a RUT that belongs to nobody, and puts a wrong code under its field', async () => {
     const { context, page } = await newPage();
     try {

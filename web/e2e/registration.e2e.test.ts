@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seriousViolations } from './support/a11y';
 import { launchBrowser } from './support/browser';
 import { dataLayer, screenshots } from './support/member';
-import { readMailbox, startMiclub, waitForNewCode, type MailboxEntry, type Miclub } from './support/miclub';
+import { readMailbox, startMiclub, waitForMail, waitForNewCode, type MailboxEntry, type Miclub } from './support/miclub';
+import { PORTAL_UNDER_TEST } from './support/paths';
 
 const PASSWORD = 'mi clave de registro bastante larga';
 const STEP_1 = 'Paso 1 de 3: tu documento';
@@ -60,20 +61,11 @@ function apiResponse(page: Page, path: string, method: string) {
 }
 
 /** The newest mail to `email` that was not in `before`, waiting up to 10 s for it. */
-async function waitForNewMail(email: string, before: MailboxEntry[]): Promise<MailboxEntry> {
-  const seen = new Set(before.map((entry) => JSON.stringify(entry)));
-  const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline) {
-    const entry = (await readMailbox(miclub.baseUrl)).find(
-      (candidate) => candidate.to === email && !seen.has(JSON.stringify(candidate)),
-    );
-    if (entry) return entry;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`no new mail for ${email} in the dev mailbox`);
+function waitForNewMail(email: string, before: MailboxEntry[]): Promise<MailboxEntry> {
+  return waitForMail(miclub.baseUrl, (candidate) => candidate.to === email, before);
 }
 
-describe('registration against the standalone binary', () => {
+describe(`registration against ${PORTAL_UNDER_TEST}`, () => {
   it('registers a new member in three steps, verifies the email by its link and logs in', async () => {
     const rut = freshRut();
     const email = `nora.${rut.body}@example.cl`;

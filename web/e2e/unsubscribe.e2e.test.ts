@@ -11,6 +11,7 @@ import { seriousViolations } from './support/a11y';
 import { launchBrowser } from './support/browser';
 import { dataLayer, logIn, screenshots } from './support/member';
 import { startMiclub, type Miclub } from './support/miclub';
+import { PORTAL_UNDER_TEST } from './support/paths';
 
 const BRUNO = { user: '22.222.222-2', typed: '222222222', password: 'MiClub2026!', name: 'Bruno' };
 const BRUNO_EMAIL = process.env.MICLUB_E2E_BRUNO_EMAIL ?? 'bruno@example.cl';
@@ -40,7 +41,7 @@ function apiResponse(path: string, method = 'POST') {
 
 type Reason = { id: number; label: string; requiresText: boolean };
 
-describe('unsubscribe against the standalone binary', () => {
+describe(`unsubscribe against ${PORTAL_UNDER_TEST}`, () => {
   it('lets Bruno unsubscribe through both steps and the modal, after which login refuses him', async () => {
     const logoutCalls: string[] = [];
     page.on('request', (request) => {

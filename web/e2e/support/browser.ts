@@ -1,7 +1,8 @@
 /** Debian's Chromium through playwright-core, with the flags that work on these machines. */
 import { chromium, type Browser } from 'playwright-core';
 
-import { CHROMIUM_PATH } from './paths';
+import { stubRecaptcha } from './distributed';
+import { CHROMIUM_PATH, TOPOLOGY } from './paths';
 
 export const CHROMIUM_ARGS = [
   '--headless',
@@ -14,6 +15,17 @@ export const CHROMIUM_ARGS = [
   '--disable-sync',
 ];
 
-export function launchBrowser(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
+export async function launchBrowser(): Promise<Browser> {
+  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
+  if (TOPOLOGY === 'distributed') {
+    // The production gateway has a reCAPTCHA site key, so every page loads Google's script:
+    // every context gets the stand-in for it (see stubRecaptcha).
+    const newContext = browser.newContext.bind(browser);
+    browser.newContext = async (options) => {
+      const context = await newContext(options);
+      await stubRecaptcha(context);
+      return context;
+    };
+  }
+  return browser;
 }

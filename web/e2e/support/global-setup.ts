@@ -1,13 +1,14 @@
 /**
  * Checks what every e2e file needs before any starts: Debian's Chromium (installed by
  * scripts/ensure-chromium.sh, never downloaded by a tool), the web build the binary serves
- * (built here when missing) and the standalone binary.
+ * (built here when missing) and the portal's binaries (the standalone one, and the six with
+ * miclub-distributed for MICLUB_TOPOLOGY=distributed).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { CHROMIUM_PATH, DIST_DIR, MICLUB_BIN, RESULTS_DIR, WEB_DIR } from './paths';
+import { BIN_DIR, CHROMIUM_PATH, DIST_DIR, MICLUB_BIN, RESULTS_DIR, TOPOLOGY, WEB_DIR } from './paths';
 
 export default function setup(): void {
   if (!existsSync(CHROMIUM_PATH)) {
@@ -22,5 +23,17 @@ export default function setup(): void {
         'at the repository root, or point MICLUB_BIN at it',
     );
   }
+  if (TOPOLOGY === 'distributed') {
+    const missing = ['miclub-distributed', ...SERVICE_BINARIES].filter((name) => !existsSync(join(BIN_DIR, name)));
+    if (missing.length > 0) {
+      throw new Error(
+        `MICLUB_TOPOLOGY=distributed needs ${missing.join(', ')} in ${BIN_DIR}: ` +
+          "build them with 'cargo build --workspace' at the repository root",
+      );
+    }
+  }
   mkdirSync(join(RESULTS_DIR, 'screenshots'), { recursive: true });
 }
+
+/** The six binaries the container images run, started by miclub-distributed. */
+const SERVICE_BINARIES = ['gateway', 'auth', 'accounts', 'missions', 'content', 'registration'].map((s) => `miclub-${s}`);

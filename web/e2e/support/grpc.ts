@@ -44,14 +44,16 @@ function call<R>(client: ServiceClient, method: string, request: unknown, token?
   });
 }
 
-function clientFor(protoPath: string, packageName: string, service: string, port: number): ServiceClient {
+function clientFor(miclub: Miclub, protoPath: string, packageName: string, service: string, port: number): ServiceClient {
   const Service = loadService(protoPath, packageName, service);
-  return new Service(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+  // Over TLS the CA is the only trust anchor, as for the services themselves.
+  const credentials = miclub.grpc.ca ? grpc.credentials.createSsl(miclub.grpc.ca) : grpc.credentials.createInsecure();
+  return new Service(`127.0.0.1:${port}`, credentials);
 }
 
 /** A service access token for an internal client registered at auth. */
 export async function serviceToken(miclub: Miclub, clientId: 'pos' | 'ops'): Promise<string> {
-  const auth = clientFor('auth/v1/auth.proto', 'miclub.auth.v1', 'AuthService', miclub.grpc.authPort);
+  const auth = clientFor(miclub, 'auth/v1/auth.proto', 'miclub.auth.v1', 'AuthService', miclub.grpc.authPort);
   try {
     const secret = clientId === 'pos' ? miclub.grpc.posClientSecret : miclub.grpc.opsClientSecret;
     const response = await call<{ access_token: string }>(auth, 'IssueServiceToken', {
@@ -78,7 +80,7 @@ export async function postPurchase(
   purchase: { memberDocument: string; lines: PurchaseLine[]; paymentMethod?: string; purchasedAt?: Date },
 ): Promise<PostedPurchase> {
   const token = await serviceToken(miclub, 'pos');
-  const accounts = clientFor('accounts/v1/accounts.proto', 'miclub.accounts.v1', 'AccountsService', miclub.grpc.accountsPort);
+  const accounts = clientFor(miclub, 'accounts/v1/accounts.proto', 'miclub.accounts.v1', 'AccountsService', miclub.grpc.accountsPort);
   try {
     return await call<PostedPurchase>(
       accounts,
@@ -104,7 +106,7 @@ export type FlagName = 'FLAG_NAME_PORTAL_ENABLED' | 'FLAG_NAME_CHANGE_PASSWORD_E
 /** content SetFlag as the back office "ops". */
 export async function setFlag(miclub: Miclub, flag: FlagName, value: boolean): Promise<void> {
   const token = await serviceToken(miclub, 'ops');
-  const content = clientFor('content/v1/content.proto', 'miclub.content.v1', 'ContentService', miclub.grpc.contentPort);
+  const content = clientFor(miclub, 'content/v1/content.proto', 'miclub.content.v1', 'ContentService', miclub.grpc.contentPort);
   try {
     await call(content, 'SetFlag', { flag, value }, token);
   } finally {

@@ -1,6 +1,7 @@
 /**
- * Starts the real standalone binary for one test file: a free port, a fresh data folder, the
- * built web app, and whatever extra configuration the file needs; stops it afterwards.
+ * Starts the real portal for one test file: a free port, fresh data, the built web app, and
+ * whatever extra configuration the file needs; stops it afterwards. `MICLUB_TOPOLOGY` picks the
+ * standalone binary (default) or the six production processes (`./distributed`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -9,7 +10,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { DIST_DIR, MICLUB_BIN, REPO_DIR } from './paths';
+import { readCaughtMail, startDistributed } from './distributed';
+import { DIST_DIR, MICLUB_BIN, REPO_DIR, TOPOLOGY } from './paths';
 
 /**
  * The internal gRPC side of one instance: fixed loopback ports for the services the tests call
@@ -22,6 +24,8 @@ export type MiclubGrpc = {
   contentPort: number;
   posClientSecret: string;
   opsClientSecret: string;
+  /** The internal CA when the ports speak TLS (the distributed topology), else none. */
+  ca: Buffer | null;
 };
 
 export type Miclub = {
@@ -57,7 +61,51 @@ function exited(child: ChildProcess): Promise<void> {
   });
 }
 
+/** Where each running instance's mail is read, by its base URL. */
+const mailboxes = new Map<string, () => Promise<MailboxEntry[]>>();
+
 export async function startMiclub(extraEnv: Record<string, string> = {}): Promise<Miclub> {
+  const settings = {
+    // An operator's flag switch shows at the next poll instead of after the 30 s cache.
+    APP_GATEWAY__FLAGS_CACHE_SECS: '1',
+    ...extraEnv,
+  };
+  const miclub = TOPOLOGY === 'distributed' ? await startDistributedMiclub(settings) : await startStandalone(settings);
+  const stop = miclub.stop;
+  return {
+    ...miclub,
+    stop: async () => {
+      mailboxes.delete(miclub.baseUrl);
+      await stop();
+    },
+  };
+}
+
+async function startDistributedMiclub(settings: Record<string, string>): Promise<Miclub> {
+  const distributed = await startDistributed(settings);
+  const { ready } = distributed;
+  const port = (workload: string): number => {
+    const address = ready.grpc[workload];
+    if (!address) throw new Error(`the topology has no gRPC port for ${workload}`);
+    return Number(address.split(':').pop());
+  };
+  mailboxes.set(ready.gatewayUrl, () => readCaughtMail(ready.mailJsonUrl));
+  return {
+    baseUrl: ready.gatewayUrl,
+    grpc: {
+      authPort: port('auth'),
+      accountsPort: port('accounts'),
+      contentPort: port('content'),
+      posClientSecret: ready.clientSecrets.pos,
+      opsClientSecret: ready.clientSecrets.ops,
+      ca: distributed.ca,
+    },
+    logs: distributed.logs,
+    stop: distributed.stop,
+  };
+}
+
+async function startStandalone(settings: Record<string, string>): Promise<Miclub> {
   const port = await freePort();
   const grpc: MiclubGrpc = {
     authPort: await freePort(),
@@ -65,6 +113,7 @@ export async function startMiclub(extraEnv: Record<string, string> = {}): Promis
     contentPort: await freePort(),
     posClientSecret: randomBytes(24).toString('hex'),
     opsClientSecret: randomBytes(24).toString('hex'),
+    ca: null,
   };
   const dataDir = await mkdtemp(join(tmpdir(), 'miclub-e2e-'));
   let output = '';
@@ -82,9 +131,7 @@ export async function startMiclub(extraEnv: Record<string, string> = {}): Promis
       APP_CONTENT__SERVER__PORT: String(grpc.contentPort),
       APP_STANDALONE__POS_CLIENT_SECRET: grpc.posClientSecret,
       APP_STANDALONE__OPS_CLIENT_SECRET: grpc.opsClientSecret,
-      // An operator's flag switch shows at the next poll instead of after the 30 s cache.
-      APP_GATEWAY__FLAGS_CACHE_SECS: '1',
-      ...extraEnv,
+      ...settings,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -110,7 +157,10 @@ export async function startMiclub(extraEnv: Record<string, string> = {}): Promis
     }
     try {
       const response = await fetch(`${baseUrl}/api/health`);
-      if (response.status === 200) return { baseUrl, grpc, logs: () => output, stop };
+      if (response.status === 200) {
+        mailboxes.set(baseUrl, () => readDevMailbox(baseUrl));
+        return { baseUrl, grpc, logs: () => output, stop };
+      }
     } catch {
       // Not listening yet.
     }
@@ -122,22 +172,60 @@ export async function startMiclub(extraEnv: Record<string, string> = {}): Promis
 
 export type MailboxEntry = { to: string; subject: string; body: string; code: string | null; sentAt: string };
 
+/** The mail the instance at `baseUrl` sent, newest first: its dev mailbox, or the mail catcher. */
 export async function readMailbox(baseUrl: string): Promise<MailboxEntry[]> {
+  const read = mailboxes.get(baseUrl);
+  if (!read) throw new Error(`no running instance at ${baseUrl}`);
+  return read();
+}
+
+async function readDevMailbox(baseUrl: string): Promise<MailboxEntry[]> {
   const response = await fetch(`${baseUrl}/api/dev/mailbox`);
   if (response.status !== 200) throw new Error(`GET /api/dev/mailbox answered ${response.status}`);
   return (await response.json()) as MailboxEntry[];
 }
 
-/** The newest code sent to `email` that was not in `before`, waiting up to 10 s for it. */
-export async function waitForNewCode(baseUrl: string, email: string, before: MailboxEntry[]): Promise<string> {
+/**
+ * The newest mail `wanted` picks that was not in `before`, waiting up to 10 s for it: mail
+ * leaves through a queue (over SMTP in the distributed topology), so it lands shortly after
+ * the request that sent it was answered.
+ */
+export async function waitForMail(
+  baseUrl: string,
+  wanted: (entry: MailboxEntry) => boolean,
+  before: MailboxEntry[] = [],
+): Promise<MailboxEntry> {
   const seen = new Set(before.map((entry) => JSON.stringify(entry)));
   const deadline = Date.now() + 10_000;
   let last: MailboxEntry[] = [];
   while (Date.now() < deadline) {
     last = await readMailbox(baseUrl);
-    const entry = last.find((candidate) => candidate.to === email && !seen.has(JSON.stringify(candidate)));
-    if (entry?.code) return entry.code;
+    const entry = last.find((candidate) => wanted(candidate) && !seen.has(JSON.stringify(candidate)));
+    if (entry) return entry;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
-  throw new Error(`no new code for ${email} in the dev mailbox; it holds: ${JSON.stringify(last.map((e) => e.to))}`);
+  throw new Error(`no such new mail in the mailbox; it holds mail to: ${JSON.stringify(last.map((e) => e.to))}`);
+}
+
+/** The newest code sent to `email` that was not in `before`, waiting up to 10 s for it. */
+export async function waitForNewCode(baseUrl: string, email: string, before: MailboxEntry[]): Promise<string> {
+  const entry = await waitForMail(baseUrl, (candidate) => candidate.to === email && candidate.code !== null, before);
+  return entry.code ?? '';
+}
+
+/**
+ * The `recaptcha-token` a direct API call sends for form `action`: anything passes the
+ * standalone binary's pass-through verifier; the distributed topology's siteverify stand-in
+ * accepts `local:<action>` only.
+ */
+export function recaptchaToken(action: string): string {
+  return TOPOLOGY === 'distributed' ? `local:${action}` : 'standalone';
+}
+
+/**
+ * A credential cookie by its name: served over TLS, as production is, it takes the `__Host-`
+ * prefix (`__Host-mc_session`); the standalone binary on plain HTTP sends the bare name.
+ */
+export function credentialCookie<C extends { name: string }>(cookies: C[], name: string): C | undefined {
+  return cookies.find((cookie) => cookie.name === name || cookie.name === `__Host-${name}`);
 }
