@@ -124,12 +124,17 @@ impl Drop for Cleanup {
     }
 }
 
-struct Servers {
-    postgres: String,
-    redis: String,
+/// The PostgreSQL server (an admin URL) and the Redis server the tests of this binary use.
+#[derive(Debug)]
+pub struct Servers {
+    pub postgres: String,
+    pub redis: String,
 }
 
-fn servers() -> &'static Servers {
+/// The servers, decided once per test binary: `TEST_POSTGRES_URL` and `TEST_REDIS_URL` when
+/// both are set; else containers when a Docker engine is reachable; else the local defaults.
+/// The distributed topology's tests provision on these too.
+pub fn servers() -> &'static Servers {
     static SERVERS: OnceLock<Servers> = OnceLock::new();
     SERVERS.get_or_init(|| {
         let postgres = std::env::var("TEST_POSTGRES_URL").ok();

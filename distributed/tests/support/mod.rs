@@ -25,16 +25,14 @@ pub fn bin_dir() -> PathBuf {
     exe.parent().unwrap().parent().unwrap().to_owned()
 }
 
+/// The server the topology provisions its databases on, as every test of the workspace finds
+/// it (`miclub_platform::testing::servers`: the machine's, or testcontainers' where Docker is).
 pub fn postgres_admin_url() -> String {
-    std::env::var("TEST_POSTGRES_URL")
-        .or_else(|_| std::env::var("MICLUB_POSTGRES_ADMIN_URL"))
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into())
+    miclub_platform::testing::servers().postgres.clone()
 }
 
 pub fn redis_url() -> String {
-    std::env::var("TEST_REDIS_URL")
-        .or_else(|_| std::env::var("MICLUB_REDIS_URL"))
-        .unwrap_or_else(|_| "redis://127.0.0.1:6379".into())
+    miclub_platform::testing::servers().redis.clone()
 }
 
 /// What is missing on this machine for the topology to run, if anything.

@@ -1,8 +1,9 @@
 //! The portal under test, in either topology (`MICLUB_TOPOLOGY`): the standalone `miclub`
 //! binary (default), or the six production processes `miclub-distributed --test` starts from
 //! the rendered k8s overlay next to it (PostgreSQL, Redis, internal TLS, mail over SMTP to
-//! maildev). The tests see one interface: the portal's URL, the mail it sent, its gRPC ports
-//! and the internal clients' secrets.
+//! maildev), on the servers every test of the workspace uses (`testing::servers`: the
+//! machine's, or testcontainers' where Docker is). The tests see one interface: the portal's
+//! URL, the mail it sent, its gRPC ports and the internal clients' secrets.
 
 use std::collections::BTreeMap;
 use std::net::TcpListener;
@@ -164,9 +165,12 @@ impl Portal {
         )));
         std::fs::create_dir_all(&data.0).unwrap();
         let ready_file = data.0.join("ready.json");
+        let servers = miclub_platform::testing::servers();
         let mut command = Command::new(&binary);
         command
             .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+            .env("MICLUB_POSTGRES_ADMIN_URL", &servers.postgres)
+            .env("MICLUB_REDIS_URL", &servers.redis)
             .args(["--test", "--port", "0", "--ready-file"])
             .arg(&ready_file)
             .arg("--state-dir")

@@ -1,8 +1,9 @@
 /**
  * The production topology for one test file: `miclub-distributed --test` starts the six
- * binaries from the rendered k8s dev overlay (their own databases and Redis keys, dropped when
- * it stops), internal gRPC over TLS, mail over SMTP to maildev. It writes a ready file once
- * every process answers its readiness probe; that file is this harness's only handle.
+ * binaries from the rendered k8s dev overlay (their own databases and Redis keys on the run's
+ * servers, see servers.ts, dropped when it stops), internal gRPC over TLS, mail over SMTP to
+ * maildev. It writes a ready file once every process answers its readiness probe; that file is
+ * this harness's only handle.
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -10,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import type { BrowserContext } from 'playwright-core';
+import { inject } from 'vitest';
 
 import { BIN_DIR, DISTRIBUTED_BIN, REPO_DIR } from './paths';
 
@@ -38,7 +40,12 @@ export async function startDistributed(overrides: Record<string, string>): Promi
   const args = ['--test', '--port', '0', '--bin-dir', BIN_DIR, '--state-dir', stateDir, '--ready-file', readyFile];
   for (const [key, value] of Object.entries(overrides)) args.push('--set', `${key}=${value}`);
   let output = '';
-  const child = spawn(DISTRIBUTED_BIN, args, { cwd: REPO_DIR, stdio: ['ignore', 'pipe', 'pipe'] });
+  const servers = inject('servers');
+  const child = spawn(DISTRIBUTED_BIN, args, {
+    cwd: REPO_DIR,
+    env: { ...process.env, MICLUB_POSTGRES_ADMIN_URL: servers.postgresAdminUrl, MICLUB_REDIS_URL: servers.redisUrl },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

@@ -2,15 +2,18 @@
  * Checks what every e2e file needs before any starts: Debian's Chromium (installed by
  * scripts/ensure-chromium.sh, never downloaded by a tool), the web build the binary serves
  * (built here when missing) and the portal's binaries (the standalone one, and the six with
- * miclub-distributed for MICLUB_TOPOLOGY=distributed).
+ * miclub-distributed for MICLUB_TOPOLOGY=distributed, and the PostgreSQL and Redis it runs on).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { BIN_DIR, CHROMIUM_PATH, DIST_DIR, MICLUB_BIN, RESULTS_DIR, TOPOLOGY, WEB_DIR } from './paths';
+import type { TestProject } from 'vitest/node';
 
-export default function setup(): void {
+import { BIN_DIR, CHROMIUM_PATH, DIST_DIR, MICLUB_BIN, RESULTS_DIR, TOPOLOGY, WEB_DIR } from './paths';
+import { provideServers } from './servers';
+
+export default async function setup(project: TestProject): Promise<(() => Promise<void>) | undefined> {
   if (!existsSync(CHROMIUM_PATH)) {
     throw new Error(`Chromium not found at ${CHROMIUM_PATH}: run 'bash scripts/ensure-chromium.sh' in web/`);
   }
@@ -33,6 +36,12 @@ export default function setup(): void {
     }
   }
   mkdirSync(join(RESULTS_DIR, 'screenshots'), { recursive: true });
+  if (TOPOLOGY === 'distributed') {
+    const { servers, stop } = await provideServers();
+    project.provide('servers', servers);
+    return stop;
+  }
+  return undefined;
 }
 
 /** The six binaries the container images run, started by miclub-distributed. */
