@@ -209,7 +209,8 @@ pub fn build_state(settings: Settings, deps: Dependencies) -> anyhow::Result<App
 /// The whole HTTP surface: `/api`, then the web app for everything else.
 pub fn router(state: AppState) -> Router {
     let body_limit = state.settings.body_limit_bytes;
-    let api = routes::api_router(&state)
+    let (api, _document) = routes::api_router(&state);
+    let api = api
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             csrf::check,

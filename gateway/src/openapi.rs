@@ -1,81 +1,93 @@
-//! The OpenAPI document of `/api`, generated from the handlers' annotations and served at
-//! `/api/openapi.json`.
+//! The OpenAPI document's frame: its title, and the answers every operation shares. The paths,
+//! their bodies and the statuses particular to each come from the handlers' `#[utoipa::path]`
+//! through the router that serves them ([`crate::routes::api_router`]), so a route cannot
+//! exist without its contract.
 
-use serde::Serialize;
-use utoipa::{OpenApi, ToSchema};
-
-use crate::routes::{
-    account, content, context, dev, meta, missions, movements, profile, recovery, registration,
-    session, terms, unsubscribe,
-};
-
-/// The error body every failure answers with (`platform::error::ErrorBody`).
-#[derive(Debug, Serialize, ToSchema)]
-#[schema(as = Error)]
-pub struct ErrorSchema {
-    /// Stable code, e.g. `ERR_INVALID_CREDENTIALS`.
-    pub code: String,
-    /// Spanish text for the member.
-    pub message: String,
-    pub action: Option<ActionSchema>,
-    /// The input field the error is about.
-    pub field: Option<String>,
-}
-
-#[derive(Debug, Serialize, ToSchema)]
-#[schema(as = ErrorAction)]
-pub struct ActionSchema {
-    pub url: String,
-    #[serde(rename = "urlName")]
-    pub url_name: String,
-}
+use utoipa::openapi::path::{HttpMethod, Operation};
+use utoipa::openapi::{OpenApi as Document, Ref, ResponseBuilder};
+use utoipa::{Modify, OpenApi};
 
 #[derive(OpenApi)]
 #[openapi(
     info(
         title = "Mi Club API",
-        description = "REST API of the Mi Club member portal gateway. State-changing requests need the header `x-miclub-csrf: 1`."
+        description = "REST API of the Mi Club member portal gateway. State-changing requests need the header `x-miclub-csrf: 1`. Every failure answers with the `Error` body."
     ),
-    paths(
-        session::login,
-        session::resend_otp,
-        session::validate_otp,
-        session::refresh,
-        session::logout,
-        account::profile,
-        account::balance,
-        movements::list,
-        profile::genders,
-        profile::update,
-        profile::resend_confirmation,
-        profile::confirm_email,
-        profile::restore_email,
-        profile::change_password,
-        terms::current,
-        terms::decide,
-        recovery::start,
-        recovery::resend,
-        recovery::reset,
-        registration::current,
-        registration::start,
-        registration::personal_data,
-        registration::complete,
-        registration::cancel,
-        registration::resend_verification,
-        unsubscribe::reasons,
-        unsubscribe::validate,
-        unsubscribe::unsubscribe,
-        missions::list,
-        content::promotions,
-        content::alliances,
-        content::banners,
-        content::faqs,
-        content::simulate,
-        context::context,
-        dev::mailbox,
-        meta::health,
-        meta::openapi,
-    ),
-    components(schemas(ErrorSchema, ActionSchema))
+    components(schemas(miclub_platform::error::ErrorBody))
 )]
 pub struct ApiDoc;
+
+/// The statuses the gateway's shared layers can answer on any operation, added where the
+/// handler's own entry does not already say more: the CSRF check on state-changing methods,
+/// the JSON decoder on bodies, and a failing or slow service behind every operation.
+#[derive(Debug)]
+pub struct SharedAnswers;
+
+impl SharedAnswers {
+    fn add(operation: &mut Operation, status: &str, description: &str) {
+        operation
+            .responses
+            .responses
+            .entry(status.to_owned())
+            .or_insert_with(|| {
+                ResponseBuilder::new()
+                    .description(description)
+                    .content(
+                        "application/json",
+                        utoipa::openapi::ContentBuilder::new()
+                            .schema(Some(Ref::from_schema_name("Error")))
+                            .build(),
+                    )
+                    .build()
+                    .into()
+            });
+    }
+}
+
+impl Modify for SharedAnswers {
+    fn modify(&self, document: &mut Document) {
+        for item in document.paths.paths.values_mut() {
+            let operations = [
+                (HttpMethod::Get, item.get.as_mut()),
+                (HttpMethod::Put, item.put.as_mut()),
+                (HttpMethod::Post, item.post.as_mut()),
+                (HttpMethod::Delete, item.delete.as_mut()),
+                (HttpMethod::Patch, item.patch.as_mut()),
+            ];
+            for (method, operation) in operations {
+                let Some(operation) = operation else { continue };
+                if method != HttpMethod::Get {
+                    Self::add(
+                        operation,
+                        "403",
+                        "ERR_CSRF: the x-miclub-csrf header is missing or the origin is not allowed",
+                    );
+                }
+                if operation.request_body.is_some() {
+                    Self::add(
+                        operation,
+                        "400",
+                        "ERR_INVALID_JSON or ERR_INVALID_ARGUMENT: the body is not the documented JSON",
+                    );
+                    Self::add(operation, "413", "ERR_PAYLOAD_TOO_LARGE");
+                    Self::add(
+                        operation,
+                        "415",
+                        "ERR_UNSUPPORTED_MEDIA_TYPE: the body is not application/json",
+                    );
+                }
+                Self::add(operation, "500", "ERR_INTERNAL");
+                Self::add(
+                    operation,
+                    "503",
+                    "ERR_UNAVAILABLE: a service behind the gateway is down",
+                );
+                Self::add(
+                    operation,
+                    "504",
+                    "ERR_TIMEOUT: a service behind the gateway did not answer in time",
+                );
+            }
+        }
+    }
+}

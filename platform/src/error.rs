@@ -42,6 +42,21 @@ macro_rules! error_codes {
                 match code { $( $code => Some(ErrorCode::$variant), )* _ => None }
             }
         }
+
+        /// In the OpenAPI document: a string, one of every code above.
+        #[cfg(feature = "openapi")]
+        impl utoipa::PartialSchema for ErrorCode {
+            fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+                utoipa::openapi::ObjectBuilder::new()
+                    .schema_type(utoipa::openapi::schema::Type::String)
+                    .description(Some("Stable error code; its HTTP status is fixed per code."))
+                    .enum_values(Some([$( $code, )*]))
+                    .into()
+            }
+        }
+
+        #[cfg(feature = "openapi")]
+        impl utoipa::ToSchema for ErrorCode {}
     };
 }
 
@@ -165,6 +180,7 @@ impl<'de> Deserialize<'de> for ErrorCode {
 
 /// A link offered next to an error, e.g. "resend the verification email".
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ErrorAction {
     pub url: String,
     #[serde(rename = "urlName")]
@@ -173,8 +189,10 @@ pub struct ErrorAction {
 
 /// What a member is told about a failure: the REST error body, and the gRPC status details.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = Error))]
 pub struct ErrorBody {
     pub code: ErrorCode,
+    /// Spanish text for the member.
     pub message: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub action: Option<ErrorAction>,

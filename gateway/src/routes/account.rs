@@ -3,6 +3,7 @@
 use axum::Json;
 use axum::extract::State;
 use axum::http::header;
+use miclub_platform::error::ErrorBody;
 use miclub_platform::grpc::retry_idempotent;
 use miclub_platform::tokens::with_bearer;
 use miclub_proto::accounts::v1::{GetBalanceRequest, GetMemberRequest, Member, TermsDecision};
@@ -11,7 +12,6 @@ use utoipa::ToSchema;
 
 use crate::error::ApiResult;
 use crate::extract::MemberToken;
-use crate::openapi::ErrorSchema;
 use crate::state::AppState;
 
 /// The user of spec section 3, "User returned by login".
@@ -86,7 +86,7 @@ pub struct Balance {
 
 /// The logged-in member's profile.
 #[utoipa::path(get, path = "/api/profile", tag = "account",
-    responses((status = 200, body = User), (status = 401, body = ErrorSchema), (status = 503, body = ErrorSchema)))]
+    responses((status = 200, body = User), (status = 401, body = ErrorBody), (status = 503, body = ErrorBody)))]
 pub async fn profile(State(state): State<AppState>, member: MemberToken) -> ApiResult<Json<User>> {
     let answer = retry_idempotent(state.settings.accounts.request_timeout(), || {
         let mut accounts = state.accounts.clone();
@@ -103,9 +103,9 @@ pub async fn profile(State(state): State<AppState>, member: MemberToken) -> ApiR
 #[utoipa::path(get, path = "/api/balance", tag = "account",
     responses(
         (status = 200, body = Balance, headers(("cache-control" = String, description = "no-store"))),
-        (status = 401, body = ErrorSchema),
-        (status = 406, description = "ERR_NO_CLUB_ACCOUNT: the member has no club account", body = ErrorSchema),
-        (status = 503, body = ErrorSchema),
+        (status = 401, body = ErrorBody),
+        (status = 406, description = "ERR_NO_CLUB_ACCOUNT: the member has no club account", body = ErrorBody),
+        (status = 503, body = ErrorBody),
     ))]
 pub async fn balance(
     State(state): State<AppState>,

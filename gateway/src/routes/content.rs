@@ -5,7 +5,7 @@
 use axum::Json;
 use axum::extract::State;
 use axum::http::header;
-use miclub_platform::error::ErrorCode;
+use miclub_platform::error::{ErrorBody, ErrorCode};
 use miclub_platform::grpc::retry_idempotent;
 use miclub_proto::content::v1 as pb;
 use serde::{Deserialize, Serialize};
@@ -13,7 +13,6 @@ use utoipa::{IntoParams, ToSchema};
 
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{ApiJson, ApiQuery};
-use crate::openapi::ErrorSchema;
 use crate::state::AppState;
 
 /// Content changes rarely; browsers and proxies may keep it for a minute.
@@ -163,7 +162,7 @@ pub struct SimulatorResult {
 
 /// Promotions in force, in display order.
 #[utoipa::path(get, path = "/api/promotions", tag = "content",
-    responses((status = 200, body = Promotions), (status = 503, body = ErrorSchema)))]
+    responses((status = 200, body = Promotions), (status = 503, body = ErrorBody)))]
 pub async fn promotions(State(state): State<AppState>) -> ApiResult<Cached<Promotions>> {
     let answer = retry_idempotent(state.settings.content.request_timeout(), || {
         let mut content = state.content.clone();
@@ -192,7 +191,7 @@ pub async fn promotions(State(state): State<AppState>) -> ApiResult<Cached<Promo
 
 /// Partner (bank card) benefits in force, in display order.
 #[utoipa::path(get, path = "/api/alliances", tag = "content",
-    responses((status = 200, body = Alliances), (status = 503, body = ErrorSchema)))]
+    responses((status = 200, body = Alliances), (status = 503, body = ErrorBody)))]
 pub async fn alliances(State(state): State<AppState>) -> ApiResult<Cached<Alliances>> {
     let answer = retry_idempotent(state.settings.content.request_timeout(), || {
         let mut content = state.content.clone();
@@ -222,7 +221,7 @@ pub async fn alliances(State(state): State<AppState>) -> ApiResult<Cached<Allian
 
 /// Campaign banners in force, in display order.
 #[utoipa::path(get, path = "/api/banners", tag = "content",
-    responses((status = 200, body = Banners), (status = 503, body = ErrorSchema)))]
+    responses((status = 200, body = Banners), (status = 503, body = ErrorBody)))]
 pub async fn banners(State(state): State<AppState>) -> ApiResult<Cached<Banners>> {
     let answer = retry_idempotent(state.settings.content.request_timeout(), || {
         let mut content = state.content.clone();
@@ -251,8 +250,8 @@ pub async fn banners(State(state): State<AppState>) -> ApiResult<Cached<Banners>
 #[utoipa::path(get, path = "/api/faqs", tag = "content", params(FaqQuery),
     responses(
         (status = 200, body = Faqs),
-        (status = 400, description = "ERR_INVALID_ARGUMENT (field audience)", body = ErrorSchema),
-        (status = 503, body = ErrorSchema),
+        (status = 400, description = "ERR_INVALID_ARGUMENT (field audience)", body = ErrorBody),
+        (status = 503, body = ErrorBody),
     ))]
 pub async fn faqs(
     State(state): State<AppState>,
@@ -293,7 +292,7 @@ pub async fn faqs(
 #[utoipa::path(post, path = "/api/simulator", tag = "content", request_body = SimulatorRequest,
     responses(
         (status = 200, body = SimulatorResult),
-        (status = 400, description = "ERR_INVALID_ARGUMENT with field and a Spanish message", body = ErrorSchema),
+        (status = 400, description = "ERR_INVALID_ARGUMENT with field and a Spanish message", body = ErrorBody),
     ))]
 pub async fn simulate(
     State(state): State<AppState>,

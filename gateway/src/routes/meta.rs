@@ -1,8 +1,10 @@
 //! Liveness of the gateway and its published contract.
 
-use axum::Json;
+use std::sync::Arc;
+
+use axum::{Extension, Json};
 use serde::Serialize;
-use utoipa::{OpenApi, ToSchema};
+use utoipa::ToSchema;
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Health {
@@ -14,7 +16,10 @@ pub async fn health() -> Json<Health> {
     Json(Health { status: "ok" })
 }
 
+/// The document the router was built from (added as an extension by [`super::api_router`]).
 #[utoipa::path(get, path = "/api/openapi.json", tag = "meta", responses((status = 200, description = "This document")))]
-pub async fn openapi() -> Json<utoipa::openapi::OpenApi> {
-    Json(crate::openapi::ApiDoc::openapi())
+pub async fn openapi(
+    Extension(document): Extension<Arc<utoipa::openapi::OpenApi>>,
+) -> Json<utoipa::openapi::OpenApi> {
+    Json(document.as_ref().clone())
 }

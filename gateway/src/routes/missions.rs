@@ -4,6 +4,7 @@
 use axum::Json;
 use axum::extract::State;
 use axum::http::header;
+use miclub_platform::error::ErrorBody;
 use miclub_platform::grpc::retry_idempotent;
 use miclub_platform::tokens::with_bearer;
 use miclub_proto::missions::v1 as pb;
@@ -12,7 +13,6 @@ use utoipa::ToSchema;
 
 use crate::error::ApiResult;
 use crate::extract::MemberToken;
-use crate::openapi::ErrorSchema;
 use crate::state::AppState;
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -60,8 +60,8 @@ fn status(status: i32) -> &'static str {
 #[utoipa::path(get, path = "/api/missions", tag = "missions",
     responses(
         (status = 200, body = Missions),
-        (status = 401, body = ErrorSchema),
-        (status = 409, description = "ERR_MISSIONS_NOT_READY: the member's history is still loading", body = ErrorSchema),
+        (status = 401, body = ErrorBody),
+        (status = 409, description = "ERR_MISSIONS_NOT_READY: the member's history is still loading", body = ErrorBody),
     ))]
 pub async fn list(
     State(state): State<AppState>,

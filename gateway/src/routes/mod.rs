@@ -14,72 +14,72 @@ pub mod session;
 pub mod terms;
 pub mod unsubscribe;
 
-use axum::Router;
-use axum::routing::{any, get, post, put};
+use std::sync::Arc;
+
+use axum::routing::any;
+use axum::{Extension, Router};
 use miclub_platform::error::ErrorCode;
+use utoipa::{Modify, OpenApi};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use crate::error::ApiError;
+use crate::openapi::{ApiDoc, SharedAnswers};
 use crate::state::AppState;
 
-pub fn api_router(state: &AppState) -> Router<AppState> {
-    let mut router = Router::new()
-        .route("/api/login", post(session::login))
-        .route("/api/resend-otp", post(session::resend_otp))
-        .route("/api/validate-otp", post(session::validate_otp))
-        .route("/api/refresh", post(session::refresh))
-        .route("/api/logout", post(session::logout))
-        .route("/api/profile", get(account::profile).put(profile::update))
-        .route("/api/profile/genders", get(profile::genders))
-        .route(
-            "/api/profile/email/resend",
-            post(profile::resend_confirmation),
-        )
-        .route("/api/profile/email/confirm", post(profile::confirm_email))
-        .route("/api/profile/email/restore", post(profile::restore_email))
-        .route("/api/profile/password", post(profile::change_password))
-        .route(
-            "/api/terms-and-conditions",
-            get(terms::current).post(terms::decide),
-        )
-        .route("/api/movements", get(movements::list))
-        .route("/api/password-recovery", post(recovery::start))
-        .route("/api/password-recovery/resend", post(recovery::resend))
-        .route("/api/password-recovery/reset", post(recovery::reset))
-        .route(
-            "/api/registration",
-            get(registration::current)
-                .post(registration::start)
-                .delete(registration::cancel),
-        )
-        .route(
-            "/api/registration/personal-data",
-            put(registration::personal_data),
-        )
-        .route("/api/registration/complete", post(registration::complete))
-        .route(
-            "/api/registration/verification-email",
-            post(registration::resend_verification),
-        )
-        .route("/api/unsubscribe", post(unsubscribe::unsubscribe))
-        .route("/api/unsubscribe/reasons", get(unsubscribe::reasons))
-        .route("/api/unsubscribe/validate", post(unsubscribe::validate))
-        .route("/api/missions", get(missions::list))
-        .route("/api/promotions", get(content::promotions))
-        .route("/api/alliances", get(content::alliances))
-        .route("/api/banners", get(content::banners))
-        .route("/api/faqs", get(content::faqs))
-        .route("/api/simulator", post(content::simulate))
-        .route("/api/balance", get(account::balance))
-        .route("/api/context", get(context::context))
-        .route("/api/health", get(meta::health))
-        .route("/api/openapi.json", get(meta::openapi));
+/// Every `/api` route and the OpenAPI document, from one declaration: `routes!` takes each
+/// handler's method and path from its `#[utoipa::path]`, so the router serves exactly what the
+/// document says (handlers on one path go in one `routes!`).
+pub fn api_router(state: &AppState) -> (Router<AppState>, utoipa::openapi::OpenApi) {
+    let mut api = OpenApiRouter::with_openapi(ApiDoc::openapi())
+        .routes(routes!(session::login))
+        .routes(routes!(session::resend_otp))
+        .routes(routes!(session::validate_otp))
+        .routes(routes!(session::refresh))
+        .routes(routes!(session::logout))
+        .routes(routes!(account::profile, profile::update))
+        .routes(routes!(profile::genders))
+        .routes(routes!(profile::resend_confirmation))
+        .routes(routes!(profile::confirm_email))
+        .routes(routes!(profile::restore_email))
+        .routes(routes!(profile::change_password))
+        .routes(routes!(terms::current, terms::decide))
+        .routes(routes!(movements::list))
+        .routes(routes!(recovery::start))
+        .routes(routes!(recovery::resend))
+        .routes(routes!(recovery::reset))
+        .routes(routes!(
+            registration::current,
+            registration::start,
+            registration::cancel
+        ))
+        .routes(routes!(registration::personal_data))
+        .routes(routes!(registration::complete))
+        .routes(routes!(registration::resend_verification))
+        .routes(routes!(unsubscribe::unsubscribe))
+        .routes(routes!(unsubscribe::reasons))
+        .routes(routes!(unsubscribe::validate))
+        .routes(routes!(missions::list))
+        .routes(routes!(content::promotions))
+        .routes(routes!(content::alliances))
+        .routes(routes!(content::banners))
+        .routes(routes!(content::faqs))
+        .routes(routes!(content::simulate))
+        .routes(routes!(account::balance))
+        .routes(routes!(context::context))
+        .routes(routes!(meta::health))
+        .routes(routes!(meta::openapi));
     if state.mailbox.is_some() {
-        router = router.route("/api/dev/mailbox", get(dev::mailbox));
+        api = api.routes(routes!(dev::mailbox));
     }
-    router
+    let (router, mut document) = api.split_for_parts();
+    SharedAnswers.modify(&mut document);
+    let router = router
         .route("/api/{*rest}", any(not_found))
         .route("/api", any(not_found))
         .method_not_allowed_fallback(method_not_allowed)
+        .layer(Extension(Arc::new(document.clone())));
+    (router, document)
 }
 
 async fn not_found() -> ApiError {

@@ -3,7 +3,7 @@
 use axum::Json;
 use axum::extract::State;
 use axum::http::header;
-use miclub_platform::error::ErrorCode;
+use miclub_platform::error::{ErrorBody, ErrorCode};
 use miclub_platform::grpc::retry_idempotent;
 use miclub_platform::tokens::with_bearer;
 use miclub_proto::accounts::v1::{ListMovementsRequest, MovementKind, MovementStatus};
@@ -12,7 +12,6 @@ use utoipa::{IntoParams, ToSchema};
 
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{ApiQuery, MemberToken};
-use crate::openapi::ErrorSchema;
 use crate::state::AppState;
 
 /// Query of `GET /api/movements`. Strings, so a malformed number gets the Spanish field error
@@ -83,9 +82,9 @@ fn required(value: Option<i32>, field: &'static str, message: &'static str) -> A
 #[utoipa::path(get, path = "/api/movements", tag = "account", params(MovementsQuery),
     responses(
         (status = 200, body = MovementsPage, headers(("cache-control" = String, description = "no-store"))),
-        (status = 400, description = "ERR_INVALID_ARGUMENT with field year, month or page", body = ErrorSchema),
-        (status = 401, body = ErrorSchema),
-        (status = 406, description = "ERR_NO_CLUB_ACCOUNT", body = ErrorSchema),
+        (status = 400, description = "ERR_INVALID_ARGUMENT with field year, month or page", body = ErrorBody),
+        (status = 401, body = ErrorBody),
+        (status = 406, description = "ERR_NO_CLUB_ACCOUNT", body = ErrorBody),
     ))]
 pub async fn list(
     State(state): State<AppState>,

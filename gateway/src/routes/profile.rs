@@ -6,7 +6,7 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum_extra::extract::CookieJar;
-use miclub_platform::error::ErrorCode;
+use miclub_platform::error::{ErrorBody, ErrorCode};
 use miclub_platform::grpc::retry_idempotent;
 use miclub_platform::tokens::with_bearer;
 use miclub_proto::accounts::v1::{
@@ -20,7 +20,6 @@ use utoipa::ToSchema;
 use super::account::User;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{ApiJson, ClientIp, MemberToken};
-use crate::openapi::ErrorSchema;
 use crate::state::AppState;
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -104,7 +103,7 @@ pub struct PasswordChange {
 
 /// The gender options of the profile form (the web app falls back to the spec's list).
 #[utoipa::path(get, path = "/api/profile/genders", tag = "profile",
-    responses((status = 200, body = [Gender]), (status = 503, body = ErrorSchema)))]
+    responses((status = 200, body = [Gender]), (status = 503, body = ErrorBody)))]
 pub async fn genders(State(state): State<AppState>) -> ApiResult<Json<Vec<Gender>>> {
     let answer = retry_idempotent(state.settings.accounts.request_timeout(), || {
         let mut accounts = state.accounts.clone();
@@ -130,10 +129,10 @@ pub async fn genders(State(state): State<AppState>) -> ApiResult<Json<Vec<Gender
 #[utoipa::path(put, path = "/api/profile", tag = "profile", request_body = ProfileUpdate,
     responses(
         (status = 200, body = ProfileUpdated),
-        (status = 400, description = "ERR_INVALID_ARGUMENT with the field and its Spanish message (currentPassword when the email changes without it)", body = ErrorSchema),
-        (status = 401, body = ErrorSchema),
-        (status = 422, description = "ERR_WRONG_PASSWORD (currentPassword): nothing changed", body = ErrorSchema),
-        (status = 429, description = "ERR_TOO_MANY_ATTEMPTS with Retry-After", body = ErrorSchema),
+        (status = 400, description = "ERR_INVALID_ARGUMENT with the field and its Spanish message (currentPassword when the email changes without it)", body = ErrorBody),
+        (status = 401, body = ErrorBody),
+        (status = 422, description = "ERR_WRONG_PASSWORD (currentPassword): nothing changed", body = ErrorBody),
+        (status = 429, description = "ERR_TOO_MANY_ATTEMPTS with Retry-After", body = ErrorBody),
     ))]
 pub async fn update(
     State(state): State<AppState>,
@@ -172,9 +171,9 @@ pub async fn update(
 #[utoipa::path(post, path = "/api/profile/email/resend", tag = "profile",
     responses(
         (status = 204, description = "Link sent"),
-        (status = 401, body = ErrorSchema),
-        (status = 409, description = "ERR_EMAIL_ALREADY_CONFIRMED", body = ErrorSchema),
-        (status = 429, description = "ERR_TOO_MANY_ATTEMPTS", body = ErrorSchema),
+        (status = 401, body = ErrorBody),
+        (status = 409, description = "ERR_EMAIL_ALREADY_CONFIRMED", body = ErrorBody),
+        (status = 429, description = "ERR_TOO_MANY_ATTEMPTS", body = ErrorBody),
     ))]
 pub async fn resend_confirmation(
     State(state): State<AppState>,
@@ -195,7 +194,7 @@ pub async fn resend_confirmation(
 #[utoipa::path(post, path = "/api/profile/email/confirm", tag = "profile", request_body = EmailConfirmation,
     responses(
         (status = 200, body = EmailConfirmed),
-        (status = 404, description = "ERR_CONFIRMATION_INVALID", body = ErrorSchema),
+        (status = 404, description = "ERR_CONFIRMATION_INVALID", body = ErrorBody),
     ))]
 pub async fn confirm_email(
     State(state): State<AppState>,
@@ -217,8 +216,8 @@ pub async fn confirm_email(
 #[utoipa::path(post, path = "/api/profile/email/restore", tag = "profile", request_body = EmailRestore,
     responses(
         (status = 200, description = "The previous address is the confirmed email again; every session of the member ended", body = EmailConfirmed),
-        (status = 404, description = "ERR_CONFIRMATION_INVALID: unknown, used or expired (7 days)", body = ErrorSchema),
-        (status = 503, body = ErrorSchema),
+        (status = 404, description = "ERR_CONFIRMATION_INVALID: unknown, used or expired (7 days)", body = ErrorBody),
+        (status = 503, body = ErrorBody),
     ))]
 pub async fn restore_email(
     State(state): State<AppState>,
@@ -250,10 +249,10 @@ fn step_up_field(status: tonic::Status) -> ApiError {
 #[utoipa::path(post, path = "/api/profile/password", tag = "profile", request_body = PasswordChange,
     responses(
         (status = 204, description = "Changed; every session revoked and the cookies cleared"),
-        (status = 401, body = ErrorSchema),
-        (status = 403, description = "ERR_FORBIDDEN: changePasswordEnable is off", body = ErrorSchema),
-        (status = 422, description = "ERR_WRONG_PASSWORD (currentPassword) or ERR_WEAK_PASSWORD (newPassword)", body = ErrorSchema),
-        (status = 429, description = "ERR_TOO_MANY_ATTEMPTS, with Retry-After: wrong current passwords count toward the password throttle of (account, client address)", body = ErrorSchema),
+        (status = 401, body = ErrorBody),
+        (status = 403, description = "ERR_FORBIDDEN: changePasswordEnable is off", body = ErrorBody),
+        (status = 422, description = "ERR_WRONG_PASSWORD (currentPassword) or ERR_WEAK_PASSWORD (newPassword)", body = ErrorBody),
+        (status = 429, description = "ERR_TOO_MANY_ATTEMPTS, with Retry-After: wrong current passwords count toward the password throttle of (account, client address)", body = ErrorBody),
     ))]
 pub async fn change_password(
     State(state): State<AppState>,

@@ -6,7 +6,7 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum_extra::extract::CookieJar;
-use miclub_platform::error::ErrorCode;
+use miclub_platform::error::{ErrorBody, ErrorCode};
 use miclub_proto::auth::v1::{
     CompletePasswordResetRequest, ResendPasswordResetRequest, StartPasswordResetRequest,
 };
@@ -17,7 +17,6 @@ use super::session::{cookie_value, edge_limit};
 use crate::cookies::RESET_COOKIE;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{ApiJson, ClientIp};
-use crate::openapi::ErrorSchema;
 use crate::recaptcha;
 use crate::state::AppState;
 
@@ -75,8 +74,8 @@ fn reset_id(jar: &CookieJar) -> ApiResult<String> {
     params(("recaptcha-token" = String, Header, description = "reCAPTCHA token of the form")),
     responses(
         (status = 200, description = "Neutral answer; sets the recovery cookie", body = RecoveryStarted),
-        (status = 400, description = "Bad input or reCAPTCHA refused", body = ErrorSchema),
-        (status = 429, description = "ERR_TOO_MANY_ATTEMPTS, with Retry-After", body = ErrorSchema),
+        (status = 400, description = "Bad input or reCAPTCHA refused", body = ErrorBody),
+        (status = 429, description = "ERR_TOO_MANY_ATTEMPTS, with Retry-After", body = ErrorBody),
     ))]
 pub async fn start(
     State(state): State<AppState>,
@@ -117,8 +116,8 @@ pub async fn start(
 #[utoipa::path(post, path = "/api/password-recovery/resend", tag = "recovery",
     responses(
         (status = 200, body = RecoveryResent),
-        (status = 422, description = "ERR_OTP_EXPIRED: no pending recovery", body = ErrorSchema),
-        (status = 429, description = "ERR_OTP_RESEND_COOLDOWN, ERR_OTP_DAILY_LIMIT or ERR_TOO_MANY_ATTEMPTS (edge limit, with Retry-After)", body = ErrorSchema),
+        (status = 422, description = "ERR_OTP_EXPIRED: no pending recovery", body = ErrorBody),
+        (status = 429, description = "ERR_OTP_RESEND_COOLDOWN, ERR_OTP_DAILY_LIMIT or ERR_TOO_MANY_ATTEMPTS (edge limit, with Retry-After)", body = ErrorBody),
     ))]
 pub async fn resend(
     State(state): State<AppState>,
@@ -143,8 +142,8 @@ pub async fn resend(
 #[utoipa::path(post, path = "/api/password-recovery/reset", tag = "recovery", request_body = RecoveryReset,
     responses(
         (status = 204, description = "Password set; recovery and session cookies cleared"),
-        (status = 422, description = "ERR_WEAK_PASSWORD (newPassword), ERR_OTP_INVALID (code) or ERR_OTP_EXPIRED", body = ErrorSchema),
-        (status = 429, description = "ERR_OTP_TOO_MANY_ATTEMPTS", body = ErrorSchema),
+        (status = 422, description = "ERR_WEAK_PASSWORD (newPassword), ERR_OTP_INVALID (code) or ERR_OTP_EXPIRED", body = ErrorBody),
+        (status = 429, description = "ERR_OTP_TOO_MANY_ATTEMPTS", body = ErrorBody),
     ))]
 pub async fn reset(
     State(state): State<AppState>,

@@ -7,7 +7,7 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum_extra::extract::CookieJar;
-use miclub_platform::error::ErrorCode;
+use miclub_platform::error::{ErrorBody, ErrorCode};
 use miclub_platform::grpc::retry_idempotent;
 use miclub_proto::accounts::v1::ResendVerificationEmailRequest;
 use miclub_proto::registration::v1 as pb;
@@ -18,7 +18,6 @@ use super::session::{cookie_value, edge_limit};
 use crate::cookies::REGISTRATION_COOKIE;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{ApiJson, ClientIp};
-use crate::openapi::ErrorSchema;
 use crate::recaptcha;
 use crate::state::AppState;
 
@@ -235,7 +234,7 @@ fn refused(status: tonic::Status) -> ApiError {
 #[utoipa::path(get, path = "/api/registration", tag = "registration",
     responses(
         (status = 200, body = RegistrationView),
-        (status = 404, description = "ERR_REGISTRATION_EXPIRED: no flow, or it expired", body = ErrorSchema),
+        (status = 404, description = "ERR_REGISTRATION_EXPIRED: no flow, or it expired", body = ErrorBody),
     ))]
 pub async fn current(
     State(state): State<AppState>,
@@ -261,10 +260,10 @@ pub async fn current(
     params(("recaptcha-token" = Option<String>, Header, description = "reCAPTCHA token (action `registration`); required when a site key is configured")),
     responses(
         (status = 201, description = "Flow started at step 2; sets the flow cookie", body = RegistrationView),
-        (status = 400, description = "ERR_INVALID_RUT, ERR_INVALID_ARGUMENT with field, or ERR_RECAPTCHA", body = ErrorSchema),
-        (status = 409, description = "ERR_RUT_ALREADY_REGISTERED", body = ErrorSchema),
-        (status = 422, description = "ERR_IDENTITY_NOT_VERIFIED", body = ErrorSchema),
-        (status = 429, description = "ERR_TOO_MANY_ATTEMPTS, with Retry-After", body = ErrorSchema),
+        (status = 400, description = "ERR_INVALID_RUT, ERR_INVALID_ARGUMENT with field, or ERR_RECAPTCHA", body = ErrorBody),
+        (status = 409, description = "ERR_RUT_ALREADY_REGISTERED", body = ErrorBody),
+        (status = 422, description = "ERR_IDENTITY_NOT_VERIFIED", body = ErrorBody),
+        (status = 429, description = "ERR_TOO_MANY_ATTEMPTS, with Retry-After", body = ErrorBody),
     ))]
 pub async fn start(
     State(state): State<AppState>,
@@ -300,8 +299,8 @@ pub async fn start(
 #[utoipa::path(put, path = "/api/registration/personal-data", tag = "registration", request_body = PersonalData,
     responses(
         (status = 200, description = "Moved to step 3", body = RegistrationView),
-        (status = 400, description = "ERR_INVALID_ARGUMENT with field and message", body = ErrorSchema),
-        (status = 404, description = "ERR_REGISTRATION_EXPIRED", body = ErrorSchema),
+        (status = 400, description = "ERR_INVALID_ARGUMENT with field and message", body = ErrorBody),
+        (status = 404, description = "ERR_REGISTRATION_EXPIRED", body = ErrorBody),
     ))]
 pub async fn personal_data(
     State(state): State<AppState>,
@@ -329,10 +328,10 @@ pub async fn personal_data(
 #[utoipa::path(post, path = "/api/registration/complete", tag = "registration", request_body = Completion,
     responses(
         (status = 201, description = "Member registered; the flow cookie is cleared", body = Registered),
-        (status = 404, description = "ERR_REGISTRATION_EXPIRED", body = ErrorSchema),
-        (status = 409, description = "ERR_RUT_ALREADY_REGISTERED", body = ErrorSchema),
-        (status = 422, description = "ERR_WEAK_PASSWORD (password) or ERR_TERMS_NOT_ACCEPTED (acceptTerms)", body = ErrorSchema),
-        (status = 503, description = "ERR_UNAVAILABLE: sending the same request again is safe", body = ErrorSchema),
+        (status = 404, description = "ERR_REGISTRATION_EXPIRED", body = ErrorBody),
+        (status = 409, description = "ERR_RUT_ALREADY_REGISTERED", body = ErrorBody),
+        (status = 422, description = "ERR_WEAK_PASSWORD (password) or ERR_TERMS_NOT_ACCEPTED (acceptTerms)", body = ErrorBody),
+        (status = 503, description = "ERR_UNAVAILABLE: sending the same request again is safe", body = ErrorBody),
     ))]
 pub async fn complete(
     State(state): State<AppState>,
@@ -378,8 +377,8 @@ pub async fn cancel(State(state): State<AppState>, jar: CookieJar) -> (CookieJar
     params(("recaptcha-token" = Option<String>, Header, description = "reCAPTCHA token (action `verification_email`); required when a site key is configured")),
     responses(
         (status = 202, description = "Neutral answer"),
-        (status = 400, description = "ERR_RECAPTCHA", body = ErrorSchema),
-        (status = 429, description = "ERR_TOO_MANY_ATTEMPTS, with Retry-After", body = ErrorSchema),
+        (status = 400, description = "ERR_RECAPTCHA", body = ErrorBody),
+        (status = 429, description = "ERR_TOO_MANY_ATTEMPTS, with Retry-After", body = ErrorBody),
     ))]
 pub async fn resend_verification(
     State(state): State<AppState>,

@@ -9,7 +9,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum_extra::extract::CookieJar;
 use miclub_platform::ephemeral::count_in_window;
-use miclub_platform::error::ErrorCode;
+use miclub_platform::error::{ErrorBody, ErrorCode};
 use miclub_platform::tokens::with_bearer;
 use miclub_proto::accounts::v1::GetMemberRequest;
 use miclub_proto::auth::v1::{
@@ -23,7 +23,6 @@ use super::account::User;
 use crate::cookies::{CHALLENGE_COOKIE, REFRESH_COOKIE, SESSION_COOKIE};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{ApiJson, ClientIp};
-use crate::openapi::ErrorSchema;
 use crate::recaptcha;
 use crate::state::AppState;
 
@@ -125,12 +124,12 @@ pub(super) fn cookie_value(jar: &CookieJar, name: &str) -> Option<String> {
     params(("recaptcha-token" = String, Header, description = "reCAPTCHA token of the login form")),
     responses(
         (status = 200, description = "Password accepted, code sent; sets the challenge cookie", body = OtpSent),
-        (status = 400, description = "Bad input or reCAPTCHA refused", body = ErrorSchema),
-        (status = 401, description = "ERR_INVALID_CREDENTIALS", body = ErrorSchema),
-        (status = 403, description = "ERR_EMAIL_NOT_VERIFIED, with an action", body = ErrorSchema),
-        (status = 413, body = ErrorSchema), (status = 415, body = ErrorSchema),
-        (status = 429, description = "Too many attempts", body = ErrorSchema),
-        (status = 503, description = "Login in maintenance or a service unavailable", body = ErrorSchema),
+        (status = 400, description = "Bad input or reCAPTCHA refused", body = ErrorBody),
+        (status = 401, description = "ERR_INVALID_CREDENTIALS", body = ErrorBody),
+        (status = 403, description = "ERR_EMAIL_NOT_VERIFIED, with an action", body = ErrorBody),
+        (status = 413, body = ErrorBody), (status = 415, body = ErrorBody),
+        (status = 429, description = "Too many attempts", body = ErrorBody),
+        (status = 503, description = "Login in maintenance or a service unavailable", body = ErrorBody),
     ))]
 pub async fn login(
     State(state): State<AppState>,
@@ -174,8 +173,8 @@ pub async fn login(
 #[utoipa::path(post, path = "/api/resend-otp", tag = "session",
     responses(
         (status = 200, description = "A new code was sent", body = OtpSent),
-        (status = 422, description = "ERR_OTP_EXPIRED: no pending login", body = ErrorSchema),
-        (status = 429, description = "ERR_OTP_RESEND_COOLDOWN or ERR_OTP_DAILY_LIMIT", body = ErrorSchema),
+        (status = 422, description = "ERR_OTP_EXPIRED: no pending login", body = ErrorBody),
+        (status = 429, description = "ERR_OTP_RESEND_COOLDOWN or ERR_OTP_DAILY_LIMIT", body = ErrorBody),
     ))]
 pub async fn resend_otp(
     State(state): State<AppState>,
@@ -203,9 +202,9 @@ pub async fn resend_otp(
 #[utoipa::path(post, path = "/api/validate-otp", tag = "session", request_body = ValidateOtpRequest,
     responses(
         (status = 200, description = "Logged in; sets the session cookies", body = LoginResult),
-        (status = 400, body = ErrorSchema),
-        (status = 422, description = "ERR_OTP_INVALID or ERR_OTP_EXPIRED", body = ErrorSchema),
-        (status = 429, description = "ERR_OTP_TOO_MANY_ATTEMPTS", body = ErrorSchema),
+        (status = 400, body = ErrorBody),
+        (status = 422, description = "ERR_OTP_INVALID or ERR_OTP_EXPIRED", body = ErrorBody),
+        (status = 429, description = "ERR_OTP_TOO_MANY_ATTEMPTS", body = ErrorBody),
     ))]
 pub async fn validate_otp(
     State(state): State<AppState>,
@@ -289,7 +288,7 @@ async fn has_missions(state: &AppState, access_token: &str) -> bool {
 #[utoipa::path(post, path = "/api/refresh", tag = "session",
     responses(
         (status = 200, description = "Session renewed; rotates the cookies", body = Refreshed),
-        (status = 401, description = "No valid refresh token; cookies cleared", body = ErrorSchema),
+        (status = 401, description = "No valid refresh token; cookies cleared", body = ErrorBody),
     ))]
 pub async fn refresh(State(state): State<AppState>, jar: CookieJar) -> Response {
     let Some(refresh_token) = cookie_value(&jar, REFRESH_COOKIE) else {
@@ -350,7 +349,7 @@ pub const LOGOUT_NOT_RECORDED_MESSAGE: &str = "Cerramos tu sesión en este equip
 #[utoipa::path(post, path = "/api/logout", tag = "session",
     responses(
         (status = 204, description = "Logged out (or the session was already over); cookies cleared"),
-        (status = 503, description = "ERR_UNAVAILABLE: cookies cleared but auth could not record the revocation; tokens stay valid until they expire", body = ErrorSchema),
+        (status = 503, description = "ERR_UNAVAILABLE: cookies cleared but auth could not record the revocation; tokens stay valid until they expire", body = ErrorBody),
     ))]
 pub async fn logout(State(state): State<AppState>, jar: CookieJar, headers: HeaderMap) -> Response {
     let token = headers

@@ -4,7 +4,7 @@
 use axum::Json;
 use axum::extract::State;
 use axum::http::header;
-use miclub_platform::error::ErrorCode;
+use miclub_platform::error::{ErrorBody, ErrorCode};
 use miclub_platform::grpc::retry_idempotent;
 use miclub_platform::tokens::with_bearer;
 use miclub_proto::accounts::v1::RecordTermsDecisionRequest;
@@ -15,7 +15,6 @@ use utoipa::ToSchema;
 use super::account::TermsAgreement;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{ApiJson, MemberToken};
-use crate::openapi::ErrorSchema;
 use crate::state::AppState;
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -55,7 +54,7 @@ async fn current_terms(state: &AppState) -> ApiResult<miclub_proto::content::v1:
 
 /// The terms and conditions in force; anyone may read them.
 #[utoipa::path(get, path = "/api/terms-and-conditions", tag = "terms",
-    responses((status = 200, body = Terms), (status = 503, body = ErrorSchema)))]
+    responses((status = 200, body = Terms), (status = 503, body = ErrorBody)))]
 pub async fn current(
     State(state): State<AppState>,
 ) -> ApiResult<([(header::HeaderName, &'static str); 1], Json<Terms>)> {
@@ -75,9 +74,9 @@ pub async fn current(
 #[utoipa::path(post, path = "/api/terms-and-conditions", tag = "terms", request_body = TermsDecisionBody,
     responses(
         (status = 200, body = TermsDecided),
-        (status = 400, body = ErrorSchema),
-        (status = 401, body = ErrorSchema),
-        (status = 503, body = ErrorSchema),
+        (status = 400, body = ErrorBody),
+        (status = 401, body = ErrorBody),
+        (status = 503, body = ErrorBody),
     ))]
 pub async fn decide(
     State(state): State<AppState>,

@@ -6,6 +6,7 @@
 use axum::Json;
 use axum::extract::State;
 use axum_extra::extract::CookieJar;
+use miclub_platform::error::ErrorBody;
 use miclub_platform::grpc::retry_idempotent;
 use miclub_platform::tokens::with_bearer;
 use miclub_proto::accounts::v1::{
@@ -16,7 +17,6 @@ use utoipa::ToSchema;
 
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{ApiJson, ClientIp, MemberToken};
-use crate::openapi::ErrorSchema;
 use crate::state::AppState;
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -99,7 +99,7 @@ fn refused(status: tonic::Status) -> ApiError {
 
 /// The reasons a member may give for leaving.
 #[utoipa::path(get, path = "/api/unsubscribe/reasons", tag = "unsubscribe",
-    responses((status = 200, body = Reasons), (status = 401, body = ErrorSchema)))]
+    responses((status = 200, body = Reasons), (status = 401, body = ErrorBody)))]
 pub async fn reasons(
     State(state): State<AppState>,
     _member: MemberToken,
@@ -128,10 +128,10 @@ pub async fn reasons(
 #[utoipa::path(post, path = "/api/unsubscribe/validate", tag = "unsubscribe", request_body = IdentityCheck,
     responses(
         (status = 200, body = IdentityChecked),
-        (status = 400, description = "ERR_INVALID_ARGUMENT (currentPassword missing)", body = ErrorSchema),
-        (status = 401, body = ErrorSchema),
-        (status = 422, description = "ERR_IDENTITY_MISMATCH, or ERR_WRONG_PASSWORD (currentPassword)", body = ErrorSchema),
-        (status = 429, description = "ERR_TOO_MANY_ATTEMPTS with Retry-After", body = ErrorSchema),
+        (status = 400, description = "ERR_INVALID_ARGUMENT (currentPassword missing)", body = ErrorBody),
+        (status = 401, body = ErrorBody),
+        (status = 422, description = "ERR_IDENTITY_MISMATCH, or ERR_WRONG_PASSWORD (currentPassword)", body = ErrorBody),
+        (status = 429, description = "ERR_TOO_MANY_ATTEMPTS with Retry-After", body = ErrorBody),
     ))]
 pub async fn validate(
     State(state): State<AppState>,
@@ -162,11 +162,11 @@ pub async fn validate(
 #[utoipa::path(post, path = "/api/unsubscribe", tag = "unsubscribe", request_body = UnsubscribeBody,
     responses(
         (status = 200, description = "Unsubscribed; session cookies cleared", body = Unsubscribed),
-        (status = 400, description = "ERR_INVALID_ARGUMENT (reasonId, reasonText or currentPassword)", body = ErrorSchema),
-        (status = 401, body = ErrorSchema),
-        (status = 409, description = "ERR_ALREADY_UNSUBSCRIBED", body = ErrorSchema),
-        (status = 422, description = "ERR_IDENTITY_MISMATCH, or ERR_WRONG_PASSWORD (currentPassword)", body = ErrorSchema),
-        (status = 429, description = "ERR_TOO_MANY_ATTEMPTS with Retry-After", body = ErrorSchema),
+        (status = 400, description = "ERR_INVALID_ARGUMENT (reasonId, reasonText or currentPassword)", body = ErrorBody),
+        (status = 401, body = ErrorBody),
+        (status = 409, description = "ERR_ALREADY_UNSUBSCRIBED", body = ErrorBody),
+        (status = 422, description = "ERR_IDENTITY_MISMATCH, or ERR_WRONG_PASSWORD (currentPassword)", body = ErrorBody),
+        (status = 429, description = "ERR_TOO_MANY_ATTEMPTS with Retry-After", body = ErrorBody),
     ))]
 pub async fn unsubscribe(
     State(state): State<AppState>,
