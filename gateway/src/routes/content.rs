@@ -88,6 +88,7 @@ pub struct Faqs {
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct FaqQuery {
     /// `general` (default) or `login`.
     #[param(pattern = "^(general|login)$")]

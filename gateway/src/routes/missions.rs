@@ -57,7 +57,7 @@ fn status(status: i32) -> &'static str {
 }
 
 /// The member's missions with their progress.
-#[utoipa::path(get, path = "/api/missions", tag = "missions",
+#[utoipa::path(get, path = "/api/missions", tag = "missions", operation_id = "getMissions",
     responses(
         (status = 200, body = Missions),
         (status = 401, body = ErrorBody),

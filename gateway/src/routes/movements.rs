@@ -17,6 +17,7 @@ use crate::state::AppState;
 /// Query of `GET /api/movements`. Strings, so a malformed number gets the Spanish field error
 /// instead of a bare rejection.
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct MovementsQuery {
     /// e.g. 2026; from 2000 to next year.
     #[param(value_type = i32, required = true, minimum = 2000, example = 2026)]
@@ -79,7 +80,7 @@ fn required(value: Option<i32>, field: &'static str, message: &'static str) -> A
 }
 
 /// The member's movements of one month (America/Santiago), newest first, 10 per page.
-#[utoipa::path(get, path = "/api/movements", tag = "account", params(MovementsQuery),
+#[utoipa::path(get, path = "/api/movements", tag = "account", operation_id = "getMovements", params(MovementsQuery),
     responses(
         (status = 200, body = MovementsPage, headers(("cache-control" = String, description = "no-store"))),
         (status = 400, description = "ERR_INVALID_ARGUMENT with field year, month or page", body = ErrorBody),

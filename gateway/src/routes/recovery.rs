@@ -70,7 +70,7 @@ fn reset_id(jar: &CookieJar) -> ApiResult<String> {
 }
 
 /// Asks for a recovery code; the same answer whether or not the member exists.
-#[utoipa::path(post, path = "/api/password-recovery", tag = "recovery", request_body = RecoveryRequest,
+#[utoipa::path(post, path = "/api/password-recovery", tag = "recovery", operation_id = "requestRecovery", request_body = RecoveryRequest,
     params(("recaptcha-token" = String, Header, description = "reCAPTCHA token of the form")),
     responses(
         (status = 200, description = "Neutral answer; sets the recovery cookie", body = RecoveryStarted),

@@ -231,7 +231,7 @@ fn refused(status: tonic::Status) -> ApiError {
 }
 
 /// The flow in progress, so a reload resumes at its step.
-#[utoipa::path(get, path = "/api/registration", tag = "registration",
+#[utoipa::path(get, path = "/api/registration", tag = "registration", operation_id = "getRegistration",
     responses(
         (status = 200, body = RegistrationView),
         (status = 404, description = "ERR_REGISTRATION_EXPIRED: no flow, or it expired", body = ErrorBody),
@@ -256,7 +256,7 @@ pub async fn current(
 }
 
 /// Step 1: starts a new flow (replacing any earlier one of this browser).
-#[utoipa::path(post, path = "/api/registration", tag = "registration", request_body = Identity,
+#[utoipa::path(post, path = "/api/registration", tag = "registration", operation_id = "startRegistration", request_body = Identity,
     params(("recaptcha-token" = Option<String>, Header, description = "reCAPTCHA token (action `registration`); required when a site key is configured")),
     responses(
         (status = 201, description = "Flow started at step 2; sets the flow cookie", body = RegistrationView),

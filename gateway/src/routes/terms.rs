@@ -53,7 +53,7 @@ async fn current_terms(state: &AppState) -> ApiResult<miclub_proto::content::v1:
 }
 
 /// The terms and conditions in force; anyone may read them.
-#[utoipa::path(get, path = "/api/terms-and-conditions", tag = "terms",
+#[utoipa::path(get, path = "/api/terms-and-conditions", tag = "terms", operation_id = "getTerms",
     responses((status = 200, body = Terms), (status = 503, body = ErrorBody)))]
 pub async fn current(
     State(state): State<AppState>,

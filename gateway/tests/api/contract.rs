@@ -39,6 +39,14 @@ async fn every_documented_operation_is_served_and_answers_only_a_documented_stat
 
     let paths = document["paths"].as_object().unwrap();
     assert!(paths.len() >= 33, "{} paths", paths.len());
+    // Generated clients name each operation by its id.
+    let mut ids = BTreeSet::new();
+    for operations in paths.values() {
+        for operation in operations.as_object().unwrap().values() {
+            let id = operation["operationId"].as_str().unwrap();
+            assert!(ids.insert(id.to_owned()), "operation id {id} is used twice");
+        }
+    }
     let mut undocumented = Vec::new();
     for (path, operations) in paths {
         let concrete = path.replace(['{', '}'], "");
@@ -176,4 +184,31 @@ async fn every_failure_of_every_operation_carries_the_error_body_of_every_code()
             }
         }
     }
+}
+
+/// `docs/openapi.json`: the document the web app's types are generated from
+/// (`npm run api:generate` in web/). Refreshed with `MICLUB_WRITE_OPENAPI=1` on this test.
+#[tokio::test]
+async fn the_committed_openapi_document_is_the_one_the_gateway_serves() {
+    let gw = gateway().await;
+    let served: Value = gw
+        .get("/api/openapi.json")
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/openapi.json");
+    let text = serde_json::to_string_pretty(&served).unwrap() + "\n";
+    if std::env::var_os("MICLUB_WRITE_OPENAPI").is_some() {
+        std::fs::write(&file, &text).unwrap();
+    }
+    let committed = std::fs::read_to_string(&file).unwrap_or_default();
+    assert!(
+        committed == text,
+        "docs/openapi.json differs from the served document: run \
+         MICLUB_WRITE_OPENAPI=1 cargo test -p miclub-gateway --test api committed_openapi, \
+         then npm run api:generate in web/"
+    );
 }
