@@ -27,9 +27,11 @@ pub struct User {
     pub terms_agreement: TermsAgreement,
     /// False after an email change until the member opens the confirmation link.
     pub email_confirmed: bool,
-    /// "RUT" or "FOREIGN".
+    /// "RUT" or "FOREIGN". Not a name of the spec: camelCase, as every such field.
+    #[serde(rename = "documentType")]
     pub document_type: String,
     /// Canonical, e.g. "11111111-1"; read-only.
+    #[serde(rename = "documentNumber")]
     pub document_number: String,
 }
 

@@ -31,6 +31,28 @@ use crate::state::AppState;
 /// handler's method and path from its `#[utoipa::path]`, so the router serves exactly what the
 /// document says (handlers on one path go in one `routes!`).
 pub fn api_router(state: &AppState) -> (Router<AppState>, utoipa::openapi::OpenApi) {
+    let (router, document) = split(declared(state.mailbox.is_some()));
+    let router = router
+        .route("/api/{*rest}", any(not_found))
+        .route("/api", any(not_found))
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(Extension(Arc::new(document.clone())));
+    (router, document)
+}
+
+/// The document a production gateway serves (no development mailbox), without building one:
+/// for the tests and tools that read the contract.
+pub fn document() -> utoipa::openapi::OpenApi {
+    split(declared(false)).1
+}
+
+fn split(api: OpenApiRouter<AppState>) -> (Router<AppState>, utoipa::openapi::OpenApi) {
+    let (router, mut document) = api.split_for_parts();
+    SharedAnswers.modify(&mut document);
+    (router, document)
+}
+
+fn declared(dev_mailbox: bool) -> OpenApiRouter<AppState> {
     let mut api = OpenApiRouter::with_openapi(ApiDoc::openapi())
         .routes(routes!(session::login))
         .routes(routes!(session::resend_otp))
@@ -69,17 +91,10 @@ pub fn api_router(state: &AppState) -> (Router<AppState>, utoipa::openapi::OpenA
         .routes(routes!(context::context))
         .routes(routes!(meta::health))
         .routes(routes!(meta::openapi));
-    if state.mailbox.is_some() {
+    if dev_mailbox {
         api = api.routes(routes!(dev::mailbox));
     }
-    let (router, mut document) = api.split_for_parts();
-    SharedAnswers.modify(&mut document);
-    let router = router
-        .route("/api/{*rest}", any(not_found))
-        .route("/api", any(not_found))
-        .method_not_allowed_fallback(method_not_allowed)
-        .layer(Extension(Arc::new(document.clone())));
-    (router, document)
+    api
 }
 
 async fn not_found() -> ApiError {

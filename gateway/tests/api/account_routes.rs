@@ -41,7 +41,7 @@ async fn a_profile_update_reaches_accounts_and_answers_the_user_with_the_confirm
     assert_eq!(body["emailConfirmationSent"], true);
     assert_eq!(body["user"]["email"], "nueva@example.cl");
     assert_eq!(body["user"]["email_confirmed"], false);
-    assert_eq!(body["user"]["document_number"], "11111111-1");
+    assert_eq!(body["user"]["documentNumber"], "11111111-1");
     let sent = gw.script().last_profile_update.clone().unwrap();
     assert_eq!(sent.name, "Ana María");
     assert_eq!(sent.phone_number, "+56 9 1111 1111");

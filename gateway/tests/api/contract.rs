@@ -212,3 +212,80 @@ async fn the_committed_openapi_document_is_the_one_the_gateway_serves() {
          then npm run api:generate in web/"
     );
 }
+
+/// The JSON names the spec gives (portal-spec.md section 3, "User returned by login" and
+/// "Profile"; section 7 for the login answer), kept as it writes them.
+const SPEC_NAMES: &[&str] = &[
+    "has_missions",
+    "is_user_migrating",
+    "last_name",
+    "mother_surname",
+    "phone_number",
+    "gender_id",
+    "birth_date",
+    "email_confirmed",
+    "terms_agreement",
+    "event_date",
+];
+
+/// Every property name of every schema in `value`, with where it was found.
+fn property_names(value: &Value, at: &str, names: &mut Vec<(String, String)>) {
+    match value {
+        Value::Object(object) => {
+            if let Some(Value::Object(properties)) = object.get("properties") {
+                for name in properties.keys() {
+                    names.push((name.clone(), at.to_owned()));
+                }
+            }
+            for (key, inner) in object {
+                property_names(inner, &format!("{at}/{key}"), names);
+            }
+        }
+        Value::Array(items) => {
+            for item in items {
+                property_names(item, at, names);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[tokio::test]
+async fn every_json_name_the_spec_does_not_give_is_camel_case() {
+    let gw = gateway().await;
+    let document: Value = gw
+        .get("/api/openapi.json")
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let mut names = Vec::new();
+    property_names(&document, "", &mut names);
+    for operations in document["paths"].as_object().unwrap().values() {
+        for (method, operation) in operations.as_object().unwrap() {
+            for parameter in operation["parameters"].as_array().into_iter().flatten() {
+                if parameter["in"] == "query" {
+                    let name = parameter["name"].as_str().unwrap().to_owned();
+                    names.push((name, format!("{method} query")));
+                }
+            }
+        }
+    }
+    assert!(names.len() > 50, "found only {} names", names.len());
+    let camel_case = |name: &str| {
+        name.starts_with(|c: char| c.is_ascii_lowercase())
+            && name.chars().all(|c| c.is_ascii_alphanumeric())
+    };
+    let strays: BTreeSet<String> = names
+        .iter()
+        .filter(|(name, _)| !camel_case(name) && !SPEC_NAMES.contains(&name.as_str()))
+        .map(|(name, at)| format!("{name} (at {at})"))
+        .collect();
+    assert!(
+        strays.is_empty(),
+        "names neither the spec's nor camelCase:\n{}",
+        strays.iter().cloned().collect::<Vec<_>>().join("\n")
+    );
+}

@@ -1193,7 +1193,7 @@ async fn the_code_step_opens_the_session_and_returns_the_user_of_the_spec() {
             "phone_number": "+56911111111", "gender_id": 1, "birth_date": "1988-03-14",
             "email": "ana@example.cl",
             "terms_agreement": {"agreement": "accepted", "event_date": "2026-01-10T12:00:00Z"},
-            "email_confirmed": true, "document_type": "RUT", "document_number": "11111111-1"
+            "email_confirmed": true, "documentType": "RUT", "documentNumber": "11111111-1"
         })
     );
 }

@@ -5,14 +5,22 @@
  * logout (spec section 7) through the handler the app registers.
  */
 
-export type ErrorAction = { url: string; urlName: string };
+import type { Schemas } from './api-types';
 
-/** The gateway's error body (docs/api.md, "Conventions"). */
+export type ErrorAction = Schemas['ErrorAction'];
+
+type WireError = Schemas['Error'];
+
+/**
+ * The gateway's error body (`Error` in its OpenAPI document) as the UI reads it: `code` is any
+ * string, because a newer gateway may answer a code this build does not know (its Spanish
+ * `message` is shown as is), and an absent `action` or `field` is `undefined`.
+ */
 export type ApiErrorBody = {
-  code: string;
-  message: string;
-  action?: ErrorAction;
-  field?: string;
+  code: WireError['code'] | (string & Record<never, never>);
+  message: WireError['message'];
+  action?: NonNullable<WireError['action']>;
+  field?: NonNullable<WireError['field']>;
 };
 
 /** The gateway answered with a non-2xx status. `body` is null when it was not the gateway's JSON. */
@@ -68,10 +76,16 @@ type RequestOptions = {
   cache?: RequestCache;
 };
 
-function isErrorBody(value: unknown): value is ApiErrorBody {
-  if (typeof value !== 'object' || value === null) return false;
-  const candidate = value as Record<string, unknown>;
-  return typeof candidate.code === 'string' && typeof candidate.message === 'string';
+function asErrorBody(value: unknown): ApiErrorBody | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const candidate = value as Partial<WireError> & Record<string, unknown>;
+  if (typeof candidate.code !== 'string' || typeof candidate.message !== 'string') return null;
+  return {
+    code: candidate.code,
+    message: candidate.message,
+    action: candidate.action ?? undefined,
+    field: candidate.field ?? undefined,
+  };
 }
 
 function pathOf(url: string): string {
@@ -113,7 +127,7 @@ async function request<T>(method: string, url: string, options: RequestOptions =
 
   if (!response.ok) {
     const parsed = await readJson(response);
-    const error = new ApiError(response.status, url, isErrorBody(parsed) ? parsed : null);
+    const error = new ApiError(response.status, url, asErrorBody(parsed));
     if (response.status === 401 && !UNAUTHORIZED_EXEMPT.has(pathOf(url))) {
       unauthorizedHandler?.(error);
     }

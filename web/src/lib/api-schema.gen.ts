@@ -1070,9 +1070,9 @@ export interface components {
         User: {
             birth_date?: string | null;
             /** @description Canonical, e.g. "11111111-1"; read-only. */
-            document_number: string;
-            /** @description "RUT" or "FOREIGN". */
-            document_type: string;
+            documentNumber: string;
+            /** @description "RUT" or "FOREIGN". Not a name of the spec: camelCase, as every such field. */
+            documentType: string;
             email: string;
             /** @description False after an email change until the member opens the confirmation link. */
             email_confirmed: boolean;

@@ -463,8 +463,8 @@ export function profileOf(member: MockMember) {
   return {
     ...userOf(member),
     email_confirmed: member.emailConfirmed,
-    document_type: member.document_type,
-    document_number: member.document_number,
+    documentType: member.document_type,
+    documentNumber: member.document_number,
   };
 }
 

@@ -2,8 +2,10 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 
 import { api, ApiError } from '@/lib/api-client';
+import type { ResponseOf } from '@/lib/api-types';
 
-export type Balance = { balance: number; updatedAt: string | null };
+/** `updatedAt` is absent or null when accounts does not know when it last changed. */
+export type Balance = ResponseOf<'/api/balance', 'get'>;
 
 export function getBalance(signal?: AbortSignal): Promise<Balance> {
   return api.get<Balance>('/api/balance', {

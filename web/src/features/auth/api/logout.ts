@@ -2,9 +2,13 @@
 import { useMutation } from '@tanstack/react-query';
 
 import { api } from '@/lib/api-client';
+import type { ResponseOf } from '@/lib/api-types';
 
-export function logout(): Promise<void> {
-  return api.post<void>('/api/logout');
+/** No body: the document's only success is the 204. */
+type LogoutResponse = ResponseOf<'/api/logout', 'post'>;
+
+export function logout(): Promise<LogoutResponse> {
+  return api.post<LogoutResponse>('/api/logout');
 }
 
 export function getLogoutMutationOptions() {

@@ -2,8 +2,9 @@
 import { useMutation } from '@tanstack/react-query';
 
 import { api } from '@/lib/api-client';
+import type { ResponseOf } from '@/lib/api-types';
 
-export type RefreshSessionResult = { expiresInSeconds: number };
+export type RefreshSessionResult = ResponseOf<'/api/refresh', 'post'>;
 
 export function refreshSession(): Promise<RefreshSessionResult> {
   return api.post<RefreshSessionResult>('/api/refresh');

@@ -5,30 +5,24 @@
 import { useMutation } from '@tanstack/react-query';
 
 import { api } from '@/lib/api-client';
+import type { BodyOf, ResponseOf } from '@/lib/api-types';
 
-export type LoginUser = {
-  name: string;
-  last_name?: string;
-  mother_surname?: string;
-  email?: string;
-};
+export type ValidateOtpResponse = ResponseOf<'/api/validate-otp', 'post'>;
 
-export type ValidateOtpResponse = {
-  token?: unknown;
-  user: LoginUser;
-  has_missions: boolean;
-  is_user_migrating: boolean;
-};
+/** The member as login returns it ("User returned by login", spec section 3). */
+export type LoginUser = ValidateOtpResponse['user'];
 
 /** What the web app keeps from the answer: never the token. */
 export type LoginResult = {
-  name: string;
-  hasMissions: boolean;
-  isUserMigrating: boolean;
+  name: LoginUser['name'];
+  hasMissions: ValidateOtpResponse['has_missions'];
+  isUserMigrating: ValidateOtpResponse['is_user_migrating'];
 };
 
 export async function validateOtp(otp: string): Promise<LoginResult> {
-  const response = await api.post<ValidateOtpResponse>('/api/validate-otp', { otp });
+  const body: BodyOf<'/api/validate-otp', 'post'> = { otp };
+  const response = await api.post<ValidateOtpResponse>('/api/validate-otp', body);
+  // Read defensively all the same: a login never fails over the shape of its answer.
   return {
     name: typeof response?.user?.name === 'string' ? response.user.name : '',
     hasMissions: response?.has_missions === true,

@@ -2,22 +2,15 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 
 import { api } from '@/lib/api-client';
+import type { ResponseOf } from '@/lib/api-types';
 
-export type Alliance = {
-  id: string;
-  partner: string;
-  title: string;
-  description: string;
-  imageUrl: string;
-  linkUrl: string;
-  /** The fine print: who, when, up to how much. */
-  conditions: string;
-  startsOn: string;
-  endsOn: string;
-};
+type AlliancesResponse = ResponseOf<'/api/alliances', 'get'>;
 
-export function getAlliances(signal?: AbortSignal): Promise<{ alliances: Alliance[] }> {
-  return api.get<{ alliances: Alliance[] }>('/api/alliances', { signal });
+/** One benefit; `conditions` is the fine print: who, when, up to how much. */
+export type Alliance = AlliancesResponse['alliances'][number];
+
+export function getAlliances(signal?: AbortSignal): Promise<AlliancesResponse> {
+  return api.get<AlliancesResponse>('/api/alliances', { signal });
 }
 
 export function getAlliancesQueryOptions() {

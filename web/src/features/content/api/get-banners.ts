@@ -2,19 +2,15 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 
 import { api } from '@/lib/api-client';
+import type { ResponseOf } from '@/lib/api-types';
 
-export type Banner = {
-  id: string;
-  title: string;
-  subtitle: string;
-  imageUrl: string;
-  imageAlt: string;
-  /** Empty when the banner links nowhere. */
-  linkUrl: string;
-};
+type BannersResponse = ResponseOf<'/api/banners', 'get'>;
 
-export function getBanners(signal?: AbortSignal): Promise<{ banners: Banner[] }> {
-  return api.get<{ banners: Banner[] }>('/api/banners', { signal });
+/** One banner; `linkUrl` is empty when the banner links nowhere. */
+export type Banner = BannersResponse['banners'][number];
+
+export function getBanners(signal?: AbortSignal): Promise<BannersResponse> {
+  return api.get<BannersResponse>('/api/banners', { signal });
 }
 
 export function getBannersQueryOptions() {

@@ -2,12 +2,17 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 
 import { api } from '@/lib/api-client';
+import type { QueryOf, ResponseOf } from '@/lib/api-types';
 
+type FaqsResponse = ResponseOf<'/api/faqs', 'get'>;
+
+/** The two audiences the gateway accepts (the document types `audience` as a patterned string). */
 export type FaqAudience = 'general' | 'login';
-export type Faq = { id: string; question: string; answer: string };
+export type Faq = FaqsResponse['faqs'][number];
 
-export function getFaqs(audience: FaqAudience, signal?: AbortSignal): Promise<{ faqs: Faq[] }> {
-  return api.get<{ faqs: Faq[] }>(`/api/faqs?audience=${audience}`, { signal });
+export function getFaqs(audience: FaqAudience, signal?: AbortSignal): Promise<FaqsResponse> {
+  const query: Required<QueryOf<'/api/faqs', 'get'>> = { audience };
+  return api.get<FaqsResponse>(`/api/faqs?${new URLSearchParams(query).toString()}`, { signal });
 }
 
 export function getFaqsQueryOptions(audience: FaqAudience) {

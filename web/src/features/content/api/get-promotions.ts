@@ -2,22 +2,18 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 
 import { api } from '@/lib/api-client';
+import type { ResponseOf } from '@/lib/api-types';
 
-export type Promotion = {
-  id: string;
-  title: string;
-  description: string;
-  imageUrl: string;
-  linkUrl: string;
-  /** A short label on the card ("Nuevo", "Solo lunes"); may be empty. */
-  badge: string;
-  /** ISO dates, inclusive. */
-  startsOn: string;
-  endsOn: string;
-};
+type PromotionsResponse = ResponseOf<'/api/promotions', 'get'>;
 
-export function getPromotions(signal?: AbortSignal): Promise<{ promotions: Promotion[] }> {
-  return api.get<{ promotions: Promotion[] }>('/api/promotions', { signal });
+/**
+ * One promotion; `badge` is a short label on the card ("Nuevo", "Solo lunes") and may be empty,
+ * `startsOn` and `endsOn` are ISO dates, inclusive.
+ */
+export type Promotion = PromotionsResponse['promotions'][number];
+
+export function getPromotions(signal?: AbortSignal): Promise<PromotionsResponse> {
+  return api.get<PromotionsResponse>('/api/promotions', { signal });
 }
 
 export function getPromotionsQueryOptions() {

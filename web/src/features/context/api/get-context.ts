@@ -2,14 +2,19 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 
 import { api } from '@/lib/api-client';
+import type { ResponseOf } from '@/lib/api-types';
 import { mergeSiteLinks, type SiteLinks } from '@/lib/site-links';
 
-export type PortalContext = {
-  portalEnabled: boolean;
-  changePasswordEnable: boolean;
-  isLoginMaintenance: boolean;
+type ContextResponse = ResponseOf<'/api/context', 'get'>;
+
+/**
+ * The context as the portal uses it: the gateway's answer with its gaps filled by
+ * `normalizeContext`, so the site key is never absent and every site link has a value.
+ */
+export type PortalContext = Omit<ContextResponse, 'recaptchaSiteKey' | 'links'> & {
   /** Null when the gateway verifies reCAPTCHA with its pass-through (standalone). */
-  recaptchaSiteKey: string | null;
+  recaptchaSiteKey: NonNullable<ContextResponse['recaptchaSiteKey']> | null;
+  /** The gateway's links over the defaults of the links it does not send. */
   links: SiteLinks;
 };
 
@@ -24,7 +29,8 @@ export const DEFAULT_CONTEXT: PortalContext = {
 
 export const CONTEXT_REFETCH_INTERVAL_MS = 60_000;
 
-type RawContext = Partial<Record<keyof PortalContext, unknown>>;
+/** The answer as read: any field may be missing or of another type (an older gateway, a proxy page). */
+type RawContext = Partial<Record<keyof ContextResponse, unknown>>;
 
 export function normalizeContext(raw: unknown): PortalContext {
   const value = (typeof raw === 'object' && raw !== null ? raw : {}) as RawContext;
@@ -39,7 +45,7 @@ export function normalizeContext(raw: unknown): PortalContext {
 }
 
 export async function getContext(signal?: AbortSignal): Promise<PortalContext> {
-  return normalizeContext(await api.get<unknown>('/api/context', { signal }));
+  return normalizeContext(await api.get<ContextResponse>('/api/context', { signal }));
 }
 
 export const contextQueryKey = ['context'] as const;

@@ -6,31 +6,22 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 
 import { api, ApiError } from '@/lib/api-client';
+import type { ResponseOf } from '@/lib/api-types';
 
+/**
+ * The values the gateway sends in `goalKind` and `status`; the document types both as plain
+ * strings, so a mission's fields stay `string` and the UI treats any other value as the default.
+ */
 export type MissionGoalKind = 'amount' | 'purchases';
 export type MissionStatus = 'in_progress' | 'completed' | 'expired';
 
-export type Mission = {
-  missionId: string;
-  /** Product category 1-57 (16 unused): decides the icon. */
-  categoryId: number;
-  title: string;
-  description: string;
-  goalKind: MissionGoalKind;
-  /** Pesos or number of purchases. */
-  goal: number;
-  /** Never above `goal`. */
-  progress: number;
-  /** Pesos granted once when the goal is reached. */
-  reward: number;
-  /** ISO dates, inclusive, in America/Santiago. */
-  startsOn: string;
-  endsOn: string;
-  status: MissionStatus;
-  completedAt: string | null;
-};
+export type MissionsResponse = ResponseOf<'/api/missions', 'get'>;
 
-export type MissionsResponse = { missions: Mission[] };
+/**
+ * One mission: `goal` in pesos or purchases, `progress` never above it, `startsOn` and `endsOn`
+ * ISO dates (inclusive, America/Santiago), `completedAt` absent or null until completed.
+ */
+export type Mission = MissionsResponse['missions'][number];
 
 export function getMissions(signal?: AbortSignal): Promise<MissionsResponse> {
   return api.get<MissionsResponse>('/api/missions', { signal, cache: 'no-store' });

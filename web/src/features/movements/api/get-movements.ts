@@ -5,31 +5,22 @@
 import { keepPreviousData, queryOptions, useQuery } from '@tanstack/react-query';
 
 import { api, ApiError } from '@/lib/api-client';
+import type { QueryOf, ResponseOf } from '@/lib/api-types';
 
+/**
+ * The values the gateway sends in a movement's `kind` and `status`, for their labels; the
+ * document types both as plain strings, and an unknown one gets a generic label.
+ */
 export type MovementKind = 'accrual' | 'redemption' | 'expiration' | 'adjustment';
 export type MovementStatus = 'pending' | 'confirmed';
 
-export type Movement = {
-  id: string;
-  kind: MovementKind;
-  status: MovementStatus;
-  /** Signed whole pesos. */
-  amount: number;
-  description: string;
-  occurredAt: string;
-};
+export type MovementsPage = ResponseOf<'/api/movements', 'get'>;
 
-export type MovementsPage = {
-  year: number;
-  month: number;
-  page: number;
-  pageSize: number;
-  totalCount: number;
-  totalPages: number;
-  items: Movement[];
-};
+/** One movement; `amount` is in signed whole pesos. */
+export type Movement = MovementsPage['items'][number];
 
-export type MovementsRequest = { year: number; month: number; page: number };
+/** The web app always names the page, though the gateway defaults it to 1. */
+export type MovementsRequest = Required<QueryOf<'/api/movements', 'get'>>;
 
 export function getMovements({ year, month, page }: MovementsRequest, signal?: AbortSignal): Promise<MovementsPage> {
   const query = new URLSearchParams({ year: String(year), month: String(month), page: String(page) });

@@ -2,8 +2,9 @@
 import { useMutation } from '@tanstack/react-query';
 
 import { api } from '@/lib/api-client';
+import type { ResponseOf } from '@/lib/api-types';
 
-export type RecoveryResend = { expiresInSeconds: number; resendAfterSeconds: number };
+export type RecoveryResend = ResponseOf<'/api/password-recovery/resend', 'post'>;
 
 export function resendRecoveryCode(): Promise<RecoveryResend> {
   return api.post<RecoveryResend>('/api/password-recovery/resend');

@@ -6,11 +6,14 @@
 import { useMutation } from '@tanstack/react-query';
 
 import { api } from '@/lib/api-client';
+import type { BodyOf, ResponseOf } from '@/lib/api-types';
 
-export type PasswordReset = { code: string; newPassword: string };
+export type PasswordReset = BodyOf<'/api/password-recovery/reset', 'post'>;
+/** No body: the 204 is the answer. */
+type PasswordWasReset = ResponseOf<'/api/password-recovery/reset', 'post'>;
 
-export function resetPassword(reset: PasswordReset): Promise<void> {
-  return api.post<void>('/api/password-recovery/reset', reset);
+export function resetPassword(reset: PasswordReset): Promise<PasswordWasReset> {
+  return api.post<PasswordWasReset>('/api/password-recovery/reset', reset);
 }
 
 export function getResetPasswordMutationOptions() {

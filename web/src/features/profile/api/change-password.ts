@@ -6,11 +6,14 @@
 import { useMutation } from '@tanstack/react-query';
 
 import { api } from '@/lib/api-client';
+import type { BodyOf, ResponseOf } from '@/lib/api-types';
 
-export type PasswordChange = { currentPassword: string; newPassword: string };
+export type PasswordChange = BodyOf<'/api/profile/password', 'post'>;
+/** No body: the 204 is the answer. */
+type PasswordChanged = ResponseOf<'/api/profile/password', 'post'>;
 
-export function changePassword(change: PasswordChange): Promise<void> {
-  return api.post<void>('/api/profile/password', change);
+export function changePassword(change: PasswordChange): Promise<PasswordChanged> {
+  return api.post<PasswordChanged>('/api/profile/password', change);
 }
 
 export function getChangePasswordMutationOptions() {

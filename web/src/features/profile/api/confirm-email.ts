@@ -8,14 +8,16 @@ import { queryOptions, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
 
 import { api } from '@/lib/api-client';
+import type { BodyOf, ResponseOf } from '@/lib/api-types';
 import { ONE_SHOT_QUERY_OPTIONS } from '@/lib/one-shot-query';
 
 import { profileQueryKey } from './get-profile';
 
-export type EmailConfirmed = { maskedEmail: string };
+export type EmailConfirmed = ResponseOf<'/api/profile/email/confirm', 'post'>;
 
 export function confirmEmail(token: string): Promise<EmailConfirmed> {
-  return api.post<EmailConfirmed>('/api/profile/email/confirm', { token });
+  const body: BodyOf<'/api/profile/email/confirm', 'post'> = { token };
+  return api.post<EmailConfirmed>('/api/profile/email/confirm', body);
 }
 
 export function getConfirmEmailQueryOptions(token: string) {

@@ -2,29 +2,16 @@
 import { queryOptions, useQuery, type QueryClient } from '@tanstack/react-query';
 
 import { api } from '@/lib/api-client';
-
-export type TermsAgreement = {
-  agreement: 'accepted' | 'rejected' | null;
-  event_date: string | null;
-};
+import type { ResponseOf } from '@/lib/api-types';
 
 /**
- * "User returned by login" (spec section 3, docs/api.md), with the three fields only the profile
- * routes add: whether the email is confirmed and the member's document (read-only).
+ * "User returned by login" (spec section 3, docs/api.md) as the profile routes answer it, with
+ * whether the email is confirmed and the member's document (read-only).
  */
-export type MemberProfile = {
-  name: string;
-  last_name: string;
-  mother_surname: string;
-  phone_number: string;
-  gender_id: number | null;
-  birth_date: string | null;
-  email: string;
-  terms_agreement: TermsAgreement | null;
-  email_confirmed?: boolean;
-  document_type?: 'RUT' | 'FOREIGN' | string;
-  document_number?: string;
-};
+export type MemberProfile = ResponseOf<'/api/profile', 'get'>;
+
+/** The member's terms decision: "accepted", "rejected", or null while they never decided. */
+export type TermsAgreement = MemberProfile['terms_agreement'];
 
 export function getProfile(signal?: AbortSignal): Promise<MemberProfile> {
   return api.get<MemberProfile>('/api/profile', { signal });

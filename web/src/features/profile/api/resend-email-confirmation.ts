@@ -2,9 +2,12 @@
 import { useMutation } from '@tanstack/react-query';
 
 import { api } from '@/lib/api-client';
+import type { ResponseOf } from '@/lib/api-types';
 
-export function resendEmailConfirmation(): Promise<void> {
-  return api.post<void>('/api/profile/email/resend');
+type EmailConfirmationResent = ResponseOf<'/api/profile/email/resend', 'post'>;
+
+export function resendEmailConfirmation(): Promise<EmailConfirmationResent> {
+  return api.post<EmailConfirmationResent>('/api/profile/email/resend');
 }
 
 export function getResendEmailConfirmationMutationOptions() {

@@ -7,12 +7,14 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 
 import { api } from '@/lib/api-client';
+import type { BodyOf, ResponseOf } from '@/lib/api-types';
 import { ONE_SHOT_QUERY_OPTIONS } from '@/lib/one-shot-query';
 
-export type EmailRestored = { maskedEmail: string };
+export type EmailRestored = ResponseOf<'/api/profile/email/restore', 'post'>;
 
 export function restoreEmail(token: string): Promise<EmailRestored> {
-  return api.post<EmailRestored>('/api/profile/email/restore', { token });
+  const body: BodyOf<'/api/profile/email/restore', 'post'> = { token };
+  return api.post<EmailRestored>('/api/profile/email/restore', body);
 }
 
 export function getRestoreEmailQueryOptions(token: string) {

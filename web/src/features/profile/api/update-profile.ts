@@ -5,29 +5,27 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 
 import { api } from '@/lib/api-client';
+import type { BodyOf, ResponseOf } from '@/lib/api-types';
 
-import { profileQueryKey, type MemberProfile } from './get-profile';
-
-/** The editable fields of docs/api.md: an empty string or gender 0 clears an optional field. */
-export type ProfileUpdate = {
-  email: string;
-  name: string;
-  last_name: string;
-  mother_surname: string;
-  phone_number: string;
-  birth_date: string;
-  gender_id: number;
-};
+import { profileQueryKey } from './get-profile';
 
 /**
- * The request: the fields, plus `currentPassword` (step-up) when the email differs from the
- * member's current one. Without it such a change answers 400 ERR_INVALID_ARGUMENT, with a wrong
- * one 422 ERR_WRONG_PASSWORD, both with `field: currentPassword`; 429 ERR_TOO_MANY_ATTEMPTS
+ * The request: the editable fields, plus `currentPassword` (step-up) when the email differs from
+ * the member's current one. Without it such a change answers 400 ERR_INVALID_ARGUMENT, with a
+ * wrong one 422 ERR_WRONG_PASSWORD, both with `field: currentPassword`; 429 ERR_TOO_MANY_ATTEMPTS
  * (with Retry-After) once the password throttle is reached.
  */
-export type ProfileUpdateRequest = ProfileUpdate & { currentPassword?: string };
+export type ProfileUpdateRequest = BodyOf<'/api/profile', 'put'>;
 
-export type ProfileUpdated = { user: MemberProfile; emailConfirmationSent: boolean };
+/**
+ * The editable fields of docs/api.md as the form holds them: every one always sent, so an empty
+ * string or gender 0 clears an optional field.
+ */
+export type ProfileUpdate = {
+  [F in Exclude<keyof ProfileUpdateRequest, 'currentPassword'>]-?: NonNullable<ProfileUpdateRequest[F]>;
+};
+
+export type ProfileUpdated = ResponseOf<'/api/profile', 'put'>;
 
 export function updateProfile(update: ProfileUpdateRequest): Promise<ProfileUpdated> {
   return api.put<ProfileUpdated>('/api/profile', update);

@@ -13,9 +13,9 @@ const RESEND_FAILED = 'No pudimos reenviar el correo de confirmación. Intenta d
 
 /** The canonical document as a member reads it: a RUT with dots and dash, a foreign one as is. */
 export function displayDocument(profile: MemberProfile): { label: string; value: string } | null {
-  const number = profile.document_number?.trim();
+  const number = profile.documentNumber?.trim();
   if (!number) return null;
-  if (profile.document_type === 'FOREIGN') return { label: 'Documento', value: number };
+  if (profile.documentType === 'FOREIGN') return { label: 'Documento', value: number };
   return { label: 'RUT', value: formatRut(number) };
 }
 

@@ -2,9 +2,13 @@
 import { useMutation } from '@tanstack/react-query';
 
 import { api } from '@/lib/api-client';
+import type { ResponseOf } from '@/lib/api-types';
 
-export function cancelRegistration(): Promise<void> {
-  return api.delete<void>('/api/registration');
+/** No body: the 204 is the answer. */
+type RegistrationCancelled = ResponseOf<'/api/registration', 'delete'>;
+
+export function cancelRegistration(): Promise<RegistrationCancelled> {
+  return api.delete<RegistrationCancelled>('/api/registration');
 }
 
 export function getCancelRegistrationMutationOptions() {

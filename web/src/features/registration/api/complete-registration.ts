@@ -6,9 +6,10 @@
 import { useMutation } from '@tanstack/react-query';
 
 import { api } from '@/lib/api-client';
+import type { BodyOf, ResponseOf } from '@/lib/api-types';
 
-export type RegistrationCompletion = { password: string; acceptTerms: boolean };
-export type RegistrationCompleted = { maskedEmail: string };
+export type RegistrationCompletion = BodyOf<'/api/registration/complete', 'post'>;
+export type RegistrationCompleted = ResponseOf<'/api/registration/complete', 'post'>;
 
 export function completeRegistration(completion: RegistrationCompletion): Promise<RegistrationCompleted> {
   return api.post<RegistrationCompleted>('/api/registration/complete', completion);

@@ -7,28 +7,19 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 
 import { api, ApiError } from '@/lib/api-client';
+import type { ResponseOf } from '@/lib/api-types';
 
-export type RegistrationIdentity =
-  | { documentType: 'RUT'; rut: string; documentNumber: string }
-  | { documentType: 'PASSPORT' | 'NATIONAL_ID'; documentNumber: string; country: string };
+/**
+ * The flow as the gateway shows it. `step` is 2 or 3; `identity` is always there in practice (the
+ * gateway's schema allows it absent or null), `personalData` once step 2 was saved.
+ */
+export type RegistrationView = ResponseOf<'/api/registration', 'get'>;
 
-export type RegistrationPersonalData = {
-  name: string;
-  lastName: string;
-  motherSurname: string;
-  phoneNumber: string;
-  birthDate: string;
-  genderId: number;
-  email: string;
-};
+/** Step 1's document: a RUT with the ID card's serial number, or a foreign document. */
+export type RegistrationIdentity = NonNullable<RegistrationView['identity']>;
 
-export type RegistrationView = {
-  step: 2 | 3;
-  /** Always there in practice; the gateway's schema allows null. */
-  identity: RegistrationIdentity | null;
-  personalData: RegistrationPersonalData | null;
-  expiresInSeconds: number;
-};
+/** Step 2's fields as the gateway holds them. */
+export type RegistrationPersonalData = NonNullable<RegistrationView['personalData']>;
 
 /** The flow in progress, or null when there is none. Other failures are thrown. */
 export async function getRegistration(signal?: AbortSignal): Promise<RegistrationView | null> {

@@ -6,13 +6,25 @@
 import { useMutation } from '@tanstack/react-query';
 
 import { api } from '@/lib/api-client';
+import type { BodyOf, ResponseOf } from '@/lib/api-types';
 import { getRecaptchaToken } from '@/lib/recaptcha';
 
-export type ResendVerificationEmailInput = { user: string; recaptchaSiteKey: string | null };
+type VerificationEmailBody = BodyOf<'/api/registration/verification-email', 'post'>;
+/** No body: the 202 is the answer. */
+type VerificationEmailRequested = ResponseOf<'/api/registration/verification-email', 'post'>;
 
-export async function resendVerificationEmail({ user, recaptchaSiteKey }: ResendVerificationEmailInput): Promise<void> {
+/** The body's `user`, and the site key (client-only) that decides how the token is obtained. */
+export type ResendVerificationEmailInput = Pick<VerificationEmailBody, 'user'> & { recaptchaSiteKey: string | null };
+
+export async function resendVerificationEmail({
+  user,
+  recaptchaSiteKey,
+}: ResendVerificationEmailInput): Promise<VerificationEmailRequested> {
   const token = await getRecaptchaToken(recaptchaSiteKey, 'verification_email');
-  return api.post<void>('/api/registration/verification-email', { user }, { headers: { 'recaptcha-token': token } });
+  const body: VerificationEmailBody = { user };
+  return api.post<VerificationEmailRequested>('/api/registration/verification-email', body, {
+    headers: { 'recaptcha-token': token },
+  });
 }
 
 export function getResendVerificationEmailMutationOptions() {

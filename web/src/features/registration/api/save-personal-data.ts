@@ -5,11 +5,13 @@
 import { useMutation } from '@tanstack/react-query';
 
 import { api } from '@/lib/api-client';
+import type { BodyOf, ResponseOf } from '@/lib/api-types';
 
-import type { RegistrationPersonalData, RegistrationView } from './get-registration';
+type PersonalDataBody = BodyOf<'/api/registration/personal-data', 'put'>;
+type PersonalDataSaved = ResponseOf<'/api/registration/personal-data', 'put'>;
 
-export function savePersonalData(data: RegistrationPersonalData): Promise<RegistrationView> {
-  return api.put<RegistrationView>('/api/registration/personal-data', data);
+export function savePersonalData(data: PersonalDataBody): Promise<PersonalDataSaved> {
+  return api.put<PersonalDataSaved>('/api/registration/personal-data', data);
 }
 
 export function getSavePersonalDataMutationOptions() {

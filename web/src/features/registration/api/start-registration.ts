@@ -7,15 +7,23 @@
 import { useMutation } from '@tanstack/react-query';
 
 import { api } from '@/lib/api-client';
+import type { BodyOf, ResponseOf } from '@/lib/api-types';
 import { getRecaptchaToken } from '@/lib/recaptcha';
 
-import type { RegistrationIdentity, RegistrationView } from './get-registration';
+type RegistrationStarted = ResponseOf<'/api/registration', 'post'>;
 
-export type StartRegistrationInput = { identity: RegistrationIdentity; recaptchaSiteKey: string | null };
+/** The document to send, and the site key (client-only) that decides how the token is obtained. */
+export type StartRegistrationInput = {
+  identity: BodyOf<'/api/registration', 'post'>;
+  recaptchaSiteKey: string | null;
+};
 
-export async function startRegistration({ identity, recaptchaSiteKey }: StartRegistrationInput): Promise<RegistrationView> {
+export async function startRegistration({
+  identity,
+  recaptchaSiteKey,
+}: StartRegistrationInput): Promise<RegistrationStarted> {
   const token = await getRecaptchaToken(recaptchaSiteKey, 'registration');
-  return api.post<RegistrationView>('/api/registration', identity, { headers: { 'recaptcha-token': token } });
+  return api.post<RegistrationStarted>('/api/registration', identity, { headers: { 'recaptcha-token': token } });
 }
 
 export function getStartRegistrationMutationOptions() {

@@ -13,13 +13,14 @@ import { chileToday } from '@/lib/dates';
 import { useGenders } from '@/lib/genders';
 import { EMAIL_MAX_LENGTH, latestAdultBirthDate, NAME_MAX_LENGTH } from '@/lib/personal-data';
 
-import type { RegistrationPersonalData, RegistrationView } from '../api/get-registration';
+import type { RegistrationView } from '../api/get-registration';
 import { useSavePersonalData } from '../api/save-personal-data';
 import {
   PERSONAL_FIELDS,
   personalDataBody,
   registrationFailure,
   validatePersonalData,
+  type PersonalDataForm,
   type PersonalErrors,
   type PersonalField,
 } from '../utils/registration-rules';
@@ -28,8 +29,8 @@ import { SECTION } from './identity-step';
 import { StepHeader } from './step-header';
 
 type PersonalDataStepProps = {
-  values: RegistrationPersonalData;
-  onValuesChange: (values: RegistrationPersonalData) => void;
+  values: PersonalDataForm;
+  onValuesChange: (values: PersonalDataForm) => void;
   focusHeading: boolean;
   onSaved: (view: RegistrationView) => void;
   onExpired: (error: unknown) => void;
@@ -56,7 +57,7 @@ export function PersonalDataStep(props: PersonalDataStepProps) {
     if (element instanceof HTMLElement) element.focus();
   }
 
-  function change<F extends PersonalField>(field: F, value: RegistrationPersonalData[F]) {
+  function change<F extends PersonalField>(field: F, value: PersonalDataForm[F]) {
     onValuesChange({ ...values, [field]: value });
     if (errors[field]) setErrors((previous) => ({ ...previous, [field]: undefined }));
   }

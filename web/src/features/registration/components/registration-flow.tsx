@@ -13,13 +13,15 @@ import { track, trackClick } from '@/lib/analytics';
 import { errorCodeOf, toDisplayError, type DisplayError } from '@/lib/errors';
 
 import { useCancelRegistration } from '../api/cancel-registration';
-import { useRegistration, type RegistrationPersonalData, type RegistrationView } from '../api/get-registration';
+import { useRegistration, type RegistrationView } from '../api/get-registration';
 import {
   EMPTY_IDENTITY,
   EMPTY_PERSONAL_DATA,
   identityForm,
+  personalDataForm,
   REGISTRATION_FAILED,
   type IdentityForm,
+  type PersonalDataForm,
 } from '../utils/registration-rules';
 
 import { IdentityStep, SECTION } from './identity-step';
@@ -40,6 +42,11 @@ export function registrationDoneText(maskedEmail: string): string {
 type Stage = 1 | 2 | 3 | 'done';
 type Carried = { tone: 'error' | 'info'; display: DisplayError };
 
+/** The step a view of the gateway stands at: 3 (password and terms), otherwise 2. */
+function stageOf(view: RegistrationView): 2 | 3 {
+  return view.step === 3 ? 3 : 2;
+}
+
 type RegistrationFlowProps = { recaptchaSiteKey: string | null };
 
 /** Reads the flow in progress once, then hands it to the steps. */
@@ -54,13 +61,15 @@ function RegistrationSteps({
   initial,
   recaptchaSiteKey,
 }: { initial: RegistrationView | null } & RegistrationFlowProps) {
-  const [stage, setStage] = useState<Stage>(initial?.step ?? 1);
+  const [stage, setStage] = useState<Stage>(initial ? stageOf(initial) : 1);
   // The first step shown keeps the page's own focus (the h1 after navigation); later ones take it.
   const [hasMoved, setHasMoved] = useState(false);
   const [identity, setIdentity] = useState<IdentityForm>(() =>
     initial?.identity ? identityForm(initial.identity) : EMPTY_IDENTITY,
   );
-  const [personal, setPersonal] = useState<RegistrationPersonalData>(initial?.personalData ?? EMPTY_PERSONAL_DATA);
+  const [personal, setPersonal] = useState<PersonalDataForm>(() =>
+    initial?.personalData ? personalDataForm(initial.personalData) : EMPTY_PERSONAL_DATA,
+  );
   const [carried, setCarried] = useState<Carried | null>(null);
   const [maskedEmail, setMaskedEmail] = useState('');
   const cancel = useCancelRegistration();
@@ -126,7 +135,7 @@ function RegistrationSteps({
         focusHeading={hasMoved}
         onSaved={(view) => {
           track('registro_paso_2', { tipo_documento: documentKind });
-          if (view.personalData) setPersonal(view.personalData);
+          if (view.personalData) setPersonal(personalDataForm(view.personalData));
           goTo(3);
         }}
         onExpired={expired}
@@ -150,8 +159,8 @@ function RegistrationSteps({
         track('registro_paso_1', { tipo_documento: documentKind });
         setCarried(null);
         // A new flow has no personal data yet: what was typed before stays in the form.
-        if (view.personalData) setPersonal(view.personalData);
-        goTo(view.step === 3 ? 3 : 2);
+        if (view.personalData) setPersonal(personalDataForm(view.personalData));
+        goTo(stageOf(view));
       }}
       onFailed={failed(1)}
     />

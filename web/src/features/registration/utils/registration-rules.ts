@@ -42,7 +42,8 @@ export const REGISTRATION_MESSAGES = {
 
 // ---------------------------------------------------------------- step 1
 
-export type ForeignDocumentType = 'PASSPORT' | 'NATIONAL_ID';
+/** The foreign documents the gateway takes: 'PASSPORT' or 'NATIONAL_ID'. */
+export type ForeignDocumentType = Exclude<RegistrationIdentity['documentType'], 'RUT'>;
 export type DocumentKind = 'rut' | 'foreign';
 
 export type IdentityForm = {
@@ -123,7 +124,10 @@ export function identityForm(identity: RegistrationIdentity): IdentityForm {
 
 // ---------------------------------------------------------------- step 2
 
-export type PersonalField = keyof RegistrationPersonalData;
+/** Step 2's form: every field of the gateway's personal data, an empty mother's surname as ''. */
+export type PersonalDataForm = Required<RegistrationPersonalData>;
+
+export type PersonalField = keyof PersonalDataForm;
 export type PersonalErrors = Partial<Record<PersonalField, string>>;
 export const PERSONAL_FIELDS: readonly PersonalField[] = [
   'name',
@@ -135,7 +139,7 @@ export const PERSONAL_FIELDS: readonly PersonalField[] = [
   'email',
 ];
 
-export const EMPTY_PERSONAL_DATA: RegistrationPersonalData = {
+export const EMPTY_PERSONAL_DATA: PersonalDataForm = {
   name: '',
   lastName: '',
   motherSurname: '',
@@ -145,9 +149,14 @@ export const EMPTY_PERSONAL_DATA: RegistrationPersonalData = {
   email: '',
 };
 
+/** The form as the gateway's view holds the personal data (a reload, or the answer of step 2). */
+export function personalDataForm(data: RegistrationPersonalData): PersonalDataForm {
+  return { ...data, motherSurname: data.motherSurname ?? '' };
+}
+
 /** Every field's error; all are required but the mother's surname. */
 export function validatePersonalData(
-  values: RegistrationPersonalData,
+  values: PersonalDataForm,
   genderIds: readonly number[],
   today: CalendarDate = chileToday(),
 ): PersonalErrors {
@@ -167,7 +176,7 @@ export function validatePersonalData(
 }
 
 /** The body of PUT /api/registration/personal-data: trimmed, the mobile as +569XXXXXXXX. */
-export function personalDataBody(values: RegistrationPersonalData): RegistrationPersonalData {
+export function personalDataBody(values: PersonalDataForm): RegistrationPersonalData {
   return {
     name: values.name.trim(),
     lastName: values.lastName.trim(),

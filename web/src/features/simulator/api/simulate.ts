@@ -5,31 +5,24 @@
 import { useMutation } from '@tanstack/react-query';
 
 import { api } from '@/lib/api-client';
+import type { BodyOf, ResponseOf } from '@/lib/api-types';
 
-export type SimulatorRequest = {
-  /** 1 = lunes … 7 = domingo. */
-  weekDay: number;
-  meatAmount: number;
-  fruitsAndVegetablesAmount: number;
-  cleaningAmount: number;
-  drinksAmount: number;
-  otherAmount: number;
-  partnerCard: boolean;
-};
+/**
+ * `weekDay` is 1 = lunes … 7 = domingo; the amounts are whole pesos. The form always sends every
+ * field, `partnerCard` included (the gateway would default it to false).
+ */
+export type SimulatorRequest = Required<BodyOf<'/api/simulator', 'post'>>;
 
+/** The categories the gateway answers lines for; the document types `category` as a plain string. */
 export type SimulatorCategory = 'meat' | 'fruits_and_vegetables' | 'cleaning' | 'drinks' | 'other';
 
-export type SimulatorLine = {
-  category: SimulatorCategory;
-  amount: number;
-  earned: number;
-  /** Basis points: 300 = 3%. */
-  rateBp: number;
-  /** The rule's description as the member reads it ("Martes 3% en frutas y verduras"). */
-  rule: string;
-};
+export type SimulatorResult = ResponseOf<'/api/simulator', 'post'>;
 
-export type SimulatorResult = { totalEarned: number; rulesVersion: string; lines: SimulatorLine[] };
+/**
+ * One category's line: `rateBp` in basis points (300 = 3%), `rule` the rule's description as the
+ * member reads it ("Martes 3% en frutas y verduras").
+ */
+export type SimulatorLine = SimulatorResult['lines'][number];
 
 export function simulate(request: SimulatorRequest): Promise<SimulatorResult> {
   return api.post<SimulatorResult>('/api/simulator', request);

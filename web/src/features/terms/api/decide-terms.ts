@@ -5,12 +5,19 @@
 import { useMutation } from '@tanstack/react-query';
 
 import { api } from '@/lib/api-client';
+import type { BodyOf, ResponseOf } from '@/lib/api-types';
 
-export type TermsAgreement = { agreement: 'accepted' | 'rejected' | null; event_date: string | null };
-export type TermsDecided = { terms_agreement: TermsAgreement; version: string };
+export type TermsDecided = ResponseOf<'/api/terms-and-conditions', 'post'>;
+
+/**
+ * The member's decision: `agreement` is "accepted", "rejected", or absent or null while they never
+ * decided (the document types it as a plain string, so it is compared with those two values).
+ */
+export type TermsAgreement = TermsDecided['terms_agreement'];
 
 export function decideTerms(accept: boolean): Promise<TermsDecided> {
-  return api.post<TermsDecided>('/api/terms-and-conditions', { acceptTermsAndConditions: accept });
+  const body: BodyOf<'/api/terms-and-conditions', 'post'> = { acceptTermsAndConditions: accept };
+  return api.post<TermsDecided>('/api/terms-and-conditions', body);
 }
 
 export function getDecideTermsMutationOptions() {

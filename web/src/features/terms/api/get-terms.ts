@@ -2,9 +2,10 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 
 import { api } from '@/lib/api-client';
+import type { ResponseOf } from '@/lib/api-types';
 
 /** `body` is plain text: paragraphs are separated by a blank line. */
-export type Terms = { version: string; title: string; body: string; publishedAt: string };
+export type Terms = ResponseOf<'/api/terms-and-conditions', 'get'>;
 
 export function getTerms(signal?: AbortSignal): Promise<Terms> {
   return api.get<Terms>('/api/terms-and-conditions', { signal });

@@ -2,11 +2,15 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 
 import { api } from '@/lib/api-client';
+import type { ResponseOf } from '@/lib/api-types';
 
-export type UnsubscribeReason = { id: number; label: string; requiresText: boolean };
+type UnsubscribeReasons = ResponseOf<'/api/unsubscribe/reasons', 'get'>;
+
+/** One reason; `requiresText` for "Otro motivo", where the member writes the reason. */
+export type UnsubscribeReason = UnsubscribeReasons['reasons'][number];
 
 export async function getUnsubscribeReasons(signal?: AbortSignal): Promise<UnsubscribeReason[]> {
-  const answer = await api.get<{ reasons: UnsubscribeReason[] }>('/api/unsubscribe/reasons', { signal });
+  const answer = await api.get<UnsubscribeReasons>('/api/unsubscribe/reasons', { signal });
   return answer.reasons;
 }
 

@@ -7,11 +7,11 @@
 import { useMutation } from '@tanstack/react-query';
 
 import { api } from '@/lib/api-client';
+import type { BodyOf, ResponseOf } from '@/lib/api-types';
 
-import type { UnsubscribeIdentity } from './validate-unsubscribe';
-
-export type UnsubscribeRequest = UnsubscribeIdentity & { reasonId: number; reasonText: string };
-export type Unsubscribed = { unsubscribedAt: string };
+/** Step 1's identity and password again, with the chosen reason and its text. */
+export type UnsubscribeRequest = BodyOf<'/api/unsubscribe', 'post'>;
+export type Unsubscribed = ResponseOf<'/api/unsubscribe', 'post'>;
 
 export function unsubscribe(request: UnsubscribeRequest): Promise<Unsubscribed> {
   return api.post<Unsubscribed>('/api/unsubscribe', request);

@@ -7,11 +7,15 @@
 import { useMutation } from '@tanstack/react-query';
 
 import { api } from '@/lib/api-client';
+import type { BodyOf, ResponseOf } from '@/lib/api-types';
 
-export type UnsubscribeIdentity = { user: string; email: string; currentPassword: string };
-export type UnsubscribeValidation =
-  | { alreadyUnsubscribed: false }
-  | { alreadyUnsubscribed: true; unsubscribedAt: string };
+export type UnsubscribeIdentity = BodyOf<'/api/unsubscribe/validate', 'post'>;
+
+/**
+ * Whether the member already unsubscribed; `unsubscribedAt` (RFC 3339) comes with a member who
+ * did, unless the accounts service has no date for it.
+ */
+export type UnsubscribeValidation = ResponseOf<'/api/unsubscribe/validate', 'post'>;
 
 export function validateUnsubscribe(identity: UnsubscribeIdentity): Promise<UnsubscribeValidation> {
   return api.post<UnsubscribeValidation>('/api/unsubscribe/validate', identity);

@@ -22,7 +22,7 @@ import { EMAIL_MAX_LENGTH } from '@/lib/personal-data';
 
 import { useUnsubscribeReasons } from '../api/get-unsubscribe-reasons';
 import { useUnsubscribe } from '../api/unsubscribe';
-import { useValidateUnsubscribe } from '../api/validate-unsubscribe';
+import { useValidateUnsubscribe, type UnsubscribeIdentity } from '../api/validate-unsubscribe';
 import {
   alreadyUnsubscribedText,
   farewellText,
@@ -48,7 +48,8 @@ type UnsubscribeFlowProps = {
   onUnsubscribed: (farewell: string) => void;
 };
 
-type Step = { name: 'identity' } | { name: 'reason' } | { name: 'already'; unsubscribedAt: string };
+/** `unsubscribedAt` is null when the gateway answered no date for a member who already left. */
+type Step = { name: 'identity' } | { name: 'reason' } | { name: 'already'; unsubscribedAt: string | null };
 
 /** Why the member is back at step 1: a general message, or one for a field of step 1. */
 type Carried = { display: DisplayError } | { field: IdentityField; message: string };
@@ -195,7 +196,9 @@ function IdentityStep(props: IdentityStepProps) {
         onSuccess: (answer) => {
           track('desuscripción_paso_1', { ya_desuscrito: answer.alreadyUnsubscribed });
           onValidated(
-            answer.alreadyUnsubscribed ? { name: 'already', unsubscribedAt: answer.unsubscribedAt } : { name: 'reason' },
+            answer.alreadyUnsubscribed
+              ? { name: 'already', unsubscribedAt: answer.unsubscribedAt ?? null }
+              : { name: 'reason' },
           );
         },
         onError: (error) => {
@@ -274,7 +277,7 @@ function isIdentityField(field: string): field is IdentityField {
   return field === 'user' || field === 'email' || field === 'currentPassword';
 }
 
-function AlreadyUnsubscribed({ unsubscribedAt, onClose }: { unsubscribedAt: string; onClose: () => void }) {
+function AlreadyUnsubscribed({ unsubscribedAt, onClose }: { unsubscribedAt: string | null; onClose: () => void }) {
   const headingRef = useStepHeading(true);
   return (
     <div className="unsubscribe__step">
@@ -291,7 +294,7 @@ function AlreadyUnsubscribed({ unsubscribedAt, onClose }: { unsubscribedAt: stri
 
 type ReasonStepProps = {
   focusHeading: boolean;
-  identity: { user: string; email: string; currentPassword: string };
+  identity: UnsubscribeIdentity;
   reasonId: number | null;
   onReasonIdChange: (id: number) => void;
   reasonText: string;

@@ -26,8 +26,9 @@ function chileDay(iso: string): string {
   return formatDate(iso) ?? iso;
 }
 
-/** Step 1's answer for a member who already unsubscribed. */
-export function alreadyUnsubscribedText(unsubscribedAt: string): string {
+/** Step 1's answer for a member who already unsubscribed; without the date when the gateway has none. */
+export function alreadyUnsubscribedText(unsubscribedAt: string | null): string {
+  if (!unsubscribedAt) return 'Ya te diste de baja de Mi Club.';
   return `Ya te diste de baja de Mi Club el ${chileDay(unsubscribedAt)}.`;
 }
 
