@@ -7,6 +7,8 @@
 //! `redis://127.0.0.1:6379` are used. [`backend_tests!`](crate::backend_tests) runs one scenario
 //! on PostgreSQL + Redis and on SQLite + memory. [`FaultProxy`] stands between a client and
 //! one of those servers to make it look stopped or slow, for fault drills.
+//! [`assert_same_schema`] checks that a service's PostgreSQL and SQLite migrations build the
+//! same schema.
 
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
@@ -17,8 +19,13 @@ use crate::ephemeral::{EphemeralSettings, MemoryStore, RedisStore, SharedStore};
 use crate::storage::{Backend, DatabaseSettings};
 
 mod fault_proxy;
+mod schema;
 
 pub use fault_proxy::FaultProxy;
+pub use schema::{
+    Column, ForeignKey, Index, Schema, SchemaDiff, Table, TypeFamily, assert_same_schema, compare,
+    compare_migrations, normalise_expression, normalise_predicate, read_postgres, read_sqlite,
+};
 
 /// One test's storage: a database of its own and an ephemeral store of its own.
 #[derive(Debug)]
@@ -33,18 +40,9 @@ pub struct TestEnv {
 impl TestEnv {
     pub async fn postgres_redis() -> Self {
         let servers = servers();
-        let name = format!("test_{}", uuid::Uuid::new_v4().simple());
-        let mut admin = sqlx::PgConnection::connect(&servers.postgres)
-            .await
-            .unwrap_or_else(|e| panic!("cannot reach postgresql at {}: {e}", servers.postgres));
-        // The name is a generated uuid, never input.
-        sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
-            .execute(&mut admin)
-            .await
-            .expect("create test database");
-        admin.close().await.ok();
+        let (url, cleanup) = fresh_postgres_database().await;
         let database = DatabaseSettings {
-            url: replace_database(&servers.postgres, &name),
+            url,
             ..Default::default()
         };
         let ephemeral = EphemeralSettings {
@@ -62,17 +60,12 @@ impl TestEnv {
             database,
             store,
             ephemeral,
-            _cleanup: Cleanup::Postgres {
-                server: servers.postgres.clone(),
-                name,
-            },
+            _cleanup: cleanup,
         }
     }
 
     pub async fn sqlite_memory() -> Self {
-        let dir =
-            std::env::temp_dir().join(format!("miclub-test-{}", uuid::Uuid::new_v4().simple()));
-        std::fs::create_dir_all(&dir).expect("temp dir");
+        let (dir, cleanup) = fresh_sqlite_dir();
         let database = DatabaseSettings {
             url: format!("sqlite://{}", dir.join("test.db").display()),
             ..Default::default()
@@ -82,9 +75,38 @@ impl TestEnv {
             database,
             store: Arc::new(MemoryStore::default()),
             ephemeral: EphemeralSettings::default(),
-            _cleanup: Cleanup::Dir(dir),
+            _cleanup: cleanup,
         }
     }
+}
+
+/// A new, empty database on the tests' PostgreSQL server: its URL, and the cleanup that drops
+/// it.
+async fn fresh_postgres_database() -> (String, Cleanup) {
+    let servers = servers();
+    let name = format!("test_{}", uuid::Uuid::new_v4().simple());
+    let mut admin = sqlx::PgConnection::connect(&servers.postgres)
+        .await
+        .unwrap_or_else(|e| panic!("cannot reach postgresql at {}: {e}", servers.postgres));
+    // The name is a generated uuid, never input.
+    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
+        .execute(&mut admin)
+        .await
+        .expect("create test database");
+    admin.close().await.ok();
+    let url = replace_database(&servers.postgres, &name);
+    let cleanup = Cleanup::Postgres {
+        server: servers.postgres.clone(),
+        name,
+    };
+    (url, cleanup)
+}
+
+/// A new, empty temporary folder (for a SQLite file), and the cleanup that removes it.
+fn fresh_sqlite_dir() -> (PathBuf, Cleanup) {
+    let dir = std::env::temp_dir().join(format!("miclub-test-{}", uuid::Uuid::new_v4().simple()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    (dir.clone(), Cleanup::Dir(dir))
 }
 
 #[derive(Debug)]

@@ -41,8 +41,10 @@ use crate::store::Store;
 /// Fully-qualified name of the gRPC service, as health reports it.
 pub const SERVICE_NAME: &str = "miclub.auth.v1.AuthService";
 
-static POSTGRES_MIGRATIONS: Migrator = sqlx::migrate!("./migrations/postgres");
-static SQLITE_MIGRATIONS: Migrator = sqlx::migrate!("./migrations/sqlite");
+/// Schema migrations, embedded in the binary: one set per backend (public so the tests can
+/// check that both build the same schema).
+pub static POSTGRES_MIGRATIONS: Migrator = sqlx::migrate!("./migrations/postgres");
+pub static SQLITE_MIGRATIONS: Migrator = sqlx::migrate!("./migrations/sqlite");
 
 /// Applies auth's migrations to `database` and nothing else (the `--migrate-only` Job).
 pub async fn migrate(database: &Database) -> anyhow::Result<()> {

@@ -1,6 +1,8 @@
 //! The auth service over gRPC, as the gateway calls it: each scenario spawns the real
-//! `Application` on port 0 and runs on PostgreSQL + Redis and on SQLite + memory.
+//! `Application` on port 0 and runs on PostgreSQL + Redis and on SQLite + memory. Its
+//! PostgreSQL and SQLite migrations build the same schema (`schema`).
 
+mod schema;
 mod support;
 
 use std::time::Duration;
