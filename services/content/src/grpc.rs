@@ -16,11 +16,12 @@ use miclub_proto::content::v1 as pb;
 use miclub_proto::content::v1::content_service_server::ContentService;
 use tonic::{Request, Response, Status};
 
-use crate::domain::{
-    Alliance, AllianceFields, Banner, BannerFields, Content, Faq, FaqAudience, FaqFields, FlagName,
-    Flags, Promotion, PromotionFields, Simulation, Terms, category_name, today_in_chile,
-};
+use crate::domain::{Content, Simulation, category_name, today_in_chile};
 use crate::error::{ContentError, Result};
+use crate::model::{
+    Alliance, AllianceFields, Banner, BannerFields, Faq, FaqAudience, FaqFields, FlagName, Flags,
+    Promotion, PromotionFields, Terms,
+};
 
 /// Implements `miclub.content.v1.ContentService`.
 #[derive(Debug, Clone)]

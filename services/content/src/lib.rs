@@ -5,7 +5,8 @@
 //! posts purchases with). Anonymous calls read; internal calls (a service token) write.
 //!
 //! Requests flow one way: [`grpc`] turns proto messages into [`domain`] calls, the domain calls
-//! [`store`]. [`Application`] composes it all; the `miclub-content` binary and the standalone
+//! [`store`]; the entities all of them pass around are the [`model`], which imports none of
+//! them. [`Application`] composes it all; the `miclub-content` binary and the standalone
 //! binary both run it. Start-up publishes the terms shipped in `data/terms/` and the catalog
 //! and flags shipped in `data/*.toml` ([`seed`]) that the database lacks, which is how the
 //! initial content reaches every environment, production included; a stored row is never
@@ -15,6 +16,7 @@ pub mod config;
 pub mod domain;
 pub mod error;
 pub mod grpc;
+pub mod model;
 pub mod seed;
 pub mod store;
 

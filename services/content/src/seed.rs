@@ -12,11 +12,11 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use crate::domain::{
+use crate::error::Result;
+use crate::model::{
     Alliance, AllianceFields, Banner, BannerFields, Faq, FaqFields, Flags, Promotion,
     PromotionFields,
 };
-use crate::error::Result;
 
 const PROMOTIONS: &str = include_str!("../data/promotions.toml");
 const ALLIANCES: &str = include_str!("../data/alliances.toml");
@@ -113,7 +113,7 @@ mod tests {
     use std::collections::HashSet;
 
     use super::*;
-    use crate::domain::FaqAudience;
+    use crate::model::FaqAudience;
 
     #[test]
     fn the_seed_folder_of_the_config_map_reads_as_the_compiled_in_files() {

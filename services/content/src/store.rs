@@ -11,11 +11,11 @@ use sqlx::Row;
 use sqlx::any::AnyRow;
 use sqlx::migrate::Migrator;
 
-use crate::domain::{
+use crate::error::{ContentError, Result};
+use crate::model::{
     Alliance, AllianceFields, Banner, BannerFields, Faq, FaqAudience, FaqFields, FlagName,
     Promotion, PromotionFields, Terms, TermsVersion,
 };
-use crate::error::{ContentError, Result};
 
 /// Schema migrations, embedded in the binary.
 pub static POSTGRES_MIGRATIONS: Migrator = sqlx::sqlx_macros::migrate!("./migrations/postgres");

@@ -1,30 +1,29 @@
-//! The content domain: the terms and conditions and their versions, the catalog (promotions,
-//! partner benefits, banners, FAQs), the runtime flags and the accumulation simulator.
+//! The content use cases: what the service does with the terms and conditions, the catalog
+//! (promotions, partner benefits, banners, FAQs) and the runtime flags, plus the accumulation
+//! simulator.
 //!
-//! Every type here validates on construction, so a value that exists is a valid one; `grpc.rs`
-//! builds answers from them and `store.rs` builds them from rows. Prost types never come in
+//! The entities themselves live in [`model`](crate::model), beneath both the store and the
+//! seed, so this module stands above all three: it takes shipped values from
+//! [`seed`](crate::seed) and reads and writes through [`store`](crate::store). The model's
+//! types are re-exported here, the paths callers have always used. Prost types never come in
 //! here. [`Content`] is what the gRPC layer calls; it takes the current instant as an argument,
 //! so every rule about time is tested without a clock.
 
-mod catalog;
-mod flags;
 mod simulator;
-mod terms;
 
 use std::sync::Arc;
 
 use chrono::{DateTime, NaiveDate};
 use miclub_accrual::{Accrual, RuleSet};
 
-pub use catalog::{
-    Alliance, AllianceFields, Banner, BannerFields, Faq, FaqAudience, FaqFields, Promotion,
-    PromotionFields,
-};
-pub use flags::{FlagName, Flags};
 pub use simulator::{MAX_AMOUNT, Simulation, amount_field, category_name};
-pub use terms::{Terms, TermsVersion, shipped_terms};
 
 use crate::error::{ContentError, Result};
+// Re-exported so that `domain::Alliance` and the like keep naming the model's types.
+pub use crate::model::{
+    Alliance, AllianceFields, Banner, BannerFields, Faq, FaqAudience, FaqFields, FlagName, Flags,
+    Promotion, PromotionFields, Terms, TermsVersion, shipped_terms,
+};
 use crate::seed::Shipped;
 use crate::store::{Store, Write};
 
