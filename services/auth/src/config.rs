@@ -115,7 +115,7 @@ impl Settings {
             .validate()
             .map_err(|e| anyhow::anyhow!("auth.{e}"))?;
         if let Some(secret) = &self.code_secret {
-            crate::keys::CodeKey::from_secret(secret.expose_secret().as_bytes())?;
+            crate::domain::types::CodeKey::from_secret(secret.expose_secret().as_bytes())?;
         }
         if self.service_token_attempts < 1 || self.service_token_window_secs == 0 {
             anyhow::bail!(
@@ -313,7 +313,7 @@ impl PolicySettings {
         if self.account_daily_failures <= self.free_failures {
             anyhow::bail!("auth.policy.account_daily_failures must be above free_failures");
         }
-        let lengths = crate::domain::OtpCode::LENGTHS;
+        let lengths = crate::domain::types::OtpCode::LENGTHS;
         if !lengths.contains(&self.otp_length) {
             anyhow::bail!(
                 "auth.policy.otp_length must be between {} and {} digits: shorter codes are guessed too easily",

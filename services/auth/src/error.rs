@@ -4,13 +4,15 @@
 //! turns it into a `tonic::Status` carrying the `ErrorBody` the gateway decodes. Failures of our
 //! own (database, signing, mail) are logged here with structured fields and answer `Internal`
 //! or `Unavailable` without details.
+//!
+//! The details an error carries ([`Field`], [`Problem`], [`PasswordRule`]) are defined here too,
+//! so this module imports nothing of the crate: the validated values of `domain::types`, the
+//! settings and the domain all build on it, never the other way round.
 
 use miclub_platform::ephemeral::StoreError;
 use miclub_platform::error::{ErrorBody, ErrorCode};
 use miclub_platform::identity::IdentityError;
 use thiserror::Error;
-
-use crate::domain::password_rules::PasswordRule;
 
 /// Where the "resend the verification email" action of `ERR_EMAIL_NOT_VERIFIED` leads.
 pub const VERIFY_EMAIL_URL: &str = "/registro/verificar-correo";
@@ -68,6 +70,38 @@ impl Problem {
             Problem::Empty => "empty",
             Problem::TooLong => "too long",
             Problem::Malformed => "malformed",
+        }
+    }
+}
+
+/// The rule a refused new password broke; each has the Spanish text the member reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PasswordRule {
+    TooShort,
+    TooLong,
+    Common,
+    SameAsCurrent,
+}
+
+impl PasswordRule {
+    pub fn message(self) -> &'static str {
+        match self {
+            PasswordRule::TooShort => "La contraseña debe tener al menos 8 caracteres.",
+            PasswordRule::TooLong => "La contraseña puede tener hasta 64 caracteres.",
+            PasswordRule::Common => {
+                "Esa contraseña es muy común. Elige otra más difícil de adivinar."
+            }
+            PasswordRule::SameAsCurrent => "La nueva contraseña debe ser distinta de la actual.",
+        }
+    }
+
+    /// For logs: which rule, never the password.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PasswordRule::TooShort => "too short",
+            PasswordRule::TooLong => "too long",
+            PasswordRule::Common => "common",
+            PasswordRule::SameAsCurrent => "same as current",
         }
     }
 }
@@ -398,5 +432,25 @@ mod tests {
     fn a_mail_outage_is_unavailable_not_internal() {
         let err = AuthError::Notify(anyhow::anyhow!("smtp down"));
         assert_eq!(err.code(), ErrorCode::Unavailable);
+    }
+
+    #[test]
+    fn every_rule_has_its_spanish_message() {
+        assert_eq!(
+            PasswordRule::TooShort.message(),
+            "La contraseña debe tener al menos 8 caracteres."
+        );
+        assert_eq!(
+            PasswordRule::TooLong.message(),
+            "La contraseña puede tener hasta 64 caracteres."
+        );
+        assert_eq!(
+            PasswordRule::Common.message(),
+            "Esa contraseña es muy común. Elige otra más difícil de adivinar."
+        );
+        assert_eq!(
+            PasswordRule::SameAsCurrent.message(),
+            "La nueva contraseña debe ser distinta de la actual."
+        );
     }
 }

@@ -14,6 +14,11 @@ use secrecy::{ExposeSecret, SecretString};
 
 use super::types::Password;
 
+// The rule a refused password broke is a detail of the error (`AuthError::WeakPassword`), so it
+// lives in `crate::error`, which sits below the domain; it is named here too, where the rules
+// are checked, so `domain::password_rules::PasswordRule` keeps working.
+pub use crate::error::PasswordRule;
+
 /// Lowercased, one per line.
 const COMMON_PASSWORDS: &str = include_str!("../../data/common-passwords.txt");
 
@@ -28,38 +33,6 @@ static COMMON: LazyLock<HashSet<String>> = LazyLock::new(|| {
 /// True when `candidate` is on the shipped list of common passwords, whatever its case.
 pub fn is_common(candidate: &str) -> bool {
     COMMON.contains(&candidate.to_lowercase())
-}
-
-/// The rule a refused new password broke; each has the Spanish text the member reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PasswordRule {
-    TooShort,
-    TooLong,
-    Common,
-    SameAsCurrent,
-}
-
-impl PasswordRule {
-    pub fn message(self) -> &'static str {
-        match self {
-            PasswordRule::TooShort => "La contraseña debe tener al menos 8 caracteres.",
-            PasswordRule::TooLong => "La contraseña puede tener hasta 64 caracteres.",
-            PasswordRule::Common => {
-                "Esa contraseña es muy común. Elige otra más difícil de adivinar."
-            }
-            PasswordRule::SameAsCurrent => "La nueva contraseña debe ser distinta de la actual.",
-        }
-    }
-
-    /// For logs: which rule, never the password.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            PasswordRule::TooShort => "too short",
-            PasswordRule::TooLong => "too long",
-            PasswordRule::Common => "common",
-            PasswordRule::SameAsCurrent => "same as current",
-        }
-    }
 }
 
 /// A password that meets every rule that can be checked without the current one. Whether it
@@ -172,25 +145,5 @@ mod tests {
         let other = NewPassword::parse("vicuña-del-norte").unwrap();
         assert!(other.differs_from(&current).is_ok());
         assert_eq!(format!("{other:?}"), "NewPassword(***)");
-    }
-
-    #[test]
-    fn every_rule_has_its_spanish_message() {
-        assert_eq!(
-            PasswordRule::TooShort.message(),
-            "La contraseña debe tener al menos 8 caracteres."
-        );
-        assert_eq!(
-            PasswordRule::TooLong.message(),
-            "La contraseña puede tener hasta 64 caracteres."
-        );
-        assert_eq!(
-            PasswordRule::Common.message(),
-            "Esa contraseña es muy común. Elige otra más difícil de adivinar."
-        );
-        assert_eq!(
-            PasswordRule::SameAsCurrent.message(),
-            "La nueva contraseña debe ser distinta de la actual."
-        );
     }
 }

@@ -1,18 +1,24 @@
 //! Validated values of the auth flows: a password, a one-time code, a challenge id, a refresh
-//! token, a member id and an email address. Each can only be built through its checks, so the
-//! rest of the domain never meets an empty password or a code of the wrong shape.
+//! token, a member id, an email address and the key one-time codes are stored under. Each can
+//! only be built through its checks, so the rest of the domain never meets an empty password or
+//! a code of the wrong shape.
+//!
+//! These values stand low in the crate: they import only `crate::error` (whose enum sits
+//! below them and imports nothing of the crate), so the settings (`crate::config`), the key
+//! ring and the domain logic can all use them without importing one another.
 
 use std::fmt;
 use std::ops::RangeInclusive;
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use hmac::{Hmac, Mac};
+use miclub_platform::config::Environment;
 use rand::Rng;
 use secrecy::{ExposeSecret, SecretString};
 use sha2::{Digest, Sha256};
 
 use crate::error::{AuthError, AuthResult, Field, Problem};
-use crate::keys::CodeKey;
 
 /// A password as typed: not empty, at most [`Password::MAX_CHARS`] characters. Never logged.
 #[derive(Clone)]
@@ -247,6 +253,69 @@ impl Email {
     }
 }
 
+/// The server secret one-time codes are keyed with: what a challenge stores is
+/// HMAC-SHA256(secret, challenge id ‖ ':' ‖ code), worthless without the secret.
+#[derive(Clone)]
+pub struct CodeKey {
+    mac: Hmac<Sha256>,
+}
+
+impl std::fmt::Debug for CodeKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("CodeKey(***)")
+    }
+}
+
+impl CodeKey {
+    /// Shortest `auth.code_secret`, in bytes: the output size of SHA-256 (RFC 2104, 3).
+    pub const MIN_SECRET_BYTES: usize = 32;
+
+    /// The key of `secret`; production requires one, development generates one per process.
+    pub fn load(secret: Option<&SecretString>, environment: Environment) -> anyhow::Result<Self> {
+        match secret.map(ExposeSecret::expose_secret) {
+            Some(secret) if !secret.is_empty() => Self::from_secret(secret.as_bytes()),
+            _ if environment.is_production() => anyhow::bail!(
+                "production needs a secret for one-time codes (auth.code_secret, at least {} bytes)",
+                Self::MIN_SECRET_BYTES
+            ),
+            _ => {
+                tracing::warn!(
+                    "no auth.code_secret configured: one-time codes are keyed with a secret generated for this process"
+                );
+                Ok(Self::generated())
+            }
+        }
+    }
+
+    /// A key of `secret`, refused when shorter than [`Self::MIN_SECRET_BYTES`].
+    pub fn from_secret(secret: &[u8]) -> anyhow::Result<Self> {
+        if secret.len() < Self::MIN_SECRET_BYTES {
+            // Never echo the value.
+            anyhow::bail!(
+                "auth.code_secret must be at least {} bytes (e.g. `openssl rand -base64 48`)",
+                Self::MIN_SECRET_BYTES
+            );
+        }
+        let mac = Hmac::<Sha256>::new_from_slice(secret)
+            .map_err(|_| anyhow::anyhow!("auth.code_secret cannot key HMAC-SHA256"))?;
+        Ok(Self { mac })
+    }
+
+    fn generated() -> Self {
+        let secret: [u8; 32] = rand::random();
+        Self::from_secret(&secret).expect("32 random bytes key HMAC-SHA256")
+    }
+
+    /// HMAC-SHA256 of `parts` under this key, lowercase hex.
+    pub fn digest(&self, parts: &[&[u8]]) -> String {
+        let mut mac = self.mac.clone();
+        for part in parts {
+            mac.update(part);
+        }
+        hex(&mac.finalize().into_bytes())
+    }
+}
+
 /// `n` random bytes from the CSPRNG, base64url without padding.
 pub fn random_token(n: usize) -> String {
     let mut bytes = vec![0u8; n];
@@ -386,5 +455,44 @@ mod tests {
     fn emails_are_masked_to_their_first_letter_and_domain() {
         assert_eq!(mask_email("ana@example.cl"), "a***@example.cl");
         assert_eq!(mask_email("nothing"), "***");
+    }
+
+    #[test]
+    fn the_code_key_is_hmac_sha256_as_rfc_4231_gives_it() {
+        // RFC 4231, test cases 6 and 7 (the ones whose key is long enough for us).
+        let key = CodeKey::from_secret(&[0xaa; 131]).unwrap();
+        assert_eq!(
+            key.digest(&[b"Test Using Larger Than Block-Size Key - Hash Key First"]),
+            "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54"
+        );
+        assert_eq!(
+            key.digest(&[
+                b"This is a test using a larger than block-size key and a larger than block-size data. ",
+                b"The key needs to be hashed before being used by the HMAC algorithm."
+            ]),
+            "9b09ffa71b942fcb27635fbcd5b0e944bfdc63644f0713938a7f51535c3a35e2"
+        );
+    }
+
+    #[test]
+    fn production_refuses_to_start_without_a_code_secret_of_at_least_32_bytes() {
+        let err = CodeKey::load(None, Environment::Production).unwrap_err();
+        assert!(err.to_string().contains("auth.code_secret"), "{err}");
+        let empty = SecretString::from("");
+        assert!(CodeKey::load(Some(&empty), Environment::Production).is_err());
+        let short = SecretString::from("s".repeat(31));
+        let err = CodeKey::load(Some(&short), Environment::Development).unwrap_err();
+        assert!(err.to_string().contains("at least 32 bytes"), "{err}");
+        assert!(!err.to_string().contains(&"s".repeat(31)), "{err}");
+        let right = SecretString::from("s".repeat(32));
+        assert!(CodeKey::load(Some(&right), Environment::Production).is_ok());
+    }
+
+    #[test]
+    fn development_without_a_code_secret_generates_one_per_process() {
+        let a = CodeKey::load(None, Environment::Development).unwrap();
+        let b = CodeKey::load(None, Environment::Development).unwrap();
+        assert_ne!(a.digest(&[b"x"]), b.digest(&[b"x"]));
+        assert_eq!(format!("{a:?}"), "CodeKey(***)");
     }
 }
