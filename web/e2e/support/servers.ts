@@ -4,11 +4,10 @@
  * machine's servers); without them, where a Docker engine is reachable, testcontainers starts
  * both for this run, as the Rust tests do (miclub_platform::testing); otherwise the local
  * defaults. The global setup starts them once and hands the URLs to every file.
+ * testcontainers stays on its 11 line: 12 needs undici 8, hence Node 22, and these machines run
+ * Debian's Node 20.
  */
 import { existsSync } from 'node:fs';
-
-import { PostgreSqlContainer } from '@testcontainers/postgresql';
-import { RedisContainer } from '@testcontainers/redis';
 
 export type Servers = { postgresAdminUrl: string; redisUrl: string };
 
@@ -28,6 +27,11 @@ export async function provideServers(): Promise<{ servers: Servers; stop: () => 
     return { servers: { postgresAdminUrl, redisUrl }, stop: async () => {} };
   }
   if (existsSync(DOCKER_SOCKET)) {
+    // Loaded only here: without Docker there is nothing for it to do.
+    const [{ PostgreSqlContainer }, { RedisContainer }] = await Promise.all([
+      import('@testcontainers/postgresql'),
+      import('@testcontainers/redis'),
+    ]);
     const [postgres, redis] = await Promise.all([
       new PostgreSqlContainer('postgres:16-alpine').start(),
       new RedisContainer('redis:7-alpine').start(),
