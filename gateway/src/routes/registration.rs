@@ -370,13 +370,18 @@ pub async fn cancel(State(state): State<AppState>, jar: CookieJar) -> (CookieJar
     )
 }
 
+/// The answer of the verification-email resend: an empty object, whether or not the user is a
+/// member waiting for verification.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct NeutralAnswer {}
+
 /// Mails a new verification link when the user is a member whose email is not verified yet;
 /// the same answer otherwise.
 #[utoipa::path(post, path = "/api/registration/verification-email", tag = "registration",
     request_body = VerificationEmailRequest,
     params(("recaptcha-token" = Option<String>, Header, description = "reCAPTCHA token (action `verification_email`); required when a site key is configured")),
     responses(
-        (status = 202, description = "Neutral answer"),
+        (status = 202, description = "Neutral answer: the same empty object whoever asked", body = NeutralAnswer),
         (status = 400, description = "ERR_RECAPTCHA", body = ErrorBody),
         (status = 429, description = "ERR_TOO_MANY_ATTEMPTS, with Retry-After", body = ErrorBody),
     ))]
@@ -385,7 +390,7 @@ pub async fn resend_verification(
     ClientIp(ip): ClientIp,
     headers: HeaderMap,
     ApiJson(body): ApiJson<VerificationEmailRequest>,
-) -> ApiResult<(StatusCode, Json<serde_json::Value>)> {
+) -> ApiResult<(StatusCode, Json<NeutralAnswer>)> {
     let per_minute = state.settings.registration_requests_per_minute;
     edge_limit(&state, "verification", &ip, per_minute).await?;
     if state.recaptcha.enforced() {
@@ -399,7 +404,7 @@ pub async fn resend_verification(
         .clone()
         .resend_verification_email(ResendVerificationEmailRequest { user: body.user })
         .await?;
-    Ok((StatusCode::ACCEPTED, Json(serde_json::json!({}))))
+    Ok((StatusCode::ACCEPTED, Json(NeutralAnswer {})))
 }
 
 #[cfg(test)]

@@ -1,5 +1,5 @@
 import { screen, waitFor, within } from '@testing-library/react';
-import { http, HttpResponse } from 'msw';
+import { http } from 'msw';
 import { describe, expect, it } from 'vitest';
 
 import { SESSION_EXPIRED_NOTICE } from '@/lib/login-notice';
@@ -159,7 +159,7 @@ describe('the session after a reload', () => {
 
   it('greets without a name until the profile answers', async () => {
     loginAs('Ana');
-    server.use(http.get('/api/profile', () => HttpResponse.json({}, { status: 503 }), { once: true }));
+    server.use(http.get('/api/profile', () => apiError('ERR_UNAVAILABLE'), { once: true }));
     renderApp('/mi-club');
     expect(await screen.findByRole('heading', { level: 1, name: 'Hola' })).toBeInTheDocument();
     expect(within(screen.getByRole('banner')).getByRole('link', { name: /Mi cuenta/ })).toBeInTheDocument();

@@ -1,6 +1,7 @@
 import { http, HttpResponse } from 'msw';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
+import { offContract } from '@/testing/contract';
 import { db } from '@/testing/mocks/db';
 import { server } from '@/testing/mocks/server';
 
@@ -21,11 +22,20 @@ describe('the API client', () => {
   });
 
   it('sends the CSRF header and JSON on PUT', async () => {
-    await api.put('/api/profile', { name: 'Ana' }).catch(() => undefined);
+    const update = {
+      email: 'ana@example.cl',
+      name: 'Ana',
+      last_name: 'González',
+      mother_surname: '',
+      phone_number: '',
+      birth_date: '',
+      gender_id: 0,
+    };
+    await api.put('/api/profile', update).catch(() => undefined);
     const request = db.requests.find((r) => r.method === 'PUT');
     expect(request?.headers['x-miclub-csrf']).toBe('1');
     expect(request?.headers['content-type']).toBe('application/json');
-    expect(request?.body).toEqual({ name: 'Ana' });
+    expect(request?.body).toEqual(update);
   });
 
   it('sends requests with same-origin credentials', async () => {
@@ -47,8 +57,12 @@ describe('the API client', () => {
     unregister = setUnauthorizedHandler(onUnauthorized);
     await expect(api.get('/api/balance')).rejects.toBeInstanceOf(ApiError);
     expect(onUnauthorized).toHaveBeenCalledTimes(1);
-    server.use(http.post('/api/validate-otp', () => HttpResponse.json({ code: 'ERR_UNAUTHENTICATED', message: 'x' }, { status: 401 })));
-    await expect(api.post('/api/validate-otp', { otp: '123456' })).rejects.toBeInstanceOf(ApiError);
+    server.use(
+      http.post('/api/profile/email/resend', () =>
+        HttpResponse.json({ code: 'ERR_UNAUTHENTICATED', message: 'x' }, { status: 401 }),
+      ),
+    );
+    await expect(api.post('/api/profile/email/resend')).rejects.toBeInstanceOf(ApiError);
     expect(onUnauthorized).toHaveBeenCalledTimes(2);
   });
 
@@ -80,7 +94,9 @@ describe('the API client', () => {
         ),
       ),
     );
-    const error = (await api.post('/api/login', {}).catch((e: unknown) => e)) as ApiError;
+    const error = (await api
+      .post('/api/login', { user: 'x', password: 'y' })
+      .catch((e: unknown) => e)) as ApiError;
     expect(error.code).toBe('ERR_INVALID_RUT');
     expect(error.body).toEqual({
       code: 'ERR_INVALID_RUT',
@@ -91,7 +107,11 @@ describe('the API client', () => {
   });
 
   it('keeps no body when the answer is not the gateway error JSON', async () => {
-    server.use(http.get('/api/balance', () => new HttpResponse('<html>Bad gateway</html>', { status: 502 })));
+    server.use(
+      http.get('/api/balance', () =>
+        offContract(new HttpResponse('<html>Bad gateway</html>', { status: 502 }), "a proxy's error page"),
+      ),
+    );
     const error = (await api.get('/api/balance').catch((e: unknown) => e)) as ApiError;
     expect(error.status).toBe(502);
     expect(error.body).toBeNull();

@@ -1,22 +1,35 @@
 import '@testing-library/jest-dom/vitest';
 import { cleanup } from '@testing-library/react';
-import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
 
 import { stopSessionRenewal } from '@/app/session-keeper';
 import { closeLoginModal } from '@/lib/login-modal';
 import { endSession } from '@/lib/session';
 
+import { requestViolation, responseViolation } from './contract';
 import { resetDb } from './mocks/db';
 import { server } from './mocks/server';
 
 beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+
+// Every request the app sends and every answer a handler gives, held to the gateway's document
+// (see ./contract); checked when the test ends, so the test that broke the contract fails.
+const checks: Promise<string | null>[] = [];
+server.events.on('request:start', ({ request }) => {
+  checks.push(requestViolation(request));
+});
+server.events.on('response:mocked', ({ request, response }) => {
+  checks.push(responseViolation(request, response));
+});
 
 beforeEach(() => {
   resetDb();
   window.dataLayer = [];
 });
 
-afterEach(() => {
+afterEach(async () => {
+  const violations = (await Promise.all(checks.splice(0))).filter((violation) => violation !== null);
+  expect(violations, 'requests and answers outside the gateway contract').toEqual([]);
   cleanup();
   server.resetHandlers();
   for (const cookie of document.cookie.split(';')) {

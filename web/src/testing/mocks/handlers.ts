@@ -1,5 +1,6 @@
 /**
- * MSW handlers mirroring the gateway contract of docs/api.md: error bodies
+ * MSW handlers for the component tests; every request and answer is checked against the
+ * gateway's OpenAPI document (../contract.ts). They mirror the gateway contract: error bodies
  * `{code, message, action?, field?}`, the CSRF header on POST and PUT, the recaptcha header on
  * login and the password recovery, the `is-logged` cookie set on the code step and cleared on
  * logout and on a password change, the validation table of PUT /api/profile, the password rules
@@ -20,7 +21,6 @@ import {
   MOCK_RECOVERY_MAX_ATTEMPTS,
   nextRecoveryCode,
   profileOf,
-  userOf,
   UNVERIFIABLE_CARD_SERIAL,
   type MockMember,
   type MockRegistration,
@@ -417,7 +417,8 @@ const sessionHandlers = [
     document.cookie = 'is-logged=true; Path=/';
     return HttpResponse.json({
       token: 'header.payload.signature',
-      user: userOf(member),
+      // The gateway's login user is the profile's: the spec's fields and three more.
+      user: profileOf(member),
       has_missions: member.hasMissions,
       is_user_migrating: member.migrating,
     });

@@ -2,6 +2,7 @@ import { screen, waitFor, within } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
 
+import { offContract } from '@/testing/contract';
 import { db, DEMO_PASSWORD, MOCK_OTP } from '@/testing/mocks/db';
 import { API_ERRORS, apiError, VERIFY_EMAIL_ACTION, type ApiErrorCode } from '@/testing/mocks/handlers';
 import { server } from '@/testing/mocks/server';
@@ -160,7 +161,9 @@ describe('the login page', () => {
   });
 
   it('shows the generic text when the answer is not the gateway error body', async () => {
-    server.use(http.post('/api/login', () => new HttpResponse('Bad gateway', { status: 502 })));
+    server.use(
+      http.post('/api/login', () => offContract(new HttpResponse('Bad gateway', { status: 502 }), "a proxy's error page")),
+    );
     const view = await openLogin();
     await submitCredentials(view, '111111111', DEMO_PASSWORD);
     expect(await screen.findByRole('alert')).toHaveTextContent(LOGIN_GENERIC_ERROR);

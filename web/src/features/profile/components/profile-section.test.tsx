@@ -3,6 +3,7 @@ import { delay, http, HttpResponse } from 'msw';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
 import { FALLBACK_GENDERS } from '@/lib/genders';
+import { offContract } from '@/testing/contract';
 import { db, DEMO_PASSWORD, findMember, memberNamed, MOCK_NOW } from '@/testing/mocks/db';
 import { apiError } from '@/testing/mocks/handlers';
 import { server } from '@/testing/mocks/server';
@@ -261,7 +262,7 @@ describe('Mis Datos', () => {
   it.each([
     ['a 503', () => apiError('ERR_UNAVAILABLE')],
     ['no answer', () => HttpResponse.error()],
-    ['an unusable answer', () => HttpResponse.json({ genders: 'none' })],
+    ['an unusable answer', () => offContract(HttpResponse.json({ genders: 'none' }), 'a corrupted body')],
   ])('falls back to the fixed genders list on %s', async (_, answer) => {
     let asked = false;
     server.use(
