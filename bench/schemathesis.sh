@@ -13,7 +13,7 @@ target="$(mkdir -p "${CARGO_TARGET_DIR:-target}" && cd "${CARGO_TARGET_DIR:-targ
 venv="$target/schemathesis-venv"
 if [ ! -x "$venv/bin/schemathesis" ]; then
   python3 -m venv "$venv"
-  "$venv/bin/pip" install --quiet schemathesis
+  "$venv/bin/pip" install --quiet -r tools/schemathesis/requirements.txt
 fi
 cargo build --release --locked -p miclub-standalone --bin miclub >/dev/null
 work="$(mktemp -d)"

@@ -97,32 +97,47 @@ pub struct FaqQuery {
 
 /// The simulator's form: the weekday and the five amounts of the spec, in whole pesos. The
 /// numbers are read loosely so that "not a number" is answered under its field, not as a bad
-/// body; content checks the ranges.
+/// body; content checks the ranges. An amount left out is 0, so none is required; `null` is not
+/// a number and is refused like one.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SimulatorRequest {
     /// 1 = lunes … 7 = domingo.
-    #[schema(value_type = i32, minimum = 1, maximum = 7, example = 1)]
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = i32, required = true, minimum = 1, maximum = 7, example = 1)]
     pub week_day: Option<serde_json::Value>,
-    #[schema(value_type = i64, minimum = 0, maximum = 10_000_000, example = 10_000)]
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = i64, required = false, minimum = 0, maximum = 10_000_000, example = 10_000)]
     pub meat_amount: Option<serde_json::Value>,
-    #[schema(value_type = i64, minimum = 0, maximum = 10_000_000)]
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = i64, required = false, minimum = 0, maximum = 10_000_000)]
     pub fruits_and_vegetables_amount: Option<serde_json::Value>,
-    #[schema(value_type = i64, minimum = 0, maximum = 10_000_000)]
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = i64, required = false, minimum = 0, maximum = 10_000_000)]
     pub cleaning_amount: Option<serde_json::Value>,
-    #[schema(value_type = i64, minimum = 0, maximum = 10_000_000)]
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = i64, required = false, minimum = 0, maximum = 10_000_000)]
     pub drinks_amount: Option<serde_json::Value>,
-    #[schema(value_type = i64, minimum = 0, maximum = 10_000_000)]
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = i64, required = false, minimum = 0, maximum = 10_000_000)]
     pub other_amount: Option<serde_json::Value>,
     /// Paying with the partner bank card (Lider BCI).
     #[serde(default)]
     pub partner_card: bool,
 }
 
-/// A whole number of pesos, or the field's error. Absent or null is 0.
+/// A field that is in the body, `null` included (a bare `Option` would read `null` as left out).
+fn present<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<serde_json::Value>, D::Error> {
+    serde_json::Value::deserialize(deserializer).map(Some)
+}
+
+/// A whole number of pesos, or the field's error. Absent is 0; `null`, as the document says, is
+/// no number.
 fn whole(field: &'static str, value: Option<serde_json::Value>, message: &str) -> ApiResult<i64> {
     match value {
-        None | Some(serde_json::Value::Null) => Ok(0),
+        None => Ok(0),
         Some(serde_json::Value::Number(n)) => n
             .as_i64()
             .or_else(|| {

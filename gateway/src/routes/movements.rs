@@ -97,6 +97,13 @@ pub async fn list(
     const PAGE: &str = "Elige una página válida.";
     let year = required(number(query.year, "year", YEAR)?, "year", YEAR)?;
     let month = required(number(query.month, "month", MONTH)?, "month", MONTH)?;
+    // Left out, the page is the first; named, it is the document's integer: `page=` is refused
+    // like `page=x`, not read as left out.
+    if query.page.as_deref().is_some_and(|p| p.trim().is_empty()) {
+        return Err(ApiError::new(ErrorCode::InvalidArgument)
+            .with_message(PAGE)
+            .with_field("page"));
+    }
     let page = number(query.page, "page", PAGE)?.unwrap_or(1);
     let request = ListMovementsRequest {
         year,

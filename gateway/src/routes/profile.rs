@@ -28,6 +28,13 @@ pub struct Gender {
     pub label: String,
 }
 
+/// The longest password auth reads (`Password::MAX_CHARS`), the `maxLength` of every password
+/// field of the document.
+const CURRENT_PASSWORD_MAX_CHARS: usize = 256;
+
+/// What auth answers for a password it will not read (too long).
+const INVALID_PASSWORD_MESSAGE: &str = "La contraseña ingresada no es válida.";
+
 /// The editable fields of the profile; an empty string (or `gender_id` 0) clears an optional one.
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct ProfileUpdate {
@@ -129,7 +136,7 @@ pub async fn genders(State(state): State<AppState>) -> ApiResult<Json<Vec<Gender
 #[utoipa::path(put, path = "/api/profile", tag = "profile", request_body = ProfileUpdate,
     responses(
         (status = 200, body = ProfileUpdated),
-        (status = 400, description = "ERR_INVALID_ARGUMENT with the field and its Spanish message (currentPassword when the email changes without it)", body = ErrorBody),
+        (status = 400, description = "ERR_INVALID_ARGUMENT with the field and its Spanish message (currentPassword when the email changes without it, or when it is longer than 256 characters)", body = ErrorBody),
         (status = 401, body = ErrorBody),
         (status = 422, description = "ERR_WRONG_PASSWORD (currentPassword): nothing changed", body = ErrorBody),
         (status = 429, description = "ERR_TOO_MANY_ATTEMPTS with Retry-After", body = ErrorBody),
@@ -140,6 +147,14 @@ pub async fn update(
     ClientIp(ip): ClientIp,
     ApiJson(body): ApiJson<ProfileUpdate>,
 ) -> ApiResult<Json<ProfileUpdated>> {
+    // The document's limit holds whether or not the email changes: accounts reads the password
+    // only for a new email, and auth refuses a longer one there, so refuse it here for both.
+    if body.current_password.chars().count() > CURRENT_PASSWORD_MAX_CHARS {
+        return Err(ApiError::new(ErrorCode::InvalidArgument)
+            .with_field("currentPassword")
+            .with_message(INVALID_PASSWORD_MESSAGE)
+            .with_cause("currentPassword longer than the document's limit"));
+    }
     let request = UpdateProfileRequest {
         email: body.email,
         name: body.name,

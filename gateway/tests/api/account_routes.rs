@@ -89,6 +89,39 @@ async fn a_field_error_from_accounts_keeps_its_field_and_spanish_message() {
 }
 
 #[tokio::test]
+async fn a_current_password_over_the_documented_limit_is_refused_even_for_the_same_email() {
+    // The document's maxLength (256) holds whether accounts would read the password or not.
+    let gw = gateway().await;
+    for (email, length, status) in [
+        ("ana@example.cl", 257, StatusCode::BAD_REQUEST),
+        ("nueva@example.cl", 257, StatusCode::BAD_REQUEST),
+        ("ana@example.cl", 256, StatusCode::OK),
+    ] {
+        let mut body = profile_body();
+        body["email"] = json!(email);
+        body["currentPassword"] = json!("ñ".repeat(length));
+        let response = gw
+            .put("/api/profile")
+            .header("authorization", gw.bearer())
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), status, "{email} {length}");
+        if status == StatusCode::BAD_REQUEST {
+            let body: Value = response.json().await.unwrap();
+            assert_eq!(body["code"], "ERR_INVALID_ARGUMENT");
+            assert_eq!(body["field"], "currentPassword");
+        }
+    }
+    assert_eq!(
+        gw.script().profile_updates,
+        1,
+        "only the one within the limit reached accounts"
+    );
+}
+
+#[tokio::test]
 async fn a_profile_update_needs_a_session_the_csrf_header_and_a_json_body() {
     let gw = gateway().await;
     let (status, _) = error_of(
@@ -355,6 +388,7 @@ async fn a_malformed_or_missing_month_is_a_field_error_in_spanish() {
         ("year=2026", "month"),
         ("month=10", "year"),
         ("year=2026&month=10&page=x", "page"),
+        ("year=2026&month=10&page=", "page"),
     ] {
         let (status, body) = error_of(
             gw.get(&format!("/api/movements?{query}"))

@@ -817,6 +817,11 @@ export interface components {
             /** Format: int32 */
             year: number;
         };
+        /**
+         * @description The answer of the verification-email resend: an empty object, whether or not the user is a
+         *     member waiting for verification.
+         */
+        NeutralAnswer: Record<string, never>;
         OtpSent: {
             /** @description Where the code went, masked. */
             destination: string;
@@ -988,22 +993,23 @@ export interface components {
         /**
          * @description The simulator's form: the weekday and the five amounts of the spec, in whole pesos. The
          *     numbers are read loosely so that "not a number" is answered under its field, not as a bad
-         *     body; content checks the ranges.
+         *     body; content checks the ranges. An amount left out is 0, so none is required; `null` is not
+         *     a number and is refused like one.
          */
         SimulatorRequest: {
             /** Format: int64 */
-            cleaningAmount: number;
+            cleaningAmount?: number;
             /** Format: int64 */
-            drinksAmount: number;
+            drinksAmount?: number;
             /** Format: int64 */
-            fruitsAndVegetablesAmount: number;
+            fruitsAndVegetablesAmount?: number;
             /**
              * Format: int64
              * @example 10000
              */
-            meatAmount: number;
+            meatAmount?: number;
             /** Format: int64 */
-            otherAmount: number;
+            otherAmount?: number;
             /** @description Paying with the partner bank card (Lider BCI). */
             partnerCard?: boolean;
             /**
@@ -2114,7 +2120,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProfileUpdated"];
                 };
             };
-            /** @description ERR_INVALID_ARGUMENT with the field and its Spanish message (currentPassword when the email changes without it) */
+            /** @description ERR_INVALID_ARGUMENT with the field and its Spanish message (currentPassword when the email changes without it, or when it is longer than 256 characters) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3193,12 +3199,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Neutral answer */
+            /** @description Neutral answer: the same empty object whoever asked */
             202: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["NeutralAnswer"];
+                };
             };
             /** @description ERR_RECAPTCHA */
             400: {
