@@ -291,6 +291,39 @@ impl From<ErrorCode> for ErrorBody {
     }
 }
 
+/// A service's own error type, answered over gRPC the same way by every service.
+///
+/// Each service keeps one error enum and says here what each case means to a caller (its
+/// [`ErrorCode`] and the [`ErrorBody`] the member reads); how that reaches the caller is
+/// written once, in [`ServiceError::into_status`].
+pub trait ServiceError: fmt::Display + Sized {
+    /// The service's name, as its log lines say it (`accounts`).
+    const SERVICE: &'static str;
+
+    /// The catalogue code of this failure.
+    fn code(&self) -> ErrorCode;
+
+    /// What the caller is told: by default the code's own Spanish text. A service adds a field,
+    /// an action or a more precise text where it helps, never a database or transport detail.
+    fn body(&self) -> ErrorBody {
+        ErrorBody::new(self.code())
+    }
+
+    /// The gRPC answer of `rpc`, the body in its details. Failures of the service's own
+    /// (`ERR_INTERNAL`, `ERR_UNAVAILABLE`) are logged at error with their cause, which never
+    /// reaches the caller; refusals are logged at info.
+    fn into_status(self, rpc: &'static str) -> tonic::Status {
+        let code = self.code();
+        match code {
+            ErrorCode::Internal | ErrorCode::Unavailable => {
+                tracing::error!(rpc, error = %self, code = %code, "{} call failed", Self::SERVICE);
+            }
+            _ => tracing::info!(rpc, error = %self, code = %code, "{} call refused", Self::SERVICE),
+        }
+        self.body().into_status()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -334,5 +367,94 @@ mod tests {
             assert!(seen.insert(code.as_str()), "{code} twice");
             assert!(code.message().ends_with('.'), "{code}");
         }
+    }
+
+    /// A service error with one refusal, one own failure and a body of its own.
+    #[derive(Debug)]
+    enum ShopError {
+        Closed,
+        Database(&'static str),
+    }
+
+    impl fmt::Display for ShopError {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            match self {
+                ShopError::Closed => f.write_str("shop closed"),
+                ShopError::Database(detail) => write!(f, "database error: {detail}"),
+            }
+        }
+    }
+
+    impl ServiceError for ShopError {
+        const SERVICE: &'static str = "shop";
+
+        fn code(&self) -> ErrorCode {
+            match self {
+                ShopError::Closed => ErrorCode::NotFound,
+                ShopError::Database(_) => ErrorCode::Internal,
+            }
+        }
+
+        fn body(&self) -> ErrorBody {
+            let body = ErrorBody::new(self.code());
+            match self {
+                ShopError::Closed => body.with_field("shop").with_message("Cerrado."),
+                ShopError::Database(_) => body,
+            }
+        }
+    }
+
+    /// The JSON log lines `run` writes.
+    fn logged(run: impl FnOnce()) -> Vec<serde_json::Value> {
+        let provider = opentelemetry_sdk::trace::SdkTracerProvider::builder().build();
+        let captured = crate::telemetry::tests::Captured::default();
+        tracing::subscriber::with_default(
+            crate::telemetry::tests::test_subscriber(&provider, captured.clone()),
+            run,
+        );
+        captured.lines()
+    }
+
+    #[test]
+    fn a_service_error_reaches_the_caller_as_its_body_inside_the_status() {
+        let status = ShopError::Closed.into_status("open_shop");
+        assert_eq!(status.code(), tonic::Code::NotFound);
+        let body = ErrorBody::from_status(&status);
+        assert_eq!(body.code, ErrorCode::NotFound);
+        assert_eq!(body.field.as_deref(), Some("shop"));
+        assert_eq!(body.message, "Cerrado.");
+    }
+
+    #[test]
+    fn a_failure_of_the_service_is_logged_at_error_with_its_cause_and_never_told_to_the_caller() {
+        let mut status = None;
+        let lines = logged(|| {
+            status = Some(ShopError::Database("secret detail").into_status("open_shop"));
+        });
+        let status = status.unwrap();
+        assert_eq!(status.code(), tonic::Code::Internal);
+        assert!(!status.message().contains("secret"));
+        assert_eq!(
+            ErrorBody::from_status(&status).message,
+            ErrorCode::Internal.message()
+        );
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        assert_eq!(lines[0]["level"], "ERROR");
+        assert_eq!(lines[0]["message"], "shop call failed");
+        assert_eq!(lines[0]["rpc"], "open_shop");
+        assert_eq!(lines[0]["code"], "ERR_INTERNAL");
+        assert_eq!(lines[0]["error"], "database error: secret detail");
+    }
+
+    #[test]
+    fn a_refusal_is_logged_at_info_with_the_rpc_and_the_code() {
+        let lines = logged(|| {
+            ShopError::Closed.into_status("open_shop");
+        });
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        assert_eq!(lines[0]["level"], "INFO");
+        assert_eq!(lines[0]["message"], "shop call refused");
+        assert_eq!(lines[0]["rpc"], "open_shop");
+        assert_eq!(lines[0]["code"], "ERR_NOT_FOUND");
     }
 }

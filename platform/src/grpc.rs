@@ -314,6 +314,83 @@ pub async fn serve(
     Ok(())
 }
 
+/// A service's gRPC port, built and bound but not yet serving: the service behind its gate,
+/// with health and reflection, and the drain delay of its settings. Every service's
+/// `Application` holds one, so tests and the standalone binary know the port before serving.
+pub struct Port {
+    server: Server,
+    routes: tonic::service::Routes,
+    listener: TcpListener,
+    health: Health,
+    gate: Arc<dyn Gate>,
+    drain_delay: Duration,
+    port: u16,
+}
+
+impl std::fmt::Debug for Port {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Port")
+            .field("port", &self.port)
+            .field("health", &self.health)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Port {
+    /// Builds the server of `service` (named `name`, fully qualified, for health and
+    /// reflection), every call passing `gate` first, and binds the address of `settings`
+    /// (port 0 picks a free one).
+    pub async fn bind<S>(
+        settings: &ServerSettings,
+        name: &str,
+        service: S,
+        gate: Arc<dyn Gate>,
+    ) -> anyhow::Result<Self>
+    where
+        S: tower::Service<http::Request<tonic::body::Body>, Error = std::convert::Infallible>
+            + tonic::server::NamedService
+            + Clone
+            + Send
+            + Sync
+            + 'static,
+        S::Response: axum::response::IntoResponse,
+        S::Future: Send + 'static,
+    {
+        let (server, health, routes) = server(&[name], &settings.tls).await?;
+        let routes = routes.add_service(service);
+        let listener = settings.bind().await?;
+        let port = listener.local_addr()?.port();
+        Ok(Self {
+            server,
+            routes,
+            listener,
+            health,
+            gate,
+            drain_delay: Duration::from_millis(settings.drain_delay_ms),
+            port,
+        })
+    }
+
+    /// The port the listener is bound to.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// Serves until `shutdown` fires, then drains ([`serve`]).
+    pub async fn serve(self, shutdown: Shutdown) -> anyhow::Result<()> {
+        serve(
+            self.server,
+            self.routes,
+            self.listener,
+            self.health,
+            self.drain_delay,
+            shutdown,
+            self.gate,
+        )
+        .await
+    }
+}
+
 /// Runs the port's [`Gate`]: a refused call is answered with its status at once.
 async fn guard(
     axum::extract::State(gate): axum::extract::State<Arc<dyn Gate>>,

@@ -5,7 +5,8 @@
 //! (PostgreSQL or SQLite through one pool type), the ephemeral store (Redis or memory),
 //! access-token verification and who may call which RPC, notifications, gRPC serving with
 //! health and reflection (over TLS between processes), graceful
-//! shutdown, member identity documents (RUT), and, behind `test-support`, test helpers.
+//! shutdown, the start of every service binary (its modes, the migration step), member
+//! identity documents (RUT), and, behind `test-support`, test helpers.
 
 pub mod access;
 pub mod config;
@@ -16,6 +17,7 @@ pub mod events;
 pub mod grpc;
 pub mod identity;
 pub mod notify;
+pub mod service;
 pub mod shutdown;
 pub mod storage;
 pub mod telemetry;

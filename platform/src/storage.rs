@@ -65,6 +65,22 @@ impl DatabaseSettings {
     }
 }
 
+impl DatabaseSettings {
+    /// The database a service uses: the configured one or, when no url is set, the SQLite file
+    /// `dev_url` (standalone and development runs with no configuration at all). Production
+    /// refuses the fallback before this is asked ([`Self::require_postgres`]).
+    pub fn or_sqlite(&self, dev_url: &str) -> DatabaseSettings {
+        if !self.url.is_empty() {
+            return self.clone();
+        }
+        tracing::warn!(url = dev_url, "no database url configured: using sqlite");
+        DatabaseSettings {
+            url: dev_url.into(),
+            ..self.clone()
+        }
+    }
+}
+
 impl Default for DatabaseSettings {
     fn default() -> Self {
         Self {
@@ -91,6 +107,24 @@ impl Backend {
         } else {
             anyhow::bail!("unsupported database url scheme (use postgres:// or sqlite://)")
         }
+    }
+}
+
+/// The schema migrations of one service, embedded in its binary: one set per backend, because
+/// DDL differs (`migrations/postgres`, `migrations/sqlite`).
+#[derive(Debug, Clone, Copy)]
+pub struct Migrations {
+    pub postgres: &'static Migrator,
+    pub sqlite: &'static Migrator,
+}
+
+impl Migrations {
+    /// Connects to the database `settings` name and applies the migrations of its backend:
+    /// how every service opens its store, and all the `--migrate-only` step does.
+    pub async fn open(&self, settings: &DatabaseSettings) -> anyhow::Result<Database> {
+        let database = Database::connect(settings).await?;
+        database.migrate(self.postgres, self.sqlite).await?;
+        Ok(database)
     }
 }
 
@@ -432,6 +466,68 @@ mod tests {
                 .require_postgres("auth")
                 .is_ok()
         );
+    }
+
+    #[test]
+    fn a_configured_database_is_kept_and_none_falls_back_to_the_sqlite_file_given() {
+        let configured = DatabaseSettings {
+            url: "postgres://db/shop".into(),
+            max_connections: 3,
+            ..DatabaseSettings::default()
+        };
+        assert_eq!(
+            configured.or_sqlite("sqlite://data/shop.db").url,
+            "postgres://db/shop"
+        );
+        let fallback = DatabaseSettings {
+            max_connections: 3,
+            ..DatabaseSettings::default()
+        }
+        .or_sqlite("sqlite://data/shop.db");
+        assert_eq!(fallback.url, "sqlite://data/shop.db");
+        assert_eq!(fallback.max_connections, 3, "the other settings are kept");
+    }
+
+    /// Migrations made of one statement, for a test.
+    fn one_migration(sql: &'static str) -> &'static Migrator {
+        use sqlx::SqlSafeStr;
+        use sqlx::migrate::{Migration, MigrationType};
+        let migration = Migration::new(
+            1,
+            "shops".into(),
+            MigrationType::Simple,
+            sql.into_sql_str(),
+            false,
+        );
+        Box::leak(Box::new(Migrator::with_migrations(vec![migration])))
+    }
+
+    #[tokio::test]
+    async fn opening_applies_the_migrations_of_the_backend_the_url_names() {
+        let migrations = Migrations {
+            postgres: one_migration("CREATE TABLE postgres_only (id TEXT PRIMARY KEY)"),
+            sqlite: one_migration("CREATE TABLE shops (id TEXT PRIMARY KEY)"),
+        };
+        let database = migrations
+            .open(&DatabaseSettings {
+                url: "sqlite::memory:".into(),
+                max_connections: 1,
+                ..DatabaseSettings::default()
+            })
+            .await
+            .unwrap();
+        assert_eq!(database.backend(), Backend::Sqlite);
+        sqlx::query("INSERT INTO shops (id) VALUES ('s1')")
+            .execute(database.pool())
+            .await
+            .unwrap();
+        assert!(
+            sqlx::query("SELECT id FROM postgres_only")
+                .fetch_all(database.pool())
+                .await
+                .is_err()
+        );
+        database.close().await;
     }
 
     fn attribute(span: &opentelemetry_sdk::trace::SpanData, key: &str) -> String {

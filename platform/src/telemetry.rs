@@ -439,7 +439,7 @@ pub(crate) mod tests {
     pub(crate) struct Captured(Arc<Mutex<Vec<u8>>>);
 
     impl Captured {
-        fn lines(&self) -> Vec<Value> {
+        pub(crate) fn lines(&self) -> Vec<Value> {
             let bytes = self.0.lock().unwrap().clone();
             String::from_utf8(bytes)
                 .unwrap()

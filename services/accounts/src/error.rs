@@ -1,10 +1,11 @@
 //! The one error type of accounts and its mapping to the shared error codes.
 //!
 //! Every failure of `domain/` and `store.rs` is an [`AccountsError`]; `grpc.rs` turns it into a
-//! `tonic::Status` carrying an [`ErrorBody`]. Storage failures are logged here with structured
-//! fields and reach the caller only as `ERR_INTERNAL` or `ERR_UNAVAILABLE`, without details.
+//! `tonic::Status` carrying an [`ErrorBody`] through [`ServiceError::into_status`], which logs
+//! storage failures with structured fields; they reach the caller only as `ERR_INTERNAL` or
+//! `ERR_UNAVAILABLE`, without details.
 
-use miclub_platform::error::{ErrorBody, ErrorCode};
+use miclub_platform::error::{ErrorBody, ErrorCode, ServiceError};
 use miclub_platform::identity::IdentityError;
 use miclub_platform::storage::is_unavailable;
 use thiserror::Error;
@@ -93,8 +94,12 @@ impl AccountsError {
     pub fn invalid_field(field: &'static str, message: &'static str) -> Self {
         AccountsError::InvalidField { field, message }
     }
+}
 
-    pub fn error_code(&self) -> ErrorCode {
+impl ServiceError for AccountsError {
+    const SERVICE: &'static str = "accounts";
+
+    fn code(&self) -> ErrorCode {
         match self {
             AccountsError::Invalid { .. } | AccountsError::InvalidField { .. } => {
                 ErrorCode::InvalidArgument
@@ -127,8 +132,8 @@ impl AccountsError {
 
     /// What the caller is told: the code's Spanish text, a more precise one where it helps,
     /// never a database detail.
-    pub fn body(&self) -> ErrorBody {
-        let body = ErrorBody::new(self.error_code());
+    fn body(&self) -> ErrorBody {
+        let body = ErrorBody::new(self.code());
         match self {
             AccountsError::StepUpRefused(refusal) => (**refusal).clone(),
             AccountsError::Invalid { field, .. } => body.with_field(*field),
@@ -159,18 +164,6 @@ impl AccountsError {
             _ => body,
         }
     }
-
-    /// The gRPC answer of `rpc`, logging server-side failures with their cause.
-    pub fn into_status(self, rpc: &'static str) -> tonic::Status {
-        let code = self.error_code();
-        match code {
-            ErrorCode::Internal | ErrorCode::Unavailable => {
-                tracing::error!(rpc, error = %self, code = %code, "accounts call failed");
-            }
-            _ => tracing::info!(rpc, error = %self, code = %code, "accounts call refused"),
-        }
-        self.body().into_status()
-    }
 }
 
 /// Where a member whose document is already registered is sent instead.
@@ -199,11 +192,11 @@ mod tests {
     #[test]
     fn a_pool_timeout_is_unavailable_and_other_database_errors_are_internal() {
         assert_eq!(
-            AccountsError::Database(sqlx::Error::PoolTimedOut).error_code(),
+            AccountsError::Database(sqlx::Error::PoolTimedOut).code(),
             ErrorCode::Unavailable
         );
         assert_eq!(
-            AccountsError::Database(sqlx::Error::RowNotFound).error_code(),
+            AccountsError::Database(sqlx::Error::RowNotFound).code(),
             ErrorCode::Internal
         );
     }

@@ -25,14 +25,11 @@ use std::time::Duration;
 use miclub_platform::access::Policy;
 use miclub_platform::ephemeral::SharedStore;
 use miclub_platform::events::SharedBus;
-use miclub_platform::grpc::{Health, ServerSettings};
+use miclub_platform::grpc::Port;
 use miclub_platform::notify::Notifier;
 use miclub_platform::shutdown::Shutdown;
 use miclub_platform::tokens::{KeySource, TokenVerifier};
 use miclub_proto::accounts::v1::accounts_service_server::AccountsServiceServer;
-use tokio::net::TcpListener;
-use tonic::service::Routes;
-use tonic::transport::Server;
 
 pub use config::Settings;
 pub use domain::LoginEmails;
@@ -78,16 +75,11 @@ pub struct Dependencies {
 }
 
 /// Accounts, built and listening, ready to serve.
+#[derive(Debug)]
 pub struct Application {
-    listener: TcpListener,
-    port: u16,
-    server: Server,
-    routes: Routes,
-    health: Health,
-    /// Who may call which method of this port (`platform::access`).
-    gate: Arc<Policy>,
+    /// The gRPC port, behind who may call which method (`platform::access`).
+    grpc: Port,
     store: Store,
-    server_settings: ServerSettings,
     /// Confirms the accruals whose return window has closed, while serving.
     ledger: Ledger,
     accrual: AccrualSettings,
@@ -97,14 +89,6 @@ pub struct Application {
     /// Publishes the outbox's purchase events to the bus.
     relay: OutboxRelay,
     relay_interval: Duration,
-}
-
-impl std::fmt::Debug for Application {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Application")
-            .field("port", &self.port)
-            .finish_non_exhaustive()
-    }
 }
 
 impl Application {
@@ -153,20 +137,16 @@ impl Application {
             unsubscriptions.clone(),
             verifier,
         );
-        let (server, health, routes) =
-            miclub_platform::grpc::server(&[SERVICE_NAME], &settings.server.tls).await?;
-        let routes = routes.add_service(AccountsServiceServer::new(service));
-        let listener = settings.server.bind().await?;
-        let port = listener.local_addr()?.port();
-        Ok(Self {
-            listener,
-            port,
-            server,
-            routes,
-            health,
+        let grpc = Port::bind(
+            &settings.server,
+            SERVICE_NAME,
+            AccountsServiceServer::new(service),
             gate,
+        )
+        .await?;
+        Ok(Self {
+            grpc,
             store,
-            server_settings: settings.server,
             ledger,
             accrual: settings.accrual,
             unsubscriptions,
@@ -180,7 +160,7 @@ impl Application {
 
     /// The port the gRPC listener is bound to.
     pub fn port(&self) -> u16 {
-        self.port
+        self.grpc.port()
     }
 
     /// Serves until `shutdown` fires, then drains (NOT_SERVING first) and closes the pool.
@@ -202,17 +182,7 @@ impl Application {
             self.relay
                 .relay_periodically(self.relay_interval, shutdown.clone()),
         );
-        let drain_delay = Duration::from_millis(self.server_settings.drain_delay_ms);
-        let served = miclub_platform::grpc::serve(
-            self.server,
-            self.routes,
-            self.listener,
-            self.health,
-            drain_delay,
-            shutdown,
-            self.gate,
-        )
-        .await;
+        let served = self.grpc.serve(shutdown).await;
         if let Err(err) = confirmations.await {
             tracing::error!(error = %err, "accrual confirmation task failed");
         }

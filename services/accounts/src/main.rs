@@ -11,13 +11,13 @@
 
 use std::sync::Arc;
 
-use miclub_accounts::{Application, Dependencies, GrpcLoginEmails, Settings};
-use miclub_platform::config::{Layered, Mode};
+use miclub_accounts::{Application, Dependencies, GrpcLoginEmails, Settings, store};
+use miclub_platform::config::Mode;
 use miclub_platform::ephemeral::{self, EphemeralSettings};
 use miclub_platform::events::{self, EventBusSettings};
 use miclub_platform::notify::{self, NotifierSettings};
+use miclub_platform::service::{self, Process};
 use miclub_platform::shutdown::Shutdown;
-use miclub_platform::telemetry::{self, TelemetrySettings};
 use miclub_platform::tls;
 use miclub_platform::tokens::{GrpcKeySource, ServiceTokens};
 
@@ -26,39 +26,35 @@ static ALLOCATOR: miclub_platform::Allocator = miclub_platform::Allocator;
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    let mode = Mode::from_args()?;
-    let config = Layered::load()?;
-    let environment = config.environment();
-    let _telemetry = telemetry::init(
-        "accounts",
-        &config.section::<TelemetrySettings>("telemetry")?,
-    )?;
-    let mut settings: Settings = config.section("accounts")?;
-    if mode == Mode::SeedDemo {
-        let report = miclub_accounts::seed_demo_only(&settings).await?;
-        tracing::info!(
-            members = report.members,
-            movements = report.movements,
-            purchases = report.purchases,
-            "accounts demo members seeded"
-        );
-        return Ok(());
+    let process = Process::start("accounts")?;
+    let environment = process.environment();
+    let mut settings: Settings = process.section("accounts")?;
+    match process.mode {
+        Mode::Serve => {}
+        Mode::MigrateOnly => {
+            let database = settings.database_or_default();
+            return service::migrate_only("accounts", &database, &store::MIGRATIONS).await;
+        }
+        Mode::SeedDemo => {
+            let report = miclub_accounts::seed_demo_only(&settings).await?;
+            tracing::info!(
+                members = report.members,
+                movements = report.movements,
+                purchases = report.purchases,
+                "accounts demo members seeded"
+            );
+            return Ok(());
+        }
     }
-    if mode == Mode::MigrateOnly {
-        // `Store::connect` applies the embedded migrations; nothing else starts.
-        miclub_accounts::store::Store::connect(&settings.database_or_default()).await?;
-        tracing::info!("accounts migrations applied");
-        return Ok(());
-    }
-    let ephemeral_settings: EphemeralSettings = config.section("ephemeral")?;
+    let ephemeral_settings: EphemeralSettings = process.section("ephemeral")?;
     settings.validate(environment, !ephemeral_settings.redis_url.is_empty())?;
-    settings.use_internal_tls(&tls::from_config(&config)?);
+    settings.use_internal_tls(&tls::from_config(&process.config)?);
     let store = ephemeral::connect(&ephemeral_settings, environment).await?;
-    let bus_settings: EventBusSettings = config.section("events")?;
+    let bus_settings: EventBusSettings = process.section("events")?;
     let bus = events::connect(&bus_settings, environment).await?;
     let key_source = Arc::new(GrpcKeySource::new(settings.auth.channel()?));
     let notifier = notify::build(
-        &config.section::<NotifierSettings>("notifier")?,
+        &process.section::<NotifierSettings>("notifier")?,
         environment,
         None,
     )?;

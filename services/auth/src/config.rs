@@ -189,15 +189,7 @@ impl Settings {
 
     /// The database to use: the configured one, or a SQLite file under `./data` in development.
     pub fn database_or_default(&self) -> DatabaseSettings {
-        if self.database.url.is_empty() {
-            tracing::warn!("no database url configured: using sqlite://data/auth.db");
-            DatabaseSettings {
-                url: Self::DEV_DATABASE_URL.into(),
-                ..self.database.clone()
-            }
-        } else {
-            self.database.clone()
-        }
+        self.database.or_sqlite(Self::DEV_DATABASE_URL)
     }
 }
 

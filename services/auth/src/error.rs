@@ -1,16 +1,16 @@
 //! The one error type of the auth service and how it reaches the caller.
 //!
-//! Each [`AuthError`] variant maps to one `platform::error::ErrorCode`; [`AuthError::into_status`]
-//! turns it into a `tonic::Status` carrying the `ErrorBody` the gateway decodes. Failures of our
-//! own (database, signing, mail) are logged here with structured fields and answer `Internal`
-//! or `Unavailable` without details.
+//! Each [`AuthError`] variant maps to one `platform::error::ErrorCode` and the `ErrorBody` the
+//! member reads; [`ServiceError::into_status`] turns it into the `tonic::Status` the gateway
+//! decodes, as in every service. Failures of our own (database, signing, mail) are logged there
+//! with structured fields and answer `Internal` or `Unavailable` without details.
 //!
 //! The details an error carries ([`Field`], [`Problem`], [`PasswordRule`]) are defined here too,
 //! so this module imports nothing of the crate: the validated values of `domain::types`, the
 //! settings and the domain all build on it, never the other way round.
 
 use miclub_platform::ephemeral::StoreError;
-use miclub_platform::error::{ErrorBody, ErrorCode};
+use miclub_platform::error::{ErrorBody, ErrorCode, ServiceError};
 use miclub_platform::identity::IdentityError;
 use thiserror::Error;
 
@@ -169,8 +169,10 @@ pub enum AuthError {
     Internal(#[from] anyhow::Error),
 }
 
-impl AuthError {
-    pub fn code(&self) -> ErrorCode {
+impl ServiceError for AuthError {
+    const SERVICE: &'static str = "auth";
+
+    fn code(&self) -> ErrorCode {
         match self {
             AuthError::InvalidLoginId(IdentityError::InvalidRut) => ErrorCode::InvalidRut,
             AuthError::InvalidLoginId(_) | AuthError::InvalidInput { .. } => {
@@ -201,25 +203,10 @@ impl AuthError {
         }
     }
 
-    /// The body the member sees; failures of our own are logged here, once.
-    pub fn body(&self) -> ErrorBody {
-        let code = self.code();
-        match self {
-            AuthError::Store(err) => {
-                tracing::error!(error = %err, "ephemeral store unavailable");
-            }
-            AuthError::Notify(err) => {
-                tracing::error!(error = format!("{err:#}"), "cannot send the one-time code");
-            }
-            AuthError::Database(err) => {
-                tracing::error!(error = %err, "database error");
-            }
-            AuthError::Internal(err) => {
-                tracing::error!(error = format!("{err:#}"), "internal error");
-            }
-            _ => {}
-        }
-        let body = ErrorBody::new(code);
+    /// The body the member sees: the code's text, or a more precise one, with its field and
+    /// action; never a detail of our own failures.
+    fn body(&self) -> ErrorBody {
+        let body = ErrorBody::new(self.code());
         match self {
             AuthError::InvalidLoginId(err) => {
                 let body = body.with_field(Field::User.as_str());
@@ -273,10 +260,6 @@ impl AuthError {
             _ => body,
         }
     }
-
-    pub fn into_status(self) -> tonic::Status {
-        self.body().into_status()
-    }
 }
 
 impl AuthError {
@@ -307,12 +290,6 @@ fn unsubscribed_message(disabled_at: i64) -> Option<String> {
     ))
 }
 
-impl From<AuthError> for tonic::Status {
-    fn from(err: AuthError) -> Self {
-        err.into_status()
-    }
-}
-
 pub type AuthResult<T> = Result<T, AuthError>;
 
 #[cfg(test)]
@@ -337,7 +314,7 @@ mod tests {
 
     #[test]
     fn internal_failures_answer_without_details() {
-        let status = AuthError::Internal(anyhow::anyhow!("secret detail")).into_status();
+        let status = AuthError::Internal(anyhow::anyhow!("secret detail")).into_status("test");
         assert_eq!(status.code(), tonic::Code::Internal);
         assert!(!status.message().contains("secret"));
         let body = ErrorBody::from_status(&status);
@@ -357,7 +334,7 @@ mod tests {
             weak.message,
             "La contraseña puede tener hasta 64 caracteres."
         );
-        let status = AuthError::weak_new_password(PasswordRule::Common).into_status();
+        let status = AuthError::weak_new_password(PasswordRule::Common).into_status("test");
         assert_eq!(status.code(), tonic::Code::InvalidArgument);
     }
 
@@ -392,7 +369,7 @@ mod tests {
         assert_eq!(action.url_name, "Registrarme");
         assert_eq!(
             AuthError::MemberUnsubscribed { disabled_at: None }
-                .into_status()
+                .into_status("test")
                 .code(),
             tonic::Code::FailedPrecondition
         );
@@ -406,21 +383,21 @@ mod tests {
         let body = AuthError::RutAlreadyRegistered.body();
         assert_eq!(body.code, ErrorCode::RutAlreadyRegistered);
         assert_eq!(
-            AuthError::RutAlreadyRegistered.into_status().code(),
+            AuthError::RutAlreadyRegistered.into_status("test").code(),
             tonic::Code::AlreadyExists
         );
         let action = body.action.unwrap();
         assert_eq!(action.url, "/recuperar-contrasena");
         assert_eq!(action.url_name, "Recuperar contraseña");
         assert_eq!(
-            AuthError::Forbidden.into_status().code(),
+            AuthError::Forbidden.into_status("test").code(),
             tonic::Code::PermissionDenied
         );
     }
 
     #[test]
     fn a_refused_client_is_unauthenticated_invalid_credentials() {
-        let status = AuthError::InvalidClient.into_status();
+        let status = AuthError::InvalidClient.into_status("test");
         assert_eq!(status.code(), tonic::Code::Unauthenticated);
         assert_eq!(
             ErrorBody::from_status(&status).code,

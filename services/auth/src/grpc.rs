@@ -7,6 +7,8 @@
 //! `DisableCredentials`, `VerifyPassword` and `EndSessions` of accounts, `CheckPasswordRules` and `CreateCredentials` of
 //! registration. Tokens are checked like every other service checks them (signature, claims,
 //! revocation, kind); a service token of another client is PERMISSION_DENIED ERR_FORBIDDEN.
+//! Each call runs in a span of its own (`auth.<method>`), and its failures become a status
+//! through [`ServiceError::into_status`], as in every service.
 
 use std::sync::Arc;
 
@@ -21,6 +23,7 @@ use crate::domain::{
     Auth, ChallengeId, Email, IssuedSession, MemberId, NewPassword, OtpCode, Password, RefreshToken,
 };
 use crate::error::{AuthError, Field, Problem};
+use miclub_platform::error::ServiceError;
 
 #[derive(Debug, Clone)]
 pub struct AuthGrpc {
@@ -69,27 +72,40 @@ fn present(value: &str) -> Option<&str> {
     (!value.is_empty()).then_some(value)
 }
 
+/// The answer of `rpc`: its message, or its failure as the status every service answers with.
+fn answer<T>(rpc: &'static str, result: Result<T, AuthError>) -> Result<Response<T>, Status> {
+    result
+        .map(Response::new)
+        .map_err(|err| err.into_status(rpc))
+}
+
 #[tonic::async_trait]
 impl AuthService for AuthGrpc {
+    #[tracing::instrument(name = "auth.start_login", skip_all)]
     async fn start_login(
         &self,
         request: Request<pb::StartLoginRequest>,
     ) -> Result<Response<pb::StartLoginResponse>, Status> {
         let request = request.into_inner();
-        let login_id = LoginId::parse(&request.user).map_err(AuthError::InvalidLoginId)?;
-        let password = Password::parse(request.password)?;
-        let started = self
-            .auth
-            .start_login(&login_id, &password, request.client_ip.trim())
-            .await?;
-        Ok(Response::new(pb::StartLoginResponse {
-            challenge_id: started.challenge_id.as_str().to_owned(),
-            masked_destination: started.masked_destination,
-            expires_in_seconds: started.expires_in_secs,
-            resend_after_seconds: started.resend_after_secs,
-        }))
+        let started = async {
+            let login_id = LoginId::parse(&request.user).map_err(AuthError::InvalidLoginId)?;
+            let password = Password::parse(request.password)?;
+            self.auth
+                .start_login(&login_id, &password, request.client_ip.trim())
+                .await
+        };
+        answer(
+            "start_login",
+            started.await.map(|started| pb::StartLoginResponse {
+                challenge_id: started.challenge_id.as_str().to_owned(),
+                masked_destination: started.masked_destination,
+                expires_in_seconds: started.expires_in_secs,
+                resend_after_seconds: started.resend_after_secs,
+            }),
+        )
     }
 
+    #[tracing::instrument(name = "auth.resend_otp", skip_all)]
     async fn resend_otp(
         &self,
         request: Request<pb::ResendOtpRequest>,
@@ -98,30 +114,39 @@ impl AuthService for AuthGrpc {
         let sent = self
             .auth
             .resend_otp(ChallengeId::parse(&request.challenge_id))
-            .await?;
-        Ok(Response::new(pb::ResendOtpResponse {
-            expires_in_seconds: sent.expires_in_secs,
-            resend_after_seconds: sent.resend_after_secs,
-        }))
+            .await;
+        answer(
+            "resend_otp",
+            sent.map(|sent| pb::ResendOtpResponse {
+                expires_in_seconds: sent.expires_in_secs,
+                resend_after_seconds: sent.resend_after_secs,
+            }),
+        )
     }
 
+    #[tracing::instrument(name = "auth.verify_otp", skip_all)]
     async fn verify_otp(
         &self,
         request: Request<pb::VerifyOtpRequest>,
     ) -> Result<Response<pb::VerifyOtpResponse>, Status> {
         let request = request.into_inner();
-        let code = OtpCode::parse(&request.otp, self.auth.policy().otp_length)?;
-        let done = self
-            .auth
-            .verify_otp(ChallengeId::parse(&request.challenge_id), &code)
-            .await?;
-        Ok(Response::new(pb::VerifyOtpResponse {
-            session: Some(session(done.session)),
-            member_id: done.member_id,
-            is_user_migrating: done.is_user_migrating,
-        }))
+        let done = async {
+            let code = OtpCode::parse(&request.otp, self.auth.policy().otp_length)?;
+            self.auth
+                .verify_otp(ChallengeId::parse(&request.challenge_id), &code)
+                .await
+        };
+        answer(
+            "verify_otp",
+            done.await.map(|done| pb::VerifyOtpResponse {
+                session: Some(session(done.session)),
+                member_id: done.member_id,
+                is_user_migrating: done.is_user_migrating,
+            }),
+        )
     }
 
+    #[tracing::instrument(name = "auth.refresh_session", skip_all)]
     async fn refresh_session(
         &self,
         request: Request<pb::RefreshSessionRequest>,
@@ -130,12 +155,16 @@ impl AuthService for AuthGrpc {
         let issued = self
             .auth
             .refresh_session(RefreshToken::parse(&request.refresh_token))
-            .await?;
-        Ok(Response::new(pb::RefreshSessionResponse {
-            session: Some(session(issued)),
-        }))
+            .await;
+        answer(
+            "refresh_session",
+            issued.map(|issued| pb::RefreshSessionResponse {
+                session: Some(session(issued)),
+            }),
+        )
     }
 
+    #[tracing::instrument(name = "auth.logout", skip_all)]
     async fn logout(
         &self,
         request: Request<pb::LogoutRequest>,
@@ -143,10 +172,11 @@ impl AuthService for AuthGrpc {
         let request = request.into_inner();
         let access_token = present(&request.access_token);
         let refresh = present(&request.refresh_token).and_then(RefreshToken::parse);
-        self.auth.logout(access_token, refresh).await?;
-        Ok(Response::new(pb::LogoutResponse {}))
+        let done = self.auth.logout(access_token, refresh).await;
+        answer("logout", done.map(|()| pb::LogoutResponse {}))
     }
 
+    #[tracing::instrument(name = "auth.get_jwks", skip_all)]
     async fn get_jwks(
         &self,
         _request: Request<pb::GetJwksRequest>,
@@ -156,23 +186,30 @@ impl AuthService for AuthGrpc {
         }))
     }
 
+    #[tracing::instrument(name = "auth.change_password", skip_all)]
     async fn change_password(
         &self,
         request: Request<pb::ChangePasswordRequest>,
     ) -> Result<Response<pb::ChangePasswordResponse>, Status> {
         let caller = self.auth.callers().member(&request).await?;
         let request = request.into_inner();
-        let current = current_password(request.current_password)?;
-        let new = NewPassword::parse(request.new_password).map_err(AuthError::weak_new_password)?;
-        let changed = self
-            .auth
-            .change_password(&caller.sub, &current, &new, request.client_ip.trim())
-            .await?;
-        Ok(Response::new(pb::ChangePasswordResponse {
-            revoked_sessions: changed.revoked_sessions as i64,
-        }))
+        let changed = async {
+            let current = current_password(request.current_password)?;
+            let new =
+                NewPassword::parse(request.new_password).map_err(AuthError::weak_new_password)?;
+            self.auth
+                .change_password(&caller.sub, &current, &new, request.client_ip.trim())
+                .await
+        };
+        answer(
+            "change_password",
+            changed.await.map(|changed| pb::ChangePasswordResponse {
+                revoked_sessions: changed.revoked_sessions as i64,
+            }),
+        )
     }
 
+    #[tracing::instrument(name = "auth.issue_service_token", skip_all)]
     async fn issue_service_token(
         &self,
         request: Request<pb::IssueServiceTokenRequest>,
@@ -186,71 +223,98 @@ impl AuthService for AuthGrpc {
         let issued = self
             .auth
             .issue_service_token(request.client_id.trim(), &secret, &caller)
-            .await?;
-        Ok(Response::new(pb::IssueServiceTokenResponse {
-            access_token: issued.access_token,
-            expires_in_seconds: issued.expires_in_secs,
-        }))
+            .await;
+        answer(
+            "issue_service_token",
+            issued.map(|issued| pb::IssueServiceTokenResponse {
+                access_token: issued.access_token,
+                expires_in_seconds: issued.expires_in_secs,
+            }),
+        )
     }
 
+    #[tracing::instrument(name = "auth.verify_password", skip_all)]
     async fn verify_password(
         &self,
         request: Request<pb::VerifyPasswordRequest>,
     ) -> Result<Response<pb::VerifyPasswordResponse>, Status> {
         self.service_caller(&request).await?;
         let request = request.into_inner();
-        let member_id = MemberId::parse(&request.member_id)?;
-        let password = current_password(request.password)?;
-        self.auth
-            .verify_password(member_id.as_str(), &password, request.client_ip.trim())
-            .await?;
-        Ok(Response::new(pb::VerifyPasswordResponse {}))
+        let verified = async {
+            let member_id = MemberId::parse(&request.member_id)?;
+            let password = current_password(request.password)?;
+            self.auth
+                .verify_password(member_id.as_str(), &password, request.client_ip.trim())
+                .await
+        };
+        answer(
+            "verify_password",
+            verified.await.map(|()| pb::VerifyPasswordResponse {}),
+        )
     }
 
+    #[tracing::instrument(name = "auth.end_sessions", skip_all)]
     async fn end_sessions(
         &self,
         request: Request<pb::EndSessionsRequest>,
     ) -> Result<Response<pb::EndSessionsResponse>, Status> {
         self.service_caller(&request).await?;
         let request = request.into_inner();
-        let member_id = MemberId::parse(&request.member_id)?;
-        let ended = self.auth.end_member_sessions(member_id.as_str()).await?;
-        Ok(Response::new(pb::EndSessionsResponse {
-            revoked_sessions: ended as i64,
-        }))
+        let ended = async {
+            let member_id = MemberId::parse(&request.member_id)?;
+            self.auth.end_member_sessions(member_id.as_str()).await
+        };
+        answer(
+            "end_sessions",
+            ended.await.map(|ended| pb::EndSessionsResponse {
+                revoked_sessions: ended as i64,
+            }),
+        )
     }
 
+    #[tracing::instrument(name = "auth.set_login_email", skip_all)]
     async fn set_login_email(
         &self,
         request: Request<pb::SetLoginEmailRequest>,
     ) -> Result<Response<pb::SetLoginEmailResponse>, Status> {
         let caller = self.service_caller(&request).await?;
         let request = request.into_inner();
-        let member_id = MemberId::parse(&request.member_id)?;
-        let email = Email::parse(&request.email)?;
-        self.auth
-            .set_login_email(&caller.sub, &member_id, &email)
-            .await?;
-        Ok(Response::new(pb::SetLoginEmailResponse {}))
+        let set = async {
+            let member_id = MemberId::parse(&request.member_id)?;
+            let email = Email::parse(&request.email)?;
+            self.auth
+                .set_login_email(&caller.sub, &member_id, &email)
+                .await
+        };
+        answer(
+            "set_login_email",
+            set.await.map(|()| pb::SetLoginEmailResponse {}),
+        )
     }
 
+    #[tracing::instrument(name = "auth.start_password_reset", skip_all)]
     async fn start_password_reset(
         &self,
         request: Request<pb::StartPasswordResetRequest>,
     ) -> Result<Response<pb::StartPasswordResetResponse>, Status> {
         let request = request.into_inner();
-        let login_id = LoginId::parse(&request.user).map_err(AuthError::InvalidLoginId)?;
-        let started = self
-            .auth
-            .start_password_reset(&login_id, request.client_ip.trim())
-            .await?;
-        Ok(Response::new(pb::StartPasswordResetResponse {
-            reset_id: started.reset_id.as_str().to_owned(),
-            expires_in_seconds: started.expires_in_secs,
-            resend_after_seconds: started.resend_after_secs,
-        }))
+        let started = async {
+            let login_id = LoginId::parse(&request.user).map_err(AuthError::InvalidLoginId)?;
+            self.auth
+                .start_password_reset(&login_id, request.client_ip.trim())
+                .await
+        };
+        answer(
+            "start_password_reset",
+            started.await.map(|started| pb::StartPasswordResetResponse {
+                reset_id: started.reset_id.as_str().to_owned(),
+                expires_in_seconds: started.expires_in_secs,
+                resend_after_seconds: started.resend_after_secs,
+            }),
+        )
     }
 
+    #[tracing::instrument(name = "auth.resend_password_reset", skip_all)]
     async fn resend_password_reset(
         &self,
         request: Request<pb::ResendPasswordResetRequest>,
@@ -259,72 +323,98 @@ impl AuthService for AuthGrpc {
         let sent = self
             .auth
             .resend_password_reset(ChallengeId::parse(&request.reset_id))
-            .await?;
-        Ok(Response::new(pb::ResendPasswordResetResponse {
-            expires_in_seconds: sent.expires_in_secs,
-            resend_after_seconds: sent.resend_after_secs,
-        }))
+            .await;
+        answer(
+            "resend_password_reset",
+            sent.map(|sent| pb::ResendPasswordResetResponse {
+                expires_in_seconds: sent.expires_in_secs,
+                resend_after_seconds: sent.resend_after_secs,
+            }),
+        )
     }
 
+    #[tracing::instrument(name = "auth.complete_password_reset", skip_all)]
     async fn complete_password_reset(
         &self,
         request: Request<pb::CompletePasswordResetRequest>,
     ) -> Result<Response<pb::CompletePasswordResetResponse>, Status> {
         let request = request.into_inner();
-        // The rules first: a weak password uses no try of the code.
-        let new = NewPassword::parse(request.new_password).map_err(AuthError::weak_new_password)?;
-        let code = OtpCode::parse(&request.code, self.auth.policy().otp_length)?;
-        let done = self
-            .auth
-            .complete_password_reset(ChallengeId::parse(&request.reset_id), &code, &new)
-            .await?;
-        Ok(Response::new(pb::CompletePasswordResetResponse {
-            revoked_sessions: done.revoked_sessions as i64,
-        }))
+        let done = async {
+            // The rules first: a weak password uses no try of the code.
+            let new =
+                NewPassword::parse(request.new_password).map_err(AuthError::weak_new_password)?;
+            let code = OtpCode::parse(&request.code, self.auth.policy().otp_length)?;
+            self.auth
+                .complete_password_reset(ChallengeId::parse(&request.reset_id), &code, &new)
+                .await
+        };
+        answer(
+            "complete_password_reset",
+            done.await.map(|done| pb::CompletePasswordResetResponse {
+                revoked_sessions: done.revoked_sessions as i64,
+            }),
+        )
     }
 
+    #[tracing::instrument(name = "auth.check_password_rules", skip_all)]
     async fn check_password_rules(
         &self,
         request: Request<pb::CheckPasswordRulesRequest>,
     ) -> Result<Response<pb::CheckPasswordRulesResponse>, Status> {
         self.service_caller(&request).await?;
         let request = request.into_inner();
-        NewPassword::parse(request.password).map_err(AuthError::weak_password)?;
-        Ok(Response::new(pb::CheckPasswordRulesResponse {}))
+        let checked = NewPassword::parse(request.password).map_err(AuthError::weak_password);
+        answer(
+            "check_password_rules",
+            checked.map(|_| pb::CheckPasswordRulesResponse {}),
+        )
     }
 
+    #[tracing::instrument(name = "auth.create_credentials", skip_all)]
     async fn create_credentials(
         &self,
         request: Request<pb::CreateCredentialsRequest>,
     ) -> Result<Response<pb::CreateCredentialsResponse>, Status> {
         let caller = self.service_caller(&request).await?;
         let request = request.into_inner();
-        let member_id = MemberId::parse(&request.member_id)?;
-        let login_id = LoginId::parse(&request.login_id).map_err(AuthError::InvalidLoginId)?;
-        let email = Email::parse(&request.email)?;
-        let password = NewPassword::parse(request.password).map_err(AuthError::weak_password)?;
-        let written = self
-            .auth
-            .create_credentials(&caller.sub, &member_id, &login_id, &email, &password)
-            .await?;
-        Ok(Response::new(pb::CreateCredentialsResponse {
-            created: written.created,
-        }))
+        let written = async {
+            let member_id = MemberId::parse(&request.member_id)?;
+            let login_id = LoginId::parse(&request.login_id).map_err(AuthError::InvalidLoginId)?;
+            let email = Email::parse(&request.email)?;
+            let password =
+                NewPassword::parse(request.password).map_err(AuthError::weak_password)?;
+            self.auth
+                .create_credentials(&caller.sub, &member_id, &login_id, &email, &password)
+                .await
+        };
+        answer(
+            "create_credentials",
+            written.await.map(|written| pb::CreateCredentialsResponse {
+                created: written.created,
+            }),
+        )
     }
 
+    #[tracing::instrument(name = "auth.disable_credentials", skip_all)]
     async fn disable_credentials(
         &self,
         request: Request<pb::DisableCredentialsRequest>,
     ) -> Result<Response<pb::DisableCredentialsResponse>, Status> {
         let caller = self.service_caller(&request).await?;
         let request = request.into_inner();
-        let member_id = MemberId::parse(&request.member_id)?;
-        let disabled = self
-            .auth
-            .disable_credentials(&caller.sub, &member_id, request.unsubscribed_at_millis)
-            .await?;
-        Ok(Response::new(pb::DisableCredentialsResponse {
-            revoked_sessions: disabled.revoked_sessions as i64,
-        }))
+        let disabled = async {
+            let member_id = MemberId::parse(&request.member_id)?;
+            self.auth
+                .disable_credentials(&caller.sub, &member_id, request.unsubscribed_at_millis)
+                .await
+        };
+        answer(
+            "disable_credentials",
+            disabled
+                .await
+                .map(|disabled| pb::DisableCredentialsResponse {
+                    revoked_sessions: disabled.revoked_sessions as i64,
+                }),
+        )
     }
 }

@@ -21,14 +21,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
+use miclub_platform::access::Policy;
 use miclub_platform::config::Environment;
 use miclub_platform::ephemeral::SharedStore;
+use miclub_platform::grpc::Port;
 use miclub_platform::notify::SharedNotifier;
 use miclub_platform::shutdown::Shutdown;
-use miclub_platform::storage::{Database, now_millis};
+use miclub_platform::storage::now_millis;
 use miclub_proto::auth::v1::auth_service_server::AuthServiceServer;
-use sqlx::migrate::Migrator;
-use tokio::net::TcpListener;
 
 pub use crate::config::Settings;
 /// The digest `auth.service_clients` holds for a client secret (lowercase hex SHA-256), for
@@ -41,26 +41,12 @@ use crate::store::Store;
 /// Fully-qualified name of the gRPC service, as health reports it.
 pub const SERVICE_NAME: &str = "miclub.auth.v1.AuthService";
 
-/// Schema migrations, embedded in the binary: one set per backend (public so the tests can
-/// check that both build the same schema).
-pub static POSTGRES_MIGRATIONS: Migrator = sqlx::migrate!("./migrations/postgres");
-pub static SQLITE_MIGRATIONS: Migrator = sqlx::migrate!("./migrations/sqlite");
-
-/// Applies auth's migrations to `database` and nothing else (the `--migrate-only` Job).
-pub async fn migrate(database: &Database) -> anyhow::Result<()> {
-    database
-        .migrate(&POSTGRES_MIGRATIONS, &SQLITE_MIGRATIONS)
-        .await?;
-    Ok(())
-}
-
 /// Migrates and creates the missing demo credentials, then returns how many it created (the
 /// `--seed-demo` step). Production refuses `seed_demo` at start; this is the explicit command.
 pub async fn seed_demo_only(settings: &Settings) -> anyhow::Result<usize> {
-    let database = Database::connect(&settings.database_or_default()).await?;
-    migrate(&database).await?;
+    let store = Store::connect(&settings.database_or_default()).await?;
     let hasher = PasswordHasher::new(&settings.hashing).await?;
-    seed::seed_demo(&Store::new(database), &hasher)
+    seed::seed_demo(&store, &hasher)
         .await
         .context("seeding demo credentials")
 }
@@ -76,17 +62,17 @@ pub struct Dependencies {
     pub environment: Environment,
 }
 
-/// A built auth service, listening but not yet serving.
+/// Auth, built and listening, ready to serve.
 #[derive(Debug)]
 pub struct Application {
-    settings: Settings,
-    listener: TcpListener,
-    port: u16,
+    /// The gRPC port, behind who may call which method (`platform::access`).
+    grpc: Port,
     auth: Arc<Auth>,
-    database: Database,
 }
 
 impl Application {
+    /// Connects to the database and migrates it, seeds the demo credentials when asked, loads
+    /// the signing keys and binds the gRPC listener (port 0 picks a free one).
     pub async fn build(settings: Settings, deps: Dependencies) -> anyhow::Result<Self> {
         settings.validate(deps.environment)?;
         let keys = Arc::new(KeyRing::load(
@@ -94,12 +80,8 @@ impl Application {
             settings.code_secret.as_ref(),
             deps.environment,
         )?);
-        let database = Database::connect(&settings.database_or_default()).await?;
-        database
-            .migrate(&POSTGRES_MIGRATIONS, &SQLITE_MIGRATIONS)
-            .await?;
+        let store = Store::connect(&settings.database_or_default()).await?;
         let hasher = PasswordHasher::new(&settings.hashing).await?;
-        let store = Store::new(database.clone());
         if settings.seed_demo {
             seed::seed_demo(&store, &hasher)
                 .await
@@ -113,41 +95,30 @@ impl Application {
             hasher,
             &settings,
         ));
-        let listener = settings.server.bind().await?;
-        let port = listener.local_addr()?.port();
-        Ok(Self {
-            settings,
-            listener,
-            port,
-            auth,
-            database,
-        })
-    }
-
-    pub fn port(&self) -> u16 {
-        self.port
-    }
-
-    /// Serves until `shutdown` fires, then drains as `platform::grpc::serve` does.
-    pub async fn run_until_stopped(self, shutdown: Shutdown) -> anyhow::Result<()> {
-        let (builder, health, routes) =
-            miclub_platform::grpc::server(&[SERVICE_NAME], &self.settings.server.tls).await?;
-        let routes = routes.add_service(AuthServiceServer::new(grpc::AuthGrpc::new(
-            self.auth.clone(),
-        )));
-        let purge = tokio::spawn(purge_expired_refresh_tokens(self.auth.clone()));
-        let served = miclub_platform::grpc::serve(
-            builder,
-            routes,
-            self.listener,
-            health,
-            Duration::from_millis(self.settings.server.drain_delay_ms),
-            shutdown,
-            miclub_platform::access::Policy::new(self.auth.callers().clone()),
+        let gate = Policy::new(auth.callers().clone());
+        let grpc = Port::bind(
+            &settings.server,
+            SERVICE_NAME,
+            AuthServiceServer::new(grpc::AuthGrpc::new(auth.clone())),
+            gate,
         )
-        .await;
+        .await?;
+        Ok(Self { grpc, auth })
+    }
+
+    /// The port the gRPC listener is bound to.
+    pub fn port(&self) -> u16 {
+        self.grpc.port()
+    }
+
+    /// Serves until `shutdown` fires, then drains (NOT_SERVING first) and closes the pool.
+    /// Meanwhile a background task deletes expired refresh tokens every hour; it is stopped
+    /// before the pool closes.
+    pub async fn run_until_stopped(self, shutdown: Shutdown) -> anyhow::Result<()> {
+        let purge = tokio::spawn(purge_expired_refresh_tokens(self.auth.clone()));
+        let served = self.grpc.serve(shutdown).await;
         purge.abort();
-        self.database.close().await;
+        self.auth.store().database().close().await;
         served
     }
 }

@@ -5,13 +5,12 @@
 //! SIGTERM. With `--migrate-only` it applies the database migrations and exits instead; with
 //! `--seed-demo` it stores the demo credentials that are missing and exits.
 
-use miclub_auth::{Application, Dependencies, Settings};
-use miclub_platform::config::{Layered, Mode};
+use miclub_auth::{Application, Dependencies, Settings, store};
+use miclub_platform::config::Mode;
 use miclub_platform::ephemeral::{self, EphemeralSettings};
 use miclub_platform::notify::{self, NotifierSettings};
+use miclub_platform::service::{self, Process};
 use miclub_platform::shutdown::Shutdown;
-use miclub_platform::storage::Database;
-use miclub_platform::telemetry::{self, TelemetrySettings};
 use miclub_platform::tls;
 
 #[global_allocator]
@@ -19,27 +18,26 @@ static ALLOCATOR: miclub_platform::Allocator = miclub_platform::Allocator;
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    let mode = Mode::from_args()?;
-    let config = Layered::load()?;
-    let environment = config.environment();
-    let _telemetry = telemetry::init("auth", &config.section::<TelemetrySettings>("telemetry")?)?;
-    let mut settings: Settings = config.section("auth")?;
-    if mode == Mode::SeedDemo {
-        let created = miclub_auth::seed_demo_only(&settings).await?;
-        tracing::info!(created, "auth demo credentials seeded");
-        return Ok(());
+    let process = Process::start("auth")?;
+    let environment = process.environment();
+    let mut settings: Settings = process.section("auth")?;
+    match process.mode {
+        Mode::Serve => {}
+        Mode::MigrateOnly => {
+            let database = settings.database_or_default();
+            return service::migrate_only("auth", &database, &store::MIGRATIONS).await;
+        }
+        Mode::SeedDemo => {
+            let created = miclub_auth::seed_demo_only(&settings).await?;
+            tracing::info!(created, "auth demo credentials seeded");
+            return Ok(());
+        }
     }
-    if mode == Mode::MigrateOnly {
-        // The same embedded migrations `Application::build` applies; nothing else starts.
-        miclub_auth::migrate(&Database::connect(&settings.database_or_default()).await?).await?;
-        tracing::info!("auth migrations applied");
-        return Ok(());
-    }
-    let ephemeral_settings: EphemeralSettings = config.section("ephemeral")?;
-    settings.use_internal_tls(&tls::from_config(&config)?);
+    let ephemeral_settings: EphemeralSettings = process.section("ephemeral")?;
+    settings.use_internal_tls(&tls::from_config(&process.config)?);
     let store = ephemeral::connect(&ephemeral_settings, environment).await?;
     let notifier = notify::build(
-        &config.section::<NotifierSettings>("notifier")?,
+        &process.section::<NotifierSettings>("notifier")?,
         environment,
         None,
     )?;

@@ -12,11 +12,20 @@
 
 use std::collections::BTreeSet;
 
-use miclub_platform::storage::{Database, flag, is_unique_violation};
+use miclub_platform::storage::{Database, DatabaseSettings, Migrations, flag, is_unique_violation};
 use sqlx::Row;
 use sqlx::any::AnyRow;
+use sqlx::migrate::Migrator;
 
 use crate::domain::hashing::HashScheme;
+
+/// Schema migrations, embedded in the binary.
+pub static POSTGRES_MIGRATIONS: Migrator = sqlx::migrate!("./migrations/postgres");
+pub static SQLITE_MIGRATIONS: Migrator = sqlx::migrate!("./migrations/sqlite");
+pub static MIGRATIONS: Migrations = Migrations {
+    postgres: &POSTGRES_MIGRATIONS,
+    sqlite: &SQLITE_MIGRATIONS,
+};
 
 /// A member's credentials as stored.
 #[derive(Debug, Clone)]
@@ -124,6 +133,11 @@ const CREDENTIAL_COLUMNS: &str = "member_id, login_id, email, password_hash, has
 impl Store {
     pub fn new(db: Database) -> Self {
         Self { db }
+    }
+
+    /// Connects and applies the migrations of the backend the URL names.
+    pub async fn connect(settings: &DatabaseSettings) -> anyhow::Result<Self> {
+        Ok(Self::new(MIGRATIONS.open(settings).await?))
     }
 
     pub fn database(&self) -> &Database {

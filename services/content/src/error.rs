@@ -1,10 +1,11 @@
 //! The one error type of content and its mapping to the shared error codes.
 //!
 //! Every failure of `domain/` and `store.rs` is a [`ContentError`]; `grpc.rs` turns it into a
-//! `tonic::Status` carrying an [`ErrorBody`]. Storage failures are logged here with structured
-//! fields and reach the caller only as `ERR_INTERNAL` or `ERR_UNAVAILABLE`, without details.
+//! `tonic::Status` carrying an [`ErrorBody`] through [`ServiceError::into_status`], which logs
+//! storage failures with structured fields; they reach the caller only as `ERR_INTERNAL` or
+//! `ERR_UNAVAILABLE`, without details.
 
-use miclub_platform::error::{ErrorBody, ErrorCode};
+use miclub_platform::error::{ErrorBody, ErrorCode, ServiceError};
 use miclub_platform::storage::is_unavailable;
 use thiserror::Error;
 
@@ -41,8 +42,12 @@ impl ContentError {
     pub fn invalid_input(field: &'static str, message: &'static str) -> Self {
         ContentError::InvalidInput { field, message }
     }
+}
 
-    pub fn error_code(&self) -> ErrorCode {
+impl ServiceError for ContentError {
+    const SERVICE: &'static str = "content";
+
+    fn code(&self) -> ErrorCode {
         match self {
             ContentError::Invalid { .. } | ContentError::InvalidInput { .. } => {
                 ErrorCode::InvalidArgument
@@ -56,8 +61,8 @@ impl ContentError {
 
     /// What the caller is told: the code's Spanish text, a more precise one where it helps,
     /// never a database detail.
-    pub fn body(&self) -> ErrorBody {
-        let body = ErrorBody::new(self.error_code());
+    fn body(&self) -> ErrorBody {
+        let body = ErrorBody::new(self.code());
         match self {
             ContentError::Invalid { field, .. } => body.with_field(*field),
             ContentError::InvalidInput { field, message } => {
@@ -68,18 +73,6 @@ impl ContentError {
             }
             _ => body,
         }
-    }
-
-    /// The gRPC answer of `rpc`, logging server-side failures with their cause.
-    pub fn into_status(self, rpc: &'static str) -> tonic::Status {
-        let code = self.error_code();
-        match code {
-            ErrorCode::Internal | ErrorCode::Unavailable => {
-                tracing::error!(rpc, error = %self, code = %code, "content call failed");
-            }
-            _ => tracing::info!(rpc, error = %self, code = %code, "content call refused"),
-        }
-        self.body().into_status()
     }
 }
 
@@ -115,11 +108,11 @@ mod tests {
     #[test]
     fn a_pool_timeout_is_unavailable_and_other_database_errors_are_internal() {
         assert_eq!(
-            ContentError::Database(sqlx::Error::PoolTimedOut).error_code(),
+            ContentError::Database(sqlx::Error::PoolTimedOut).code(),
             ErrorCode::Unavailable
         );
         assert_eq!(
-            ContentError::Database(sqlx::Error::RowNotFound).error_code(),
+            ContentError::Database(sqlx::Error::RowNotFound).code(),
             ErrorCode::Internal
         );
     }

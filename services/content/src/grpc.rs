@@ -10,6 +10,7 @@
 use std::sync::Arc;
 
 use miclub_accrual::Accrual;
+use miclub_platform::error::ServiceError;
 use miclub_platform::storage::{millis_to_rfc3339, now_millis};
 use miclub_platform::tokens::TokenVerifier;
 use miclub_proto::content::v1 as pb;

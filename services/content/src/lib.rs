@@ -21,17 +21,13 @@ pub mod seed;
 pub mod store;
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use miclub_platform::access::Policy;
-use miclub_platform::grpc::{Health, ServerSettings};
+use miclub_platform::grpc::Port;
 use miclub_platform::shutdown::Shutdown;
 use miclub_platform::storage::now_millis;
 use miclub_platform::tokens::{KeySource, TokenVerifier};
 use miclub_proto::content::v1::content_service_server::ContentServiceServer;
-use tokio::net::TcpListener;
-use tonic::service::Routes;
-use tonic::transport::Server;
 
 pub use config::Settings;
 
@@ -50,24 +46,11 @@ pub struct Dependencies {
 }
 
 /// Content, built and listening, ready to serve.
+#[derive(Debug)]
 pub struct Application {
-    listener: TcpListener,
-    port: u16,
-    server: Server,
-    routes: Routes,
-    health: Health,
-    /// Who may call which method of this port (`platform::access`).
-    gate: Arc<Policy>,
+    /// The gRPC port, behind who may call which method (`platform::access`).
+    grpc: Port,
     store: Store,
-    server_settings: ServerSettings,
-}
-
-impl std::fmt::Debug for Application {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Application")
-            .field("port", &self.port)
-            .finish_non_exhaustive()
-    }
 }
 
 impl Application {
@@ -96,42 +79,24 @@ impl Application {
         // Service tokens only: no member session is ever checked here, so no revocation list.
         let verifier = Arc::new(TokenVerifier::new(&settings.tokens, deps.key_source, None));
         let gate = Policy::new(verifier.clone());
-        let (server, health, routes) =
-            miclub_platform::grpc::server(&[SERVICE_NAME], &settings.server.tls).await?;
-        let routes = routes.add_service(ContentServiceServer::new(ContentGrpc::new(
-            content, verifier,
-        )));
-        let listener = settings.server.bind().await?;
-        let port = listener.local_addr()?.port();
-        Ok(Self {
-            listener,
-            port,
-            server,
-            routes,
-            health,
+        let grpc = Port::bind(
+            &settings.server,
+            SERVICE_NAME,
+            ContentServiceServer::new(ContentGrpc::new(content, verifier)),
             gate,
-            store,
-            server_settings: settings.server,
-        })
+        )
+        .await?;
+        Ok(Self { grpc, store })
     }
 
     /// The port the gRPC listener is bound to.
     pub fn port(&self) -> u16 {
-        self.port
+        self.grpc.port()
     }
 
     /// Serves until `shutdown` fires, then drains (NOT_SERVING first) and closes the pool.
     pub async fn run_until_stopped(self, shutdown: Shutdown) -> anyhow::Result<()> {
-        let served = miclub_platform::grpc::serve(
-            self.server,
-            self.routes,
-            self.listener,
-            self.health,
-            Duration::from_millis(self.server_settings.drain_delay_ms),
-            shutdown,
-            self.gate,
-        )
-        .await;
+        let served = self.grpc.serve(shutdown).await;
         self.store.database().close().await;
         served
     }

@@ -7,10 +7,10 @@
 
 use std::sync::Arc;
 
-use miclub_content::{Application, Dependencies, Settings};
-use miclub_platform::config::{Layered, Mode};
+use miclub_content::{Application, Dependencies, Settings, store};
+use miclub_platform::config::Mode;
+use miclub_platform::service::{self, Process};
 use miclub_platform::shutdown::Shutdown;
-use miclub_platform::telemetry::{self, TelemetrySettings};
 use miclub_platform::tls;
 use miclub_platform::tokens::GrpcKeySource;
 
@@ -19,24 +19,18 @@ static ALLOCATOR: miclub_platform::Allocator = miclub_platform::Allocator;
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    let mode = Mode::from_args()?;
-    let config = Layered::load()?;
-    let _telemetry = telemetry::init(
-        "content",
-        &config.section::<TelemetrySettings>("telemetry")?,
-    )?;
-    let mut settings: Settings = config.section("content")?;
-    if mode == Mode::SeedDemo {
-        anyhow::bail!("content has no demo data to seed");
+    let process = Process::start("content")?;
+    let mut settings: Settings = process.section("content")?;
+    match process.mode {
+        Mode::Serve => {}
+        Mode::MigrateOnly => {
+            let database = settings.database_or_default();
+            return service::migrate_only("content", &database, &store::MIGRATIONS).await;
+        }
+        Mode::SeedDemo => anyhow::bail!("content has no demo data to seed"),
     }
-    if mode == Mode::MigrateOnly {
-        // `Store::connect` applies the embedded migrations; nothing else starts.
-        miclub_content::store::Store::connect(&settings.database_or_default()).await?;
-        tracing::info!("content migrations applied");
-        return Ok(());
-    }
-    settings.validate(config.environment())?;
-    settings.use_internal_tls(&tls::from_config(&config)?);
+    settings.validate(process.environment())?;
+    settings.use_internal_tls(&tls::from_config(&process.config)?);
     let key_source = Arc::new(GrpcKeySource::new(settings.auth.channel()?));
     let app = Application::build(settings, Dependencies { key_source }).await?;
     tracing::info!(port = app.port(), "content service ready");

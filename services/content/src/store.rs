@@ -6,7 +6,7 @@
 //! the internal calls (`ON CONFLICT … DO UPDATE`, which both backends speak). What is "in force"
 //! is decided here, in SQL, on ISO date text, which orders like the dates it spells.
 
-use miclub_platform::storage::{Database, DatabaseSettings};
+use miclub_platform::storage::{Database, DatabaseSettings, Migrations};
 use sqlx::Row;
 use sqlx::any::AnyRow;
 use sqlx::migrate::Migrator;
@@ -20,6 +20,10 @@ use crate::model::{
 /// Schema migrations, embedded in the binary.
 pub static POSTGRES_MIGRATIONS: Migrator = sqlx::sqlx_macros::migrate!("./migrations/postgres");
 pub static SQLITE_MIGRATIONS: Migrator = sqlx::sqlx_macros::migrate!("./migrations/sqlite");
+pub static MIGRATIONS: Migrations = Migrations {
+    postgres: &POSTGRES_MIGRATIONS,
+    sqlite: &SQLITE_MIGRATIONS,
+};
 
 #[derive(Debug, Clone)]
 pub struct Store {
@@ -33,9 +37,7 @@ impl Store {
 
     /// Connects and applies the migrations of the backend the URL names.
     pub async fn connect(settings: &DatabaseSettings) -> anyhow::Result<Self> {
-        let db = Database::connect(settings).await?;
-        db.migrate(&POSTGRES_MIGRATIONS, &SQLITE_MIGRATIONS).await?;
-        Ok(Self::new(db))
+        Ok(Self::new(MIGRATIONS.open(settings).await?))
     }
 
     pub fn database(&self) -> &Database {

@@ -139,18 +139,7 @@ impl Settings {
 
     /// The database to use: the configured one, or [`Self::DEV_DATABASE_URL`].
     pub fn database_or_default(&self) -> DatabaseSettings {
-        if self.database.url.is_empty() {
-            tracing::warn!(
-                url = Self::DEV_DATABASE_URL,
-                "no database url configured: using sqlite"
-            );
-            DatabaseSettings {
-                url: Self::DEV_DATABASE_URL.into(),
-                ..self.database.clone()
-            }
-        } else {
-            self.database.clone()
-        }
+        self.database.or_sqlite(Self::DEV_DATABASE_URL)
     }
 
     pub fn reward_retry_interval(&self) -> Duration {

@@ -4,7 +4,7 @@
 //! and a Spanish message; a member whose history is loading gets `ERR_MISSIONS_NOT_READY`
 //! (HTTP 409); database and accounts failures never show their detail to the caller.
 
-use miclub_platform::error::{ErrorBody, ErrorCode};
+use miclub_platform::error::{ErrorBody, ErrorCode, ServiceError};
 use miclub_platform::storage::is_unavailable;
 use thiserror::Error;
 
@@ -40,8 +40,12 @@ impl MissionsError {
     pub fn invalid(field: &'static str, message: &'static str) -> Self {
         MissionsError::Invalid { field, message }
     }
+}
 
-    pub fn error_code(&self) -> ErrorCode {
+impl ServiceError for MissionsError {
+    const SERVICE: &'static str = "missions";
+
+    fn code(&self) -> ErrorCode {
         match self {
             MissionsError::Invalid { .. } => ErrorCode::InvalidArgument,
             MissionsError::NotReady => ErrorCode::MissionsNotReady,
@@ -55,26 +59,14 @@ impl MissionsError {
     }
 
     /// What the caller is told: the code's Spanish text, or the field's own message.
-    pub fn body(&self) -> ErrorBody {
-        let body = ErrorBody::new(self.error_code());
+    fn body(&self) -> ErrorBody {
+        let body = ErrorBody::new(self.code());
         match self {
             MissionsError::Invalid { field, message } => {
                 body.with_field(*field).with_message(*message)
             }
             _ => body,
         }
-    }
-
-    /// The gRPC answer of `rpc`, logging server-side failures with their cause.
-    pub fn into_status(self, rpc: &'static str) -> tonic::Status {
-        let code = self.error_code();
-        match code {
-            ErrorCode::Internal | ErrorCode::Unavailable => {
-                tracing::error!(rpc, error = %self, code = %code, "missions call failed");
-            }
-            _ => tracing::info!(rpc, error = %self, code = %code, "missions call refused"),
-        }
-        self.body().into_status()
     }
 }
 

@@ -8,6 +8,7 @@
 
 use std::sync::Arc;
 
+use miclub_platform::error::ServiceError;
 use miclub_platform::storage::{millis_to_rfc3339, now_millis};
 use miclub_platform::tokens::TokenVerifier;
 use miclub_proto::missions::v1 as pb;

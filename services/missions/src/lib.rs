@@ -24,13 +24,10 @@ use std::time::Duration;
 use miclub_platform::access::Policy;
 use miclub_platform::ephemeral::SharedStore;
 use miclub_platform::events::SharedBus;
-use miclub_platform::grpc::{Health, ServerSettings};
+use miclub_platform::grpc::Port;
 use miclub_platform::shutdown::Shutdown;
 use miclub_platform::tokens::{GrpcKeySource, KeySource, ServiceTokens, TokenVerifier};
 use miclub_proto::missions::v1::missions_service_server::MissionsServiceServer;
-use tokio::net::TcpListener;
-use tonic::service::Routes;
-use tonic::transport::Server;
 
 pub use config::Settings;
 
@@ -92,27 +89,14 @@ impl Dependencies {
 }
 
 /// Missions, built and listening, ready to serve.
+#[derive(Debug)]
 pub struct Application {
-    listener: TcpListener,
-    port: u16,
-    server: Server,
-    routes: Routes,
-    health: Health,
-    /// Who may call which method of this port (`platform::access`).
-    gate: Arc<Policy>,
+    /// The gRPC port, behind who may call which method (`platform::access`).
+    grpc: Port,
     store: Store,
     missions: Missions,
     consumer: Consumer,
     reward_retry_interval: Duration,
-    server_settings: ServerSettings,
-}
-
-impl std::fmt::Debug for Application {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Application")
-            .field("port", &self.port)
-            .finish_non_exhaustive()
-    }
 }
 
 impl Application {
@@ -141,32 +125,25 @@ impl Application {
                 claim_idle: CLAIM_IDLE,
             },
         );
-        let (server, health, routes) =
-            miclub_platform::grpc::server(&[SERVICE_NAME], &settings.server.tls).await?;
-        let routes = routes.add_service(MissionsServiceServer::new(MissionsGrpc::new(
-            missions.clone(),
-            verifier,
-        )));
-        let listener = settings.server.bind().await?;
-        let port = listener.local_addr()?.port();
-        Ok(Self {
-            listener,
-            port,
-            server,
-            routes,
-            health,
+        let grpc = Port::bind(
+            &settings.server,
+            SERVICE_NAME,
+            MissionsServiceServer::new(MissionsGrpc::new(missions.clone(), verifier)),
             gate,
+        )
+        .await?;
+        Ok(Self {
+            grpc,
             store,
             missions,
             consumer,
             reward_retry_interval: settings.reward_retry_interval(),
-            server_settings: settings.server,
         })
     }
 
     /// The port the gRPC listener is bound to.
     pub fn port(&self) -> u16 {
-        self.port
+        self.grpc.port()
     }
 
     /// Serves until `shutdown` fires, then drains (NOT_SERVING first) and closes the pool.
@@ -179,16 +156,7 @@ impl Application {
             self.missions
                 .retry_periodically(self.reward_retry_interval, shutdown.clone()),
         );
-        let served = miclub_platform::grpc::serve(
-            self.server,
-            self.routes,
-            self.listener,
-            self.health,
-            Duration::from_millis(self.server_settings.drain_delay_ms),
-            shutdown,
-            self.gate,
-        )
-        .await;
+        let served = self.grpc.serve(shutdown).await;
         if let Err(err) = consuming.await {
             tracing::error!(error = %err, "purchase event consumer failed");
         }

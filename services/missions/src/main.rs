@@ -8,12 +8,12 @@
 //! with `--migrate-only` it applies the database migrations and exits instead, with `--seed-demo` it
 //! stores the demo data that is missing and exits.
 
-use miclub_missions::{Application, Dependencies, Settings};
-use miclub_platform::config::{Layered, Mode};
+use miclub_missions::{Application, Dependencies, Settings, store};
+use miclub_platform::config::Mode;
 use miclub_platform::ephemeral::{self, EphemeralSettings};
 use miclub_platform::events::{self, EventBusSettings};
+use miclub_platform::service::{self, Process};
 use miclub_platform::shutdown::Shutdown;
-use miclub_platform::telemetry::{self, TelemetrySettings};
 use miclub_platform::tls;
 
 #[global_allocator]
@@ -21,29 +21,25 @@ static ALLOCATOR: miclub_platform::Allocator = miclub_platform::Allocator;
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    let mode = Mode::from_args()?;
-    let config = Layered::load()?;
-    let environment = config.environment();
-    let _telemetry = telemetry::init(
-        "missions",
-        &config.section::<TelemetrySettings>("telemetry")?,
-    )?;
-    let mut settings: Settings = config.section("missions")?;
-    if mode == Mode::SeedDemo {
-        miclub_missions::seed_demo_only(&settings).await?;
-        tracing::info!("missions demo missions seeded");
-        return Ok(());
-    }
-    if mode == Mode::MigrateOnly {
-        // `Store::connect` applies the embedded migrations; nothing else starts.
-        miclub_missions::store::Store::connect(&settings.database_or_default()).await?;
-        tracing::info!("missions migrations applied");
-        return Ok(());
+    let process = Process::start("missions")?;
+    let environment = process.environment();
+    let mut settings: Settings = process.section("missions")?;
+    match process.mode {
+        Mode::Serve => {}
+        Mode::MigrateOnly => {
+            let database = settings.database_or_default();
+            return service::migrate_only("missions", &database, &store::MIGRATIONS).await;
+        }
+        Mode::SeedDemo => {
+            miclub_missions::seed_demo_only(&settings).await?;
+            tracing::info!("missions demo missions seeded");
+            return Ok(());
+        }
     }
     settings.validate(environment)?;
-    settings.use_internal_tls(&tls::from_config(&config)?);
-    let ephemeral_settings: EphemeralSettings = config.section("ephemeral")?;
-    let bus_settings: EventBusSettings = config.section("events")?;
+    settings.use_internal_tls(&tls::from_config(&process.config)?);
+    let ephemeral_settings: EphemeralSettings = process.section("ephemeral")?;
+    let bus_settings: EventBusSettings = process.section("events")?;
     let store = ephemeral::connect(&ephemeral_settings, environment).await?;
     let bus = events::connect(&bus_settings, environment).await?;
     if !settings.service_client.is_configured() {

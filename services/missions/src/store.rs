@@ -9,7 +9,7 @@
 //! writer (SQLite) order concurrent transactions.
 
 use chrono::NaiveDate;
-use miclub_platform::storage::{Database, DatabaseSettings};
+use miclub_platform::storage::{Database, DatabaseSettings, Migrations};
 use sqlx::any::AnyRow;
 use sqlx::migrate::Migrator;
 use sqlx::{Any, Row, Transaction};
@@ -24,6 +24,10 @@ use crate::error::{MissionsError, Result};
 /// Schema migrations, embedded in the binary.
 pub static POSTGRES_MIGRATIONS: Migrator = sqlx::sqlx_macros::migrate!("./migrations/postgres");
 pub static SQLITE_MIGRATIONS: Migrator = sqlx::sqlx_macros::migrate!("./migrations/sqlite");
+pub static MIGRATIONS: Migrations = Migrations {
+    postgres: &POSTGRES_MIGRATIONS,
+    sqlite: &SQLITE_MIGRATIONS,
+};
 
 const MISSION_COLUMNS: &str = "m.mission_id, m.category_id, m.title, m.description, m.goal_kind, \
      m.goal, m.reward, m.starts_on, m.ends_on";
@@ -66,9 +70,7 @@ impl Store {
 
     /// Connects and applies the migrations of the backend the URL names.
     pub async fn connect(settings: &DatabaseSettings) -> anyhow::Result<Self> {
-        let db = Database::connect(settings).await?;
-        db.migrate(&POSTGRES_MIGRATIONS, &SQLITE_MIGRATIONS).await?;
-        Ok(Self::new(db))
+        Ok(Self::new(MIGRATIONS.open(settings).await?))
     }
 
     pub fn database(&self) -> &Database {

@@ -1,13 +1,13 @@
 //! The one error type of registration and its mapping to the shared error codes.
 //!
 //! Every failure of `domain/`, `store.rs` and the ports is a [`RegistrationError`]; `grpc.rs`
-//! turns it into a `tonic::Status` carrying an [`ErrorBody`]. A refusal of accounts or auth
-//! ([`RegistrationError::Refused`]) keeps the callee's body, so the member reads accounts' and
-//! auth's own Spanish field messages. Storage and transport failures are logged here and reach
+//! turns it into a `tonic::Status` carrying an [`ErrorBody`] ([`ServiceError::into_status`]).
+//! A refusal of accounts or auth ([`RegistrationError::Refused`]) keeps the callee's body, so
+//! the member reads accounts' and auth's own Spanish field messages. Storage and transport failures are logged there and reach
 //! the caller only as `ERR_INTERNAL` or `ERR_UNAVAILABLE`, without details.
 
 use miclub_platform::ephemeral::StoreError;
-use miclub_platform::error::{ErrorBody, ErrorCode};
+use miclub_platform::error::{ErrorBody, ErrorCode, ServiceError};
 use miclub_platform::storage::is_unavailable;
 use thiserror::Error;
 
@@ -87,8 +87,12 @@ impl RegistrationError {
             },
         }
     }
+}
 
-    pub fn error_code(&self) -> ErrorCode {
+impl ServiceError for RegistrationError {
+    const SERVICE: &'static str = "registration";
+
+    fn code(&self) -> ErrorCode {
         match self {
             RegistrationError::Invalid { code, .. } => *code,
             RegistrationError::Expired => ErrorCode::RegistrationExpired,
@@ -108,8 +112,8 @@ impl RegistrationError {
 
     /// What the caller is told: the code's Spanish text, a more precise one where it helps,
     /// the callee's own body for refusals, never a database or transport detail.
-    pub fn body(&self) -> ErrorBody {
-        let body = ErrorBody::new(self.error_code());
+    fn body(&self) -> ErrorBody {
+        let body = ErrorBody::new(self.code());
         match self {
             RegistrationError::Invalid { field, message, .. } => {
                 body.with_field(*field).with_message(*message)
@@ -121,18 +125,6 @@ impl RegistrationError {
             RegistrationError::Refused { body, .. } => body.as_ref().clone(),
             _ => body,
         }
-    }
-
-    /// The gRPC answer of `rpc`, logging server-side failures with their cause.
-    pub fn into_status(self, rpc: &'static str) -> tonic::Status {
-        let code = self.error_code();
-        match code {
-            ErrorCode::Internal | ErrorCode::Unavailable => {
-                tracing::error!(rpc, error = %self, code = %code, "registration call failed");
-            }
-            _ => tracing::info!(rpc, error = %self, code = %code, "registration call refused"),
-        }
-        self.body().into_status()
     }
 }
 
@@ -195,7 +187,7 @@ mod tests {
             tonic::Status::deadline_exceeded("slow"),
         ] {
             let err = RegistrationError::from_status("auth", &status);
-            assert_eq!(err.error_code(), ErrorCode::Unavailable, "{status:?}");
+            assert_eq!(err.code(), ErrorCode::Unavailable, "{status:?}");
         }
     }
 

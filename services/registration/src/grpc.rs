@@ -6,6 +6,7 @@
 //! errors become a `tonic::Status` with an `ErrorBody` through
 //! [`RegistrationError::into_status`](crate::error::RegistrationError::into_status).
 
+use miclub_platform::error::ServiceError;
 use miclub_platform::storage::now_millis;
 use miclub_proto::registration::v1 as pb;
 use miclub_proto::registration::v1::registration_service_server::RegistrationService;

@@ -25,13 +25,10 @@ use std::time::Duration;
 
 use miclub_platform::access::Policy as AccessPolicy;
 use miclub_platform::ephemeral::SharedStore;
-use miclub_platform::grpc::{Health, ServerSettings};
+use miclub_platform::grpc::Port;
 use miclub_platform::shutdown::Shutdown;
 use miclub_platform::tokens::{GrpcKeySource, KeySource, ServiceTokens, TokenVerifier};
 use miclub_proto::registration::v1::registration_service_server::RegistrationServiceServer;
-use tokio::net::TcpListener;
-use tonic::service::Routes;
-use tonic::transport::Server;
 
 pub use config::Settings;
 
@@ -85,26 +82,13 @@ impl Dependencies {
 }
 
 /// Registration, built and listening, ready to serve.
+#[derive(Debug)]
 pub struct Application {
-    listener: TcpListener,
-    port: u16,
-    server: Server,
-    routes: Routes,
-    health: Health,
-    /// Who may call which method of this port (`platform::access`).
-    gate: Arc<AccessPolicy>,
+    /// The gRPC port, behind who may call which method (`platform::access`).
+    grpc: Port,
     store: Store,
     registrations: Registrations,
     cleanup_interval: Duration,
-    server_settings: ServerSettings,
-}
-
-impl std::fmt::Debug for Application {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Application")
-            .field("port", &self.port)
-            .finish_non_exhaustive()
-    }
 }
 
 impl Application {
@@ -135,30 +119,24 @@ impl Application {
                 completion_pace: settings.completion_pace(),
             },
         );
-        let (server, health, routes) =
-            miclub_platform::grpc::server(&[SERVICE_NAME], &settings.server.tls).await?;
-        let routes = routes.add_service(RegistrationServiceServer::new(RegistrationGrpc::new(
-            registrations.clone(),
-        )));
-        let listener = settings.server.bind().await?;
-        let port = listener.local_addr()?.port();
-        Ok(Self {
-            listener,
-            port,
-            server,
-            routes,
-            health,
+        let grpc = Port::bind(
+            &settings.server,
+            SERVICE_NAME,
+            RegistrationServiceServer::new(RegistrationGrpc::new(registrations.clone())),
             gate,
+        )
+        .await?;
+        Ok(Self {
+            grpc,
             store,
             registrations,
             cleanup_interval: settings.cleanup_interval(),
-            server_settings: settings.server,
         })
     }
 
     /// The port the gRPC listener is bound to.
     pub fn port(&self) -> u16 {
-        self.port
+        self.grpc.port()
     }
 
     /// Serves until `shutdown` fires, then drains (NOT_SERVING first) and closes the pool.
@@ -169,16 +147,7 @@ impl Application {
             self.registrations
                 .clean_periodically(self.cleanup_interval, shutdown.clone()),
         );
-        let served = miclub_platform::grpc::serve(
-            self.server,
-            self.routes,
-            self.listener,
-            self.health,
-            Duration::from_millis(self.server_settings.drain_delay_ms),
-            shutdown,
-            self.gate,
-        )
-        .await;
+        let served = self.grpc.serve(shutdown).await;
         if let Err(err) = cleanup.await {
             tracing::error!(error = %err, "registration flow cleanup task failed");
         }

@@ -8,38 +8,32 @@
 //! registration's own client credentials (`registration.service_client`). Serves until SIGTERM;
 //! with `--migrate-only` it applies the database migrations and exits instead.
 
-use miclub_platform::config::{Layered, Mode};
+use miclub_platform::config::Mode;
 use miclub_platform::ephemeral::{self, EphemeralSettings};
+use miclub_platform::service::{self, Process};
 use miclub_platform::shutdown::Shutdown;
-use miclub_platform::telemetry::{self, TelemetrySettings};
 use miclub_platform::tls;
-use miclub_registration::{Application, Dependencies, Settings};
+use miclub_registration::{Application, Dependencies, Settings, store};
 
 #[global_allocator]
 static ALLOCATOR: miclub_platform::Allocator = miclub_platform::Allocator;
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    let mode = Mode::from_args()?;
-    let config = Layered::load()?;
-    let environment = config.environment();
-    let _telemetry = telemetry::init(
-        "registration",
-        &config.section::<TelemetrySettings>("telemetry")?,
-    )?;
-    let mut settings: Settings = config.section("registration")?;
-    if mode == Mode::SeedDemo {
-        anyhow::bail!("registration has no demo data to seed");
-    }
-    if mode == Mode::MigrateOnly {
-        // `Store::connect` applies the embedded migrations; nothing else starts.
-        miclub_registration::store::Store::connect(&settings.database_or_default()).await?;
-        tracing::info!("registration migrations applied");
-        return Ok(());
+    let process = Process::start("registration")?;
+    let environment = process.environment();
+    let mut settings: Settings = process.section("registration")?;
+    match process.mode {
+        Mode::Serve => {}
+        Mode::MigrateOnly => {
+            let database = settings.database_or_default();
+            return service::migrate_only("registration", &database, &store::MIGRATIONS).await;
+        }
+        Mode::SeedDemo => anyhow::bail!("registration has no demo data to seed"),
     }
     settings.validate(environment)?;
-    settings.use_internal_tls(&tls::from_config(&config)?);
-    let ephemeral_settings: EphemeralSettings = config.section("ephemeral")?;
+    settings.use_internal_tls(&tls::from_config(&process.config)?);
+    let ephemeral_settings: EphemeralSettings = process.section("ephemeral")?;
     let store = ephemeral::connect(&ephemeral_settings, environment).await?;
     if !settings.service_client.is_configured() {
         tracing::warn!(

@@ -5,7 +5,7 @@
 //! the status it expects, so a completed flow is never reopened and the member id, once chosen,
 //! is never replaced by a concurrent request.
 
-use miclub_platform::storage::{Database, DatabaseSettings};
+use miclub_platform::storage::{Database, DatabaseSettings, Migrations};
 use sqlx::Row;
 use sqlx::any::AnyRow;
 use sqlx::migrate::Migrator;
@@ -17,6 +17,10 @@ use crate::error::{RegistrationError, Result};
 /// Schema migrations, embedded in the binary.
 pub static POSTGRES_MIGRATIONS: Migrator = sqlx::sqlx_macros::migrate!("./migrations/postgres");
 pub static SQLITE_MIGRATIONS: Migrator = sqlx::sqlx_macros::migrate!("./migrations/sqlite");
+pub static MIGRATIONS: Migrations = Migrations {
+    postgres: &POSTGRES_MIGRATIONS,
+    sqlite: &SQLITE_MIGRATIONS,
+};
 
 const COLUMNS: &str = "id, step, status, document_type, document_number, card_serial, country, \
      name, last_name, mother_surname, phone_number, birth_date, gender_id, email, member_id, \
@@ -34,9 +38,7 @@ impl Store {
 
     /// Connects and applies the migrations of the backend the URL names.
     pub async fn connect(settings: &DatabaseSettings) -> anyhow::Result<Self> {
-        let db = Database::connect(settings).await?;
-        db.migrate(&POSTGRES_MIGRATIONS, &SQLITE_MIGRATIONS).await?;
-        Ok(Self::new(db))
+        Ok(Self::new(MIGRATIONS.open(settings).await?))
     }
 
     pub fn database(&self) -> &Database {

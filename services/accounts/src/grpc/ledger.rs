@@ -3,6 +3,7 @@
 //! service token ([`TokenVerifier::service`](miclub_platform::tokens::TokenVerifier::service)).
 
 use miclub_accrual::{Category, PaymentMethod};
+use miclub_platform::error::ServiceError;
 use miclub_platform::storage::{millis_to_rfc3339, now_millis};
 use miclub_proto::accounts::v1 as pb;
 use tonic::{Request, Response, Status};

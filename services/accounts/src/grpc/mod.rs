@@ -16,6 +16,7 @@ mod unsubscribe;
 
 use std::sync::Arc;
 
+use miclub_platform::error::ServiceError;
 use miclub_platform::storage::millis_to_rfc3339;
 use miclub_platform::tokens::TokenVerifier;
 use miclub_proto::accounts::v1 as pb;

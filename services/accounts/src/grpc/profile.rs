@@ -4,6 +4,7 @@
 //! `ListGenders`, `ConfirmEmail` and `RestoreEmail` are anonymous (the genders list is public,
 //! the token of a link is its own proof); every other call needs the member's access token.
 
+use miclub_platform::error::ServiceError;
 use miclub_proto::accounts::v1 as pb;
 use tonic::{Request, Response, Status};
 

@@ -4,6 +4,7 @@
 //! (the "Reenviar correo de verificación" action of a login refused for an unverified email)
 //! and answers the same whoever `user` is.
 
+use miclub_platform::error::ServiceError;
 use miclub_proto::accounts::v1 as pb;
 use tonic::{Request, Response, Status};
 

@@ -2,6 +2,7 @@
 //! token. The typed document and email must be the caller's, and the current password right;
 //! see `domain/unsubscribe.rs`.
 
+use miclub_platform::error::ServiceError;
 use miclub_platform::storage::millis_to_rfc3339;
 use miclub_proto::accounts::v1 as pb;
 use tonic::{Request, Response, Status};

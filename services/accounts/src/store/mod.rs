@@ -5,7 +5,7 @@
 //! [`outbox`], profile updates, email confirmations and the terms decision in [`profile`],
 //! registration (pending members, their activation) and unsubscribing in [`registration`].
 
-use miclub_platform::storage::{Database, DatabaseSettings, flag, is_unique_violation};
+use miclub_platform::storage::{Database, DatabaseSettings, Migrations, flag, is_unique_violation};
 use sqlx::Row;
 use sqlx::any::AnyRow;
 use sqlx::migrate::Migrator;
@@ -29,6 +29,10 @@ pub use registration::Registered;
 /// Schema migrations, embedded in the binary.
 pub static POSTGRES_MIGRATIONS: Migrator = sqlx::sqlx_macros::migrate!("./migrations/postgres");
 pub static SQLITE_MIGRATIONS: Migrator = sqlx::sqlx_macros::migrate!("./migrations/sqlite");
+pub static MIGRATIONS: Migrations = Migrations {
+    postgres: &POSTGRES_MIGRATIONS,
+    sqlite: &SQLITE_MIGRATIONS,
+};
 
 #[derive(Debug, Clone)]
 pub struct Store {
@@ -42,9 +46,7 @@ impl Store {
 
     /// Connects and applies the migrations of the backend the URL names.
     pub async fn connect(settings: &DatabaseSettings) -> anyhow::Result<Self> {
-        let db = Database::connect(settings).await?;
-        db.migrate(&POSTGRES_MIGRATIONS, &SQLITE_MIGRATIONS).await?;
-        Ok(Self::new(db))
+        Ok(Self::new(MIGRATIONS.open(settings).await?))
     }
 
     pub fn database(&self) -> &Database {

@@ -433,7 +433,7 @@ mod over_grpc {
 
     use miclub_accounts::domain::{Email, MemberId};
     use miclub_accounts::{GrpcLoginEmails, LoginEmails};
-    use miclub_platform::error::{ErrorBody, ErrorCode};
+    use miclub_platform::error::{ErrorBody, ErrorCode, ServiceError};
     use miclub_platform::grpc::ClientSettings;
     use miclub_platform::shutdown::{self, ShutdownTrigger};
     use miclub_platform::tokens::{ServiceCredentials, ServiceTokens, bearer};
@@ -697,7 +697,7 @@ mod over_grpc {
             .unwrap_err();
 
         for err in [wrong_secret, auth_down] {
-            assert_eq!(err.error_code(), ErrorCode::Unavailable, "{err}");
+            assert_eq!(err.code(), ErrorCode::Unavailable, "{err}");
         }
         assert!(seen.set.lock().unwrap().is_empty());
     }
@@ -726,7 +726,7 @@ mod over_grpc {
                 1_763_700_000_000
             )]
         );
-        assert_eq!(auth_down.error_code(), ErrorCode::Unavailable);
+        assert_eq!(auth_down.code(), ErrorCode::Unavailable);
     }
 
     #[tokio::test]
@@ -760,7 +760,7 @@ mod over_grpc {
         assert_eq!(wrong.message, "La contraseña actual no es correcta.");
         assert_eq!(throttled.code, ErrorCode::TooManyAttempts);
         assert_eq!(throttled.retry_after_secs, Some(4));
-        assert_eq!(down.error_code(), ErrorCode::Unavailable, "fails closed");
+        assert_eq!(down.code(), ErrorCode::Unavailable, "fails closed");
     }
 
     #[tokio::test]

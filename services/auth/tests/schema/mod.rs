@@ -2,7 +2,7 @@
 //! keys and indexes (`miclub_platform::testing::assert_same_schema`, which lists the accepted
 //! differences), so the two backends cannot drift apart unnoticed.
 
-use miclub_auth::{POSTGRES_MIGRATIONS, SQLITE_MIGRATIONS};
+use miclub_auth::store::{POSTGRES_MIGRATIONS, SQLITE_MIGRATIONS};
 use miclub_platform::testing::assert_same_schema;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

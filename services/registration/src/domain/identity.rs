@@ -252,6 +252,8 @@ impl Identity {
 
 #[cfg(test)]
 mod tests {
+    use miclub_platform::error::ServiceError;
+
     use super::*;
 
     fn field_of(err: RegistrationError) -> &'static str {
@@ -294,7 +296,7 @@ mod tests {
     #[test]
     fn a_wrong_rut_is_err_invalid_rut_on_the_rut_field() {
         let err = Identity::chilean("12.345.678-4", "100123456").unwrap_err();
-        assert_eq!(err.error_code(), ErrorCode::InvalidRut);
+        assert_eq!(err.code(), ErrorCode::InvalidRut);
         assert_eq!(err.body().field.as_deref(), Some("rut"));
         assert_eq!(err.body().message, "El RUT ingresado no es válido.");
     }

@@ -6,7 +6,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use miclub_platform::error::ErrorCode;
+use miclub_platform::error::{ErrorCode, ServiceError};
 use miclub_platform::testing::TestEnv;
 use miclub_proto::identity::v1 as idpb;
 use miclub_proto::identity::v1::identity_verifier_server::{
@@ -85,7 +85,7 @@ async fn the_remote_verifier_passes_a_valid_document_and_refuses_an_invalid_one(
         .await
         .unwrap_err();
     assert!(matches!(refused, RegistrationError::IdentityNotVerified));
-    assert_eq!(refused.error_code(), ErrorCode::IdentityNotVerified);
+    assert_eq!(refused.code(), ErrorCode::IdentityNotVerified);
     verifier
         .verify(&Identity::foreign(Some(ForeignKind::Passport), "P1234567", "AR").unwrap())
         .await
@@ -108,7 +108,7 @@ async fn an_unreachable_or_slow_verifier_is_unavailable() {
     let identity = Identity::chilean("12.345.678-5", "100123456").unwrap();
     let down = RemoteVerifier::new(&nowhere().await, Duration::from_millis(500)).unwrap();
     assert_eq!(
-        down.verify(&identity).await.unwrap_err().error_code(),
+        down.verify(&identity).await.unwrap_err().code(),
         ErrorCode::Unavailable
     );
 
@@ -120,7 +120,7 @@ async fn an_unreachable_or_slow_verifier_is_unavailable() {
     let slow = RemoteVerifier::new(&slow, Duration::from_millis(300)).unwrap();
     let started = std::time::Instant::now();
     assert_eq!(
-        slow.verify(&identity).await.unwrap_err().error_code(),
+        slow.verify(&identity).await.unwrap_err().code(),
         ErrorCode::Unavailable
     );
     assert!(started.elapsed() < Duration::from_secs(3));
