@@ -30,7 +30,7 @@ use axum::http::HeaderName;
 use miclub_platform::access::{ServiceChannel, as_client};
 use miclub_platform::config::Environment;
 use miclub_platform::ephemeral::SharedStore;
-use miclub_platform::grpc::ClientSettings;
+use miclub_platform::grpc::{ClientSettings, RetryIdempotent};
 use miclub_platform::notify::DevMailbox;
 use miclub_platform::shutdown::Shutdown;
 use miclub_platform::telemetry::{extract_context, metrics_handle, ops_router};
@@ -175,17 +175,23 @@ pub fn build_state(settings: Settings, deps: Dependencies) -> anyhow::Result<App
     let channel = |client: &ClientSettings| -> anyhow::Result<ServiceChannel> {
         Ok(as_client(client.channel()?, tokens.clone()))
     };
+    let retrying = |client: &ClientSettings| -> anyhow::Result<state::Channel> {
+        Ok(RetryIdempotent::new(
+            channel(client)?,
+            client.request_timeout(),
+        ))
+    };
     let verifier = Arc::new(TokenVerifier::new(
         &settings.tokens,
         deps.key_source,
         Some(deps.store.clone()),
     ));
     Ok(AppState::new(state::Shared {
-        auth: AuthServiceClient::new(channel(&settings.auth)?),
-        accounts: AccountsServiceClient::new(channel(&settings.accounts)?),
-        content: ContentServiceClient::new(channel(&settings.content)?),
-        registration: RegistrationServiceClient::new(channel(&settings.registration)?),
-        missions: MissionsServiceClient::new(channel(&settings.missions)?),
+        auth: AuthServiceClient::new(retrying(&settings.auth)?),
+        accounts: AccountsServiceClient::new(retrying(&settings.accounts)?),
+        content: ContentServiceClient::new(retrying(&settings.content)?),
+        registration: RegistrationServiceClient::new(retrying(&settings.registration)?),
+        missions: MissionsServiceClient::new(retrying(&settings.missions)?),
         flags: flags::FlagSource::new(
             ContentServiceClient::new(channel(&settings.content)?),
             &settings.flags,

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use miclub_platform::access::ServiceChannel;
 use miclub_platform::config::Environment;
 use miclub_platform::ephemeral::SharedStore;
+use miclub_platform::grpc::RetryIdempotent;
 use miclub_platform::notify::DevMailbox;
 use miclub_platform::tokens::TokenVerifier;
 use miclub_proto::accounts::v1::accounts_service_client::AccountsServiceClient;
@@ -21,6 +22,10 @@ use crate::flags::FlagSource;
 use crate::headers::SecurityHeaders;
 use crate::proxies::TrustedProxies;
 use crate::recaptcha::Recaptcha;
+
+/// The channel to a service: the calls of read-only methods get one bounded retry (see
+/// `miclub_platform::grpc::retry`), so a handler makes a plain client call.
+pub type Channel = RetryIdempotent<ServiceChannel>;
 
 /// Cloned for every request by axum's `State`, so it is one `Arc`: copying five gRPC clients,
 /// the flag source and the settings' handles per request showed in the balance benchmark.
@@ -45,11 +50,11 @@ impl std::ops::Deref for AppState {
 pub struct Shared {
     pub settings: Arc<Settings>,
     pub environment: Environment,
-    pub auth: AuthServiceClient<ServiceChannel>,
-    pub accounts: AccountsServiceClient<ServiceChannel>,
-    pub content: ContentServiceClient<ServiceChannel>,
-    pub registration: RegistrationServiceClient<ServiceChannel>,
-    pub missions: MissionsServiceClient<ServiceChannel>,
+    pub auth: AuthServiceClient<Channel>,
+    pub accounts: AccountsServiceClient<Channel>,
+    pub content: ContentServiceClient<Channel>,
+    pub registration: RegistrationServiceClient<Channel>,
+    pub missions: MissionsServiceClient<Channel>,
     pub flags: FlagSource,
     pub verifier: Arc<TokenVerifier>,
     pub store: SharedStore,

@@ -4,7 +4,7 @@
 //! trace, a count and latency per method and status code (see `telemetry`), and a drain on
 //! shutdown (NOT_SERVING first, then stop accepting, then finish what is in flight). Clients
 //! get lazy channels with timeouts and trace propagation, and read-only calls one bounded retry
-//! ([`retry_idempotent`]). Both sides speak TLS when the process's [`InternalTls`] is on (see
+//! ([`retry`]). Both sides speak TLS when the process's [`InternalTls`] is on (see
 //! [`crate::tls`]): servers through [`server`], clients through their settings' `tls`.
 
 use std::future::Future;
@@ -25,6 +25,10 @@ use tonic_health::server::HealthReporter;
 use crate::shutdown::Shutdown;
 use crate::telemetry::{PropagateTrace, grpc_server_span, record_grpc_call};
 use crate::tls::InternalTls;
+
+pub mod retry;
+
+pub use retry::{RetryIdempotent, retry_idempotent};
 
 /// A channel whose calls carry the caller's trace context.
 pub type TracedChannel = InterceptedService<Channel, PropagateTrace>;
@@ -130,66 +134,6 @@ impl ClientSettings {
     pub fn request_timeout(&self) -> Duration {
         Duration::from_millis(self.request_timeout_ms)
     }
-}
-
-/// Calls a read-only (idempotent) RPC, and once more after a short jittered pause when the
-/// first attempt found the service unavailable: a `Unavailable` status, or a `Cancelled` made by
-/// the transport (the connection reset before any answer). Never retried: a timeout (the
-/// channel's `Timeout expired` and `DeadlineExceeded`: a slow service would only get slower)
-/// and every business error. The second attempt never runs past `deadline` counted from the
-/// first call, so a retried call takes no longer than an unretried one may.
-///
-/// Only for calls that change nothing: a write retried after a reset may apply twice.
-pub async fn retry_idempotent<T, F, Fut>(
-    deadline: Duration,
-    mut call: F,
-) -> Result<T, tonic::Status>
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = Result<T, tonic::Status>>,
-{
-    let started = Instant::now();
-    let status = match call().await {
-        Ok(answer) => return Ok(answer),
-        Err(status) if is_retryable(&status) => status,
-        Err(status) => return Err(status),
-    };
-    let pause = Duration::from_millis(rand::random_range(25..=75));
-    let Some(left) = deadline.checked_sub(started.elapsed() + pause) else {
-        return Err(status);
-    };
-    tracing::warn!(code = ?status.code(), error = %status.message(), "retrying an idempotent call once");
-    tokio::time::sleep(pause).await;
-    match tokio::time::timeout(left, call()).await {
-        Ok(answer) => answer,
-        Err(_) => Err(tonic::Status::deadline_exceeded(
-            "deadline reached while retrying",
-        )),
-    }
-}
-
-/// Whether a failed attempt may be tried again: see [`retry_idempotent`].
-fn is_retryable(status: &tonic::Status) -> bool {
-    match status.code() {
-        tonic::Code::Unavailable => true,
-        // A Cancelled sent by a peer has no source; one made here from a transport error has.
-        tonic::Code::Cancelled => {
-            std::error::Error::source(status).is_some() && !is_timeout(status)
-        }
-        _ => false,
-    }
-}
-
-/// The channel's own per-call timeout, which tonic reports as `Cancelled`.
-fn is_timeout(status: &tonic::Status) -> bool {
-    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(status);
-    while let Some(err) = source {
-        if err.is::<tonic::TimeoutExpired>() {
-            return true;
-        }
-        source = err.source();
-    }
-    status.message().contains("Timeout expired")
 }
 
 /// The readiness a service reports over `grpc.health.v1`.
@@ -432,126 +376,4 @@ async fn count_call(
     };
     record_grpc_call(method, code, started.elapsed());
     response
-}
-
-#[cfg(test)]
-mod tests {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-
-    use super::*;
-
-    /// Runs `retry_idempotent` over a call answering `answers` in turn; returns the outcome
-    /// and the attempts made.
-    async fn attempts(
-        answers: Vec<Result<u32, tonic::Status>>,
-    ) -> (Result<u32, tonic::Code>, usize) {
-        let calls = AtomicUsize::new(0);
-        let answers = std::sync::Mutex::new(answers.into_iter());
-        let outcome = retry_idempotent(Duration::from_secs(5), || {
-            calls.fetch_add(1, Ordering::SeqCst);
-            let answer = answers
-                .lock()
-                .unwrap()
-                .next()
-                .expect("no more answers scripted");
-            async move { answer }
-        })
-        .await;
-        (outcome.map_err(|s| s.code()), calls.load(Ordering::SeqCst))
-    }
-
-    /// A `Cancelled` the way tonic makes one from a transport error (it carries the error).
-    fn transport_cancelled(
-        source: impl std::error::Error + Send + Sync + 'static,
-    ) -> tonic::Status {
-        let mut status = tonic::Status::cancelled(source.to_string());
-        status.set_source(std::sync::Arc::new(source));
-        status
-    }
-
-    #[derive(Debug)]
-    struct Reset;
-
-    impl std::fmt::Display for Reset {
-        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            f.write_str("connection reset")
-        }
-    }
-
-    impl std::error::Error for Reset {}
-
-    #[tokio::test]
-    async fn an_unavailable_service_is_tried_once_more_and_then_given_up_on() {
-        let (outcome, calls) = attempts(vec![Err(tonic::Status::unavailable("down")), Ok(7)]).await;
-        assert_eq!((outcome, calls), (Ok(7), 2));
-        let (outcome, calls) = attempts(vec![
-            Err(tonic::Status::unavailable("down")),
-            Err(tonic::Status::unavailable("still down")),
-            Ok(7),
-        ])
-        .await;
-        assert_eq!((outcome, calls), (Err(tonic::Code::Unavailable), 2));
-    }
-
-    #[tokio::test]
-    async fn business_errors_and_timeouts_are_never_retried() {
-        for status in [
-            tonic::Status::invalid_argument("bad"),
-            tonic::Status::deadline_exceeded("slow"),
-            tonic::Status::not_found("none"),
-            tonic::Status::internal("bug"),
-            // A Cancelled the peer sent, not the transport.
-            tonic::Status::cancelled("peer cancelled"),
-        ] {
-            let code = status.code();
-            let (outcome, calls) = attempts(vec![Err(status), Ok(7)]).await;
-            assert_eq!((outcome, calls), (Err(code), 1), "{code:?}");
-        }
-        // The channel's own timeout is reported as Cancelled carrying TimeoutExpired.
-        let timeout = tonic::Status::from_error(Box::new(tonic::TimeoutExpired(())));
-        assert_eq!(timeout.code(), tonic::Code::Cancelled);
-        let (outcome, calls) = attempts(vec![Err(timeout), Ok(7)]).await;
-        assert_eq!((outcome, calls), (Err(tonic::Code::Cancelled), 1));
-    }
-
-    #[tokio::test]
-    async fn a_connection_reset_before_any_answer_is_retried() {
-        let reset = transport_cancelled(Reset);
-        assert!(std::error::Error::source(&reset).is_some());
-        let (outcome, calls) = attempts(vec![Err(reset), Ok(7)]).await;
-        assert_eq!((outcome, calls), (Ok(7), 2));
-    }
-
-    #[tokio::test]
-    async fn the_retry_never_runs_past_the_deadline_of_the_first_call() {
-        let calls = AtomicUsize::new(0);
-        let started = Instant::now();
-        let outcome: Result<(), _> = retry_idempotent(Duration::from_millis(300), || {
-            let first = calls.fetch_add(1, Ordering::SeqCst) == 0;
-            async move {
-                if first {
-                    Err(tonic::Status::unavailable("down"))
-                } else {
-                    tokio::time::sleep(Duration::from_secs(5)).await;
-                    Ok(())
-                }
-            }
-        })
-        .await;
-        assert_eq!(outcome.unwrap_err().code(), tonic::Code::DeadlineExceeded);
-        assert_eq!(calls.load(Ordering::SeqCst), 2);
-        assert!(started.elapsed() < Duration::from_secs(2));
-        // A first failure that already used the whole budget is not retried at all.
-        let calls = AtomicUsize::new(0);
-        let outcome: Result<(), _> = retry_idempotent(Duration::from_millis(50), || {
-            calls.fetch_add(1, Ordering::SeqCst);
-            async {
-                tokio::time::sleep(Duration::from_millis(60)).await;
-                Err(tonic::Status::unavailable("down"))
-            }
-        })
-        .await;
-        assert_eq!(outcome.unwrap_err().code(), tonic::Code::Unavailable);
-        assert_eq!(calls.load(Ordering::SeqCst), 1);
-    }
 }

@@ -4,7 +4,6 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::header;
 use miclub_platform::error::ErrorBody;
-use miclub_platform::grpc::retry_idempotent;
 use miclub_platform::tokens::with_bearer;
 use miclub_proto::accounts::v1::{GetBalanceRequest, GetMemberRequest, Member, TermsDecision};
 use serde::Serialize;
@@ -90,12 +89,11 @@ pub struct Balance {
 #[utoipa::path(get, path = "/api/profile", tag = "account",
     responses((status = 200, body = User), (status = 401, body = ErrorBody), (status = 503, body = ErrorBody)))]
 pub async fn profile(State(state): State<AppState>, member: MemberToken) -> ApiResult<Json<User>> {
-    let answer = retry_idempotent(state.settings.accounts.request_timeout(), || {
-        let mut accounts = state.accounts.clone();
-        let request = with_bearer(GetMemberRequest {}, &member.token);
-        async move { accounts.get_member(request).await }
-    })
-    .await?;
+    let answer = state
+        .accounts
+        .clone()
+        .get_member(with_bearer(GetMemberRequest {}, &member.token))
+        .await?;
     Ok(Json(User::from(
         answer.into_inner().member.unwrap_or_default(),
     )))
@@ -113,13 +111,12 @@ pub async fn balance(
     State(state): State<AppState>,
     member: MemberToken,
 ) -> ApiResult<([(header::HeaderName, &'static str); 1], Json<Balance>)> {
-    let answer = retry_idempotent(state.settings.accounts.request_timeout(), || {
-        let mut accounts = state.accounts.clone();
-        let request = with_bearer(GetBalanceRequest {}, &member.token);
-        async move { accounts.get_balance(request).await }
-    })
-    .await?
-    .into_inner();
+    let answer = state
+        .accounts
+        .clone()
+        .get_balance(with_bearer(GetBalanceRequest {}, &member.token))
+        .await?
+        .into_inner();
     Ok((
         [(header::CACHE_CONTROL, "no-store")],
         Json(Balance {

@@ -6,7 +6,6 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::header;
 use miclub_platform::error::{ErrorBody, ErrorCode};
-use miclub_platform::grpc::retry_idempotent;
 use miclub_proto::content::v1 as pb;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
@@ -180,13 +179,12 @@ pub struct SimulatorResult {
 #[utoipa::path(get, path = "/api/promotions", tag = "content",
     responses((status = 200, body = Promotions), (status = 503, body = ErrorBody)))]
 pub async fn promotions(State(state): State<AppState>) -> ApiResult<Cached<Promotions>> {
-    let answer = retry_idempotent(state.settings.content.request_timeout(), || {
-        let mut content = state.content.clone();
-        let request = pb::ListPromotionsRequest {};
-        async move { content.list_promotions(request).await }
-    })
-    .await?
-    .into_inner();
+    let answer = state
+        .content
+        .clone()
+        .list_promotions(pb::ListPromotionsRequest {})
+        .await?
+        .into_inner();
     Ok(cached(Promotions {
         promotions: answer
             .promotions
@@ -209,13 +207,12 @@ pub async fn promotions(State(state): State<AppState>) -> ApiResult<Cached<Promo
 #[utoipa::path(get, path = "/api/alliances", tag = "content",
     responses((status = 200, body = Alliances), (status = 503, body = ErrorBody)))]
 pub async fn alliances(State(state): State<AppState>) -> ApiResult<Cached<Alliances>> {
-    let answer = retry_idempotent(state.settings.content.request_timeout(), || {
-        let mut content = state.content.clone();
-        let request = pb::ListAlliancesRequest {};
-        async move { content.list_alliances(request).await }
-    })
-    .await?
-    .into_inner();
+    let answer = state
+        .content
+        .clone()
+        .list_alliances(pb::ListAlliancesRequest {})
+        .await?
+        .into_inner();
     Ok(cached(Alliances {
         alliances: answer
             .alliances
@@ -239,13 +236,12 @@ pub async fn alliances(State(state): State<AppState>) -> ApiResult<Cached<Allian
 #[utoipa::path(get, path = "/api/banners", tag = "content",
     responses((status = 200, body = Banners), (status = 503, body = ErrorBody)))]
 pub async fn banners(State(state): State<AppState>) -> ApiResult<Cached<Banners>> {
-    let answer = retry_idempotent(state.settings.content.request_timeout(), || {
-        let mut content = state.content.clone();
-        let request = pb::ListBannersRequest {};
-        async move { content.list_banners(request).await }
-    })
-    .await?
-    .into_inner();
+    let answer = state
+        .content
+        .clone()
+        .list_banners(pb::ListBannersRequest {})
+        .await?
+        .into_inner();
     Ok(cached(Banners {
         banners: answer
             .banners
@@ -282,15 +278,14 @@ pub async fn faqs(
                 .with_message("Elige preguntas generales o de inicio de sesión."));
         }
     };
-    let answer = retry_idempotent(state.settings.content.request_timeout(), || {
-        let mut content = state.content.clone();
-        let request = pb::ListFaqsRequest {
+    let answer = state
+        .content
+        .clone()
+        .list_faqs(pb::ListFaqsRequest {
             audience: audience as i32,
-        };
-        async move { content.list_faqs(request).await }
-    })
-    .await?
-    .into_inner();
+        })
+        .await?
+        .into_inner();
     Ok(cached(Faqs {
         faqs: answer
             .faqs

@@ -5,7 +5,6 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::header;
 use miclub_platform::error::ErrorBody;
-use miclub_platform::grpc::retry_idempotent;
 use miclub_platform::tokens::with_bearer;
 use miclub_proto::missions::v1 as pb;
 use serde::Serialize;
@@ -67,13 +66,12 @@ pub async fn list(
     State(state): State<AppState>,
     member: MemberToken,
 ) -> ApiResult<([(header::HeaderName, &'static str); 1], Json<Missions>)> {
-    let answer = retry_idempotent(state.settings.missions.request_timeout(), || {
-        let mut missions = state.missions.clone();
-        let request = with_bearer(pb::ListMyMissionsRequest {}, &member.token);
-        async move { missions.list_my_missions(request).await }
-    })
-    .await?
-    .into_inner();
+    let answer = state
+        .missions
+        .clone()
+        .list_my_missions(with_bearer(pb::ListMyMissionsRequest {}, &member.token))
+        .await?
+        .into_inner();
     let missions = answer
         .missions
         .into_iter()

@@ -4,7 +4,6 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::header;
 use miclub_platform::error::{ErrorBody, ErrorCode};
-use miclub_platform::grpc::retry_idempotent;
 use miclub_platform::tokens::with_bearer;
 use miclub_proto::accounts::v1::{ListMovementsRequest, MovementKind, MovementStatus};
 use serde::{Deserialize, Serialize};
@@ -111,13 +110,12 @@ pub async fn list(
         page,
         page_size: 0,
     };
-    let answer = retry_idempotent(state.settings.accounts.request_timeout(), || {
-        let mut accounts = state.accounts.clone();
-        let request = with_bearer(request, &member.token);
-        async move { accounts.list_movements(request).await }
-    })
-    .await?
-    .into_inner();
+    let answer = state
+        .accounts
+        .clone()
+        .list_movements(with_bearer(request, &member.token))
+        .await?
+        .into_inner();
     let items = answer
         .movements
         .into_iter()

@@ -7,7 +7,6 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum_extra::extract::CookieJar;
 use miclub_platform::error::{ErrorBody, ErrorCode};
-use miclub_platform::grpc::retry_idempotent;
 use miclub_platform::tokens::with_bearer;
 use miclub_proto::accounts::v1::{
     ConfirmEmailRequest, ListGendersRequest, ResendEmailConfirmationRequest, RestoreEmailRequest,
@@ -112,13 +111,12 @@ pub struct PasswordChange {
 #[utoipa::path(get, path = "/api/profile/genders", tag = "profile",
     responses((status = 200, body = [Gender]), (status = 503, body = ErrorBody)))]
 pub async fn genders(State(state): State<AppState>) -> ApiResult<Json<Vec<Gender>>> {
-    let answer = retry_idempotent(state.settings.accounts.request_timeout(), || {
-        let mut accounts = state.accounts.clone();
-        let request = ListGendersRequest {};
-        async move { accounts.list_genders(request).await }
-    })
-    .await?
-    .into_inner();
+    let answer = state
+        .accounts
+        .clone()
+        .list_genders(ListGendersRequest {})
+        .await?
+        .into_inner();
     Ok(Json(
         answer
             .genders

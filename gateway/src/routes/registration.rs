@@ -8,7 +8,6 @@ use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum_extra::extract::CookieJar;
 use miclub_platform::error::{ErrorBody, ErrorCode};
-use miclub_platform::grpc::retry_idempotent;
 use miclub_proto::accounts::v1::ResendVerificationEmailRequest;
 use miclub_proto::registration::v1 as pb;
 use serde::{Deserialize, Serialize};
@@ -241,16 +240,15 @@ pub async fn current(
     jar: CookieJar,
 ) -> ApiResult<Json<RegistrationView>> {
     let registration_id = flow_id(&jar)?;
-    let answer = retry_idempotent(state.settings.registration.request_timeout(), || {
-        let mut registration = state.registration.clone();
-        let request = pb::GetRegistrationRequest {
+    let answer = state
+        .registration
+        .clone()
+        .get_registration(pb::GetRegistrationRequest {
             registration_id: registration_id.clone(),
-        };
-        async move { registration.get_registration(request).await }
-    })
-    .await
-    .map_err(refused)?
-    .into_inner();
+        })
+        .await
+        .map_err(refused)?
+        .into_inner();
     let (_, view) = view(answer.registration)?;
     Ok(Json(view))
 }

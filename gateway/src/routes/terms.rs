@@ -5,7 +5,6 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::header;
 use miclub_platform::error::{ErrorBody, ErrorCode};
-use miclub_platform::grpc::retry_idempotent;
 use miclub_platform::tokens::with_bearer;
 use miclub_proto::accounts::v1::RecordTermsDecisionRequest;
 use miclub_proto::content::v1::GetCurrentTermsRequest;
@@ -41,15 +40,16 @@ pub struct TermsDecided {
 }
 
 async fn current_terms(state: &AppState) -> ApiResult<miclub_proto::content::v1::Terms> {
-    retry_idempotent(state.settings.content.request_timeout(), || {
-        let mut content = state.content.clone();
-        let request = GetCurrentTermsRequest {};
-        async move { content.get_current_terms(request).await }
-    })
-    .await?
-    .into_inner()
-    .terms
-    .ok_or_else(|| ApiError::new(ErrorCode::Internal).with_cause("content answered without terms"))
+    state
+        .content
+        .clone()
+        .get_current_terms(GetCurrentTermsRequest {})
+        .await?
+        .into_inner()
+        .terms
+        .ok_or_else(|| {
+            ApiError::new(ErrorCode::Internal).with_cause("content answered without terms")
+        })
 }
 
 /// The terms and conditions in force; anyone may read them.

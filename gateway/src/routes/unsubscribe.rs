@@ -7,7 +7,6 @@ use axum::Json;
 use axum::extract::State;
 use axum_extra::extract::CookieJar;
 use miclub_platform::error::ErrorBody;
-use miclub_platform::grpc::retry_idempotent;
 use miclub_platform::tokens::with_bearer;
 use miclub_proto::accounts::v1::{
     ListUnsubscribeReasonsRequest, UnsubscribeRequest, ValidateUnsubscribeRequest,
@@ -104,13 +103,12 @@ pub async fn reasons(
     State(state): State<AppState>,
     _member: MemberToken,
 ) -> ApiResult<Json<Reasons>> {
-    let answer = retry_idempotent(state.settings.accounts.request_timeout(), || {
-        let mut accounts = state.accounts.clone();
-        let request = ListUnsubscribeReasonsRequest {};
-        async move { accounts.list_unsubscribe_reasons(request).await }
-    })
-    .await?
-    .into_inner();
+    let answer = state
+        .accounts
+        .clone()
+        .list_unsubscribe_reasons(ListUnsubscribeReasonsRequest {})
+        .await?
+        .into_inner();
     Ok(Json(Reasons {
         reasons: answer
             .reasons

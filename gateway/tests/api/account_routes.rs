@@ -1,7 +1,7 @@
 //! The account area's routes: Mis Datos (genders, profile update, email confirmation, password
 //! change), terms and conditions, and Mis Movimientos.
 
-use super::*;
+use crate::support::*;
 
 fn profile_body() -> Value {
     json!({
@@ -14,14 +14,14 @@ fn profile_body() -> Value {
 #[tokio::test]
 async fn the_gender_options_come_from_accounts_without_a_session() {
     let gw = gateway().await;
-    let response = gw.get("/api/profile/genders").send().await.unwrap();
+    let response = gw.anonymous_get("/api/profile/genders").await;
     assert_eq!(response.status(), StatusCode::OK);
     let genders: Value = response.json().await.unwrap();
     assert_eq!(genders[0], json!({"id": 1, "label": "Femenino"}));
     assert_eq!(genders.as_array().unwrap().len(), 3);
 
     gw.set_accounts_error(Some(ErrorBody::new(ErrorCode::Unavailable)));
-    let (status, body) = error_of(gw.get("/api/profile/genders").send().await.unwrap()).await;
+    let (status, body) = error_of(gw.anonymous_get("/api/profile/genders").await).await;
     assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
     assert_eq!(body["code"], "ERR_UNAVAILABLE");
 }
@@ -30,8 +30,7 @@ async fn the_gender_options_come_from_accounts_without_a_session() {
 async fn a_profile_update_reaches_accounts_and_answers_the_user_with_the_confirmation_flag() {
     let gw = gateway().await;
     let response = gw
-        .put("/api/profile")
-        .header("authorization", gw.bearer())
+        .member_put("/api/profile")
         .json(&profile_body())
         .send()
         .await
@@ -51,9 +50,7 @@ async fn a_profile_update_reaches_accounts_and_answers_the_user_with_the_confirm
 #[tokio::test]
 async fn a_missing_gender_or_optional_field_is_sent_as_cleared() {
     let gw = gateway().await;
-    let response = gw
-        .put("/api/profile")
-        .header("authorization", gw.bearer())
+    let response = gw.member_put("/api/profile")
         .json(&json!({"email": "ana@example.cl", "name": "Ana", "last_name": "González", "gender_id": null}))
         .send()
         .await
@@ -74,15 +71,7 @@ async fn a_field_error_from_accounts_keeps_its_field_and_spanish_message() {
             .with_field("phone_number")
             .with_message(message),
     ));
-    let (status, body) = error_of(
-        gw.put("/api/profile")
-            .header("authorization", gw.bearer())
-            .json(&profile_body())
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, body) = error_answer(gw.member_put("/api/profile").json(&profile_body())).await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert_eq!(body["field"], "phone_number");
     assert_eq!(body["message"], message);
@@ -101,8 +90,7 @@ async fn a_current_password_over_the_documented_limit_is_refused_even_for_the_sa
         body["email"] = json!(email);
         body["currentPassword"] = json!("ñ".repeat(length));
         let response = gw
-            .put("/api/profile")
-            .header("authorization", gw.bearer())
+            .member_put("/api/profile")
             .json(&body)
             .send()
             .await
@@ -124,38 +112,21 @@ async fn a_current_password_over_the_documented_limit_is_refused_even_for_the_sa
 #[tokio::test]
 async fn a_profile_update_needs_a_session_the_csrf_header_and_a_json_body() {
     let gw = gateway().await;
-    let (status, _) = error_of(
-        gw.put("/api/profile")
-            .json(&profile_body())
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, _) = error_answer(gw.put("/api/profile").json(&profile_body())).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
 
-    let (status, body) = error_of(
+    let (status, body) = error_answer(
         gw.client
             .put(format!("{}/api/profile", gw.base))
             .header("authorization", gw.bearer())
-            .json(&profile_body())
-            .send()
-            .await
-            .unwrap(),
+            .json(&profile_body()),
     )
     .await;
     assert_eq!(status, StatusCode::FORBIDDEN);
     assert_eq!(body["code"], "ERR_CSRF");
 
-    let (status, body) = error_of(
-        gw.put("/api/profile")
-            .header("authorization", gw.bearer())
-            .json(&json!({"name": "Ana"}))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, body) =
+        error_answer(gw.member_put("/api/profile").json(&json!({"name": "Ana"}))).await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert!(
         body["message"]
@@ -179,12 +150,9 @@ async fn the_confirmation_link_works_without_a_session_and_a_bad_token_is_404() 
     let body: Value = response.json().await.unwrap();
     assert_eq!(body["maskedEmail"], "n***@example.cl");
 
-    let (status, body) = error_of(
+    let (status, body) = error_answer(
         gw.post("/api/profile/email/confirm")
-            .json(&json!({"token": "stale"}))
-            .send()
-            .await
-            .unwrap(),
+            .json(&json!({"token": "stale"})),
     )
     .await;
     assert_eq!(status, StatusCode::NOT_FOUND);
@@ -195,8 +163,7 @@ async fn the_confirmation_link_works_without_a_session_and_a_bad_token_is_404() 
 async fn a_confirmation_resend_answers_204_and_an_already_confirmed_email_409() {
     let gw = gateway().await;
     let response = gw
-        .post("/api/profile/email/resend")
-        .header("authorization", gw.bearer())
+        .member_post("/api/profile/email/resend")
         .send()
         .await
         .unwrap();
@@ -204,14 +171,7 @@ async fn a_confirmation_resend_answers_204_and_an_already_confirmed_email_409() 
     assert_eq!(gw.script().email_resends, 1);
 
     gw.set_accounts_error(Some(ErrorBody::new(ErrorCode::EmailAlreadyConfirmed)));
-    let (status, body) = error_of(
-        gw.post("/api/profile/email/resend")
-            .header("authorization", gw.bearer())
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, body) = error_answer(gw.member_post("/api/profile/email/resend")).await;
     assert_eq!(status, StatusCode::CONFLICT);
     assert_eq!(body["code"], "ERR_EMAIL_ALREADY_CONFIRMED");
 }
@@ -219,13 +179,9 @@ async fn a_confirmation_resend_answers_204_and_an_already_confirmed_email_409() 
 #[tokio::test]
 async fn the_password_change_is_refused_while_the_flag_is_off() {
     let gw = gateway().await;
-    let (status, body) = error_of(
-        gw.post("/api/profile/password")
-            .header("authorization", gw.bearer())
-            .json(&json!({"currentPassword": "MiClub2026!", "newPassword": "otra clave larga"}))
-            .send()
-            .await
-            .unwrap(),
+    let (status, body) = error_answer(
+        gw.member_post("/api/profile/password")
+            .json(&json!({"currentPassword": "MiClub2026!", "newPassword": "otra clave larga"})),
     )
     .await;
     assert_eq!(status, StatusCode::FORBIDDEN);
@@ -237,8 +193,7 @@ async fn the_password_change_is_refused_while_the_flag_is_off() {
 async fn a_password_change_ends_the_session_and_clears_every_cookie() {
     let gw = gateway_with(|s| s.flags.change_password_enable = true).await;
     let response = gw
-        .post("/api/profile/password")
-        .header("authorization", gw.bearer())
+        .member_post("/api/profile/password")
         .json(&json!({"currentPassword": "MiClub2026!", "newPassword": "otra clave larga"}))
         .send()
         .await
@@ -265,8 +220,7 @@ async fn a_wrong_current_password_is_a_422_that_keeps_the_session() {
         ErrorBody::new(ErrorCode::WrongPassword).with_field("currentPassword"),
     ));
     let response = gw
-        .post("/api/profile/password")
-        .header("authorization", gw.bearer())
+        .member_post("/api/profile/password")
         .json(&json!({"currentPassword": "mala", "newPassword": "otra clave larga"}))
         .send()
         .await
@@ -283,7 +237,7 @@ async fn a_wrong_current_password_is_a_422_that_keeps_the_session() {
 #[tokio::test]
 async fn the_terms_text_is_public() {
     let gw = gateway().await;
-    let response = gw.get("/api/terms-and-conditions").send().await.unwrap();
+    let response = gw.anonymous_get("/api/terms-and-conditions").await;
     assert_eq!(response.status(), StatusCode::OK);
     let body: Value = response.json().await.unwrap();
     assert_eq!(body["version"], "2026-11-01");
@@ -297,8 +251,7 @@ async fn a_terms_decision_is_recorded_for_the_version_in_force() {
     let gw = gateway().await;
     for (accept, agreement) in [(false, "rejected"), (true, "accepted")] {
         let response = gw
-            .post("/api/terms-and-conditions")
-            .header("authorization", gw.bearer())
+            .member_post("/api/terms-and-conditions")
             .json(&json!({"acceptTermsAndConditions": accept}))
             .send()
             .await
@@ -321,13 +274,9 @@ async fn a_terms_decision_is_recorded_for_the_version_in_force() {
 async fn no_decision_is_recorded_when_the_terms_in_force_cannot_be_read() {
     let gw = gateway().await;
     gw.set_content_error(Some(ErrorBody::new(ErrorCode::Unavailable)));
-    let (status, body) = error_of(
-        gw.post("/api/terms-and-conditions")
-            .header("authorization", gw.bearer())
-            .json(&json!({"acceptTermsAndConditions": true}))
-            .send()
-            .await
-            .unwrap(),
+    let (status, body) = error_answer(
+        gw.member_post("/api/terms-and-conditions")
+            .json(&json!({"acceptTermsAndConditions": true})),
     )
     .await;
     assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
@@ -338,13 +287,9 @@ async fn no_decision_is_recorded_when_the_terms_in_force_cannot_be_read() {
 #[tokio::test]
 async fn a_terms_decision_needs_a_boolean() {
     let gw = gateway().await;
-    let (status, _) = error_of(
-        gw.post("/api/terms-and-conditions")
-            .header("authorization", gw.bearer())
-            .json(&json!({"acceptTermsAndConditions": "si"}))
-            .send()
-            .await
-            .unwrap(),
+    let (status, _) = error_answer(
+        gw.member_post("/api/terms-and-conditions")
+            .json(&json!({"acceptTermsAndConditions": "si"})),
     )
     .await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
@@ -355,11 +300,8 @@ async fn a_terms_decision_needs_a_boolean() {
 async fn a_page_of_movements_is_passed_through_with_readable_kinds_and_never_cached() {
     let gw = gateway().await;
     let response = gw
-        .get("/api/movements?year=2026&month=10&page=2")
-        .header("authorization", gw.bearer())
-        .send()
-        .await
-        .unwrap();
+        .member_get("/api/movements?year=2026&month=10&page=2")
+        .await;
     assert_eq!(response.status(), StatusCode::OK);
     assert_eq!(response.headers()["cache-control"], "no-store");
     let body: Value = response.json().await.unwrap();
@@ -390,14 +332,8 @@ async fn a_malformed_or_missing_month_is_a_field_error_in_spanish() {
         ("year=2026&month=10&page=x", "page"),
         ("year=2026&month=10&page=", "page"),
     ] {
-        let (status, body) = error_of(
-            gw.get(&format!("/api/movements?{query}"))
-                .header("authorization", gw.bearer())
-                .send()
-                .await
-                .unwrap(),
-        )
-        .await;
+        let (status, body) =
+            error_of(gw.member_get(&format!("/api/movements?{query}")).await).await;
         assert_eq!(status, StatusCode::BAD_REQUEST, "{query}");
         assert_eq!(body["field"], field, "{query}");
         assert!(body["message"].as_str().unwrap().starts_with("Elige"));
@@ -409,23 +345,10 @@ async fn a_malformed_or_missing_month_is_a_field_error_in_spanish() {
 async fn movements_of_a_member_without_a_club_account_are_a_406() {
     let gw = gateway().await;
     gw.set_accounts_error(Some(ErrorBody::new(ErrorCode::NoClubAccount)));
-    let (status, body) = error_of(
-        gw.get("/api/movements?year=2026&month=10")
-            .header("authorization", gw.bearer())
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, body) = error_of(gw.member_get("/api/movements?year=2026&month=10").await).await;
     assert_eq!(status, StatusCode::NOT_ACCEPTABLE);
     assert_eq!(body["code"], "ERR_NO_CLUB_ACCOUNT");
-    let (status, _) = error_of(
-        gw.get("/api/movements?year=2026&month=10")
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, _) = error_of(gw.anonymous_get("/api/movements?year=2026&month=10").await).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
 }
 
@@ -435,8 +358,7 @@ async fn a_profile_update_passes_the_current_password_and_the_client_address_to_
     let mut body = profile_body();
     body["currentPassword"] = json!("MiClub2026!");
     let response = gw
-        .put("/api/profile")
-        .header("authorization", gw.bearer())
+        .member_put("/api/profile")
         .json(&body)
         .send()
         .await
@@ -450,12 +372,7 @@ async fn a_profile_update_passes_the_current_password_and_the_client_address_to_
 #[tokio::test]
 async fn the_step_up_refusals_of_a_profile_update_reach_the_form_on_current_password() {
     let gw = gateway().await;
-    let put = |gw: &TestGateway| {
-        gw.put("/api/profile")
-            .header("authorization", gw.bearer())
-            .json(&profile_body())
-            .send()
-    };
+    let put = |gw: &TestGateway| gw.member_put("/api/profile").json(&profile_body()).send();
     let missing = "Ingresa tu contraseña actual para cambiar tu correo.";
     gw.set_accounts_error(Some(
         ErrorBody::new(ErrorCode::InvalidArgument)
@@ -498,14 +415,28 @@ async fn the_restore_link_works_without_a_session_leaves_cookies_alone_and_a_bad
     let body: Value = response.json().await.unwrap();
     assert_eq!(body, json!({"maskedEmail": "a***@example.cl"}));
 
-    let (status, body) = error_of(
+    let (status, body) = error_answer(
         gw.post("/api/profile/email/restore")
-            .json(&json!({"token": "used"}))
-            .send()
-            .await
-            .unwrap(),
+            .json(&json!({"token": "used"})),
     )
     .await;
     assert_eq!(status, StatusCode::NOT_FOUND);
     assert_eq!(body["code"], "ERR_CONFIRMATION_INVALID");
+}
+
+#[tokio::test]
+async fn the_balance_is_never_cached_and_a_member_without_club_account_gets_406() {
+    let gw = gateway().await;
+    let response = gw.member_get("/api/balance").await;
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(response.headers()["cache-control"], "no-store");
+    assert_eq!(
+        response.json::<Value>().await.unwrap(),
+        json!({"balance": 12345, "updatedAt": "2026-11-01T10:00:00Z"})
+    );
+
+    gw.set_accounts_error(Some(ErrorBody::new(ErrorCode::NoClubAccount)));
+    let (status, json) = error_of(gw.member_get("/api/balance").await).await;
+    assert_eq!(status, StatusCode::NOT_ACCEPTABLE);
+    assert_eq!(json["code"], "ERR_NO_CLUB_ACCOUNT");
 }

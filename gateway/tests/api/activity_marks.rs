@@ -5,7 +5,7 @@
 use miclub_platform::storage::now_millis;
 use miclub_platform::tokens::seen_key;
 
-use super::*;
+use crate::support::*;
 
 fn fresh_sid() -> String {
     format!("sid-{}", uuid::Uuid::new_v4().simple())

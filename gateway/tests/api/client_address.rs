@@ -2,7 +2,7 @@
 //! then the rightmost `X-Forwarded-For` hop that is not a trusted proxy. A spoofed header from
 //! anyone else changes nothing, so the per-address limits cannot be dodged with it.
 
-use super::*;
+use crate::support::*;
 
 async fn recovery_from(gw: &TestGateway, forwarded_for: &str) -> String {
     let response = gw

@@ -3,7 +3,7 @@
 //! login's `has_missions` from missions, and the runtime flags read from content without a
 //! restart (the last known kept while content is away).
 
-use super::*;
+use crate::support::*;
 
 fn flags(portal: bool, change_password: bool, login_maintenance: bool) -> content::Flags {
     content::Flags {
@@ -14,19 +14,13 @@ fn flags(portal: bool, change_password: bool, login_maintenance: bool) -> conten
 }
 
 async fn context(gw: &TestGateway) -> Value {
-    gw.get("/api/context")
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap()
+    gw.anonymous_get("/api/context").await.json().await.unwrap()
 }
 
 #[tokio::test]
 async fn public_content_answers_in_the_documented_shape_with_a_one_minute_public_cache() {
     let gw = gateway().await;
-    let promotions = gw.get("/api/promotions").send().await.unwrap();
+    let promotions = gw.anonymous_get("/api/promotions").await;
     assert_eq!(promotions.status(), StatusCode::OK);
     assert_eq!(promotions.headers()["cache-control"], "public, max-age=60");
     let body: Value = promotions.json().await.unwrap();
@@ -37,43 +31,25 @@ async fn public_content_answers_in_the_documented_shape_with_a_one_minute_public
     assert_eq!(body["promotions"][0]["badge"], "2x1");
 
     let alliances: Value = gw
-        .get("/api/alliances")
-        .send()
+        .anonymous_get("/api/alliances")
         .await
-        .unwrap()
         .json()
         .await
         .unwrap();
     assert_eq!(alliances["alliances"][0]["partner"], "Tarjeta Lider BCI");
-    let banners: Value = gw
-        .get("/api/banners")
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let banners: Value = gw.anonymous_get("/api/banners").await.json().await.unwrap();
     assert_eq!(banners["banners"][0]["imageAlt"], "Carro de compras");
 
     let login: Value = gw
-        .get("/api/faqs?audience=login")
-        .send()
+        .anonymous_get("/api/faqs?audience=login")
         .await
-        .unwrap()
         .json()
         .await
         .unwrap();
     assert_eq!(login["faqs"][0]["question"], "¿Por qué me piden un código?");
-    let general: Value = gw
-        .get("/api/faqs")
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let general: Value = gw.anonymous_get("/api/faqs").await.json().await.unwrap();
     assert_eq!(general["faqs"][0]["question"], "¿Qué es Mi Club?");
-    let (status, body) = error_of(gw.get("/api/faqs?audience=todas").send().await.unwrap()).await;
+    let (status, body) = error_of(gw.anonymous_get("/api/faqs?audience=todas").await).await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert_eq!(body["field"], "audience");
 }
@@ -82,7 +58,7 @@ async fn public_content_answers_in_the_documented_shape_with_a_one_minute_public
 async fn content_that_is_down_is_a_spanish_503_not_a_cached_error() {
     let gw = gateway().await;
     gw.set_content_error(Some(ErrorBody::new(ErrorCode::Unavailable)));
-    let response = gw.get("/api/promotions").send().await.unwrap();
+    let response = gw.anonymous_get("/api/promotions").await;
     assert_eq!(response.headers()["cache-control"], "no-store");
     let (status, body) = error_of(response).await;
     assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
@@ -117,24 +93,18 @@ async fn the_simulator_passes_the_cart_and_names_a_bad_field_as_the_browser_sent
             .with_field("meat_amount")
             .with_message("El monto no puede ser negativo."),
     ));
-    let (status, body) = error_of(
+    let (status, body) = error_answer(
         gw.post("/api/simulator")
-            .json(&json!({"weekDay": 1, "meatAmount": -5}))
-            .send()
-            .await
-            .unwrap(),
+            .json(&json!({"weekDay": 1, "meatAmount": -5})),
     )
     .await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert_eq!(body["field"], "meatAmount");
     assert_eq!(body["message"], "El monto no puede ser negativo.");
 
-    let (status, body) = error_of(
+    let (status, body) = error_answer(
         gw.post("/api/simulator")
-            .json(&json!({"weekDay": 1, "meatAmount": "mucho"}))
-            .send()
-            .await
-            .unwrap(),
+            .json(&json!({"weekDay": 1, "meatAmount": "mucho"})),
     )
     .await;
     assert_eq!(
@@ -154,8 +124,7 @@ async fn the_simulator_passes_the_cart_and_names_a_bad_field_as_the_browser_sent
     ] {
         let mut cart = json!({"weekDay": 1, "drinksAmount": 1000});
         cart[field] = value;
-        let (status, body) =
-            error_of(gw.post("/api/simulator").json(&cart).send().await.unwrap()).await;
+        let (status, body) = error_answer(gw.post("/api/simulator").json(&cart)).await;
         assert_eq!(status, StatusCode::BAD_REQUEST);
         assert_eq!(body["field"], field);
     }
@@ -169,15 +138,10 @@ async fn the_simulator_passes_the_cart_and_names_a_bad_field_as_the_browser_sent
 #[tokio::test]
 async fn missions_answer_with_progress_and_409_while_the_history_loads() {
     let gw = gateway().await;
-    let (status, _) = error_of(gw.get("/api/missions").send().await.unwrap()).await;
+    let (status, _) = error_of(gw.anonymous_get("/api/missions").await).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
 
-    let answer = gw
-        .get("/api/missions")
-        .header("authorization", gw.bearer())
-        .send()
-        .await
-        .unwrap();
+    let answer = gw.member_get("/api/missions").await;
     assert_eq!(answer.status(), StatusCode::OK);
     assert_eq!(answer.headers()["cache-control"], "no-store");
     let body: Value = answer.json().await.unwrap();
@@ -192,14 +156,7 @@ async fn missions_answer_with_progress_and_409_while_the_history_loads() {
     assert_eq!(mission["completedAt"], Value::Null);
 
     gw.script().missions_error = Some(ErrorBody::new(ErrorCode::MissionsNotReady));
-    let (status, body) = error_of(
-        gw.get("/api/missions")
-            .header("authorization", gw.bearer())
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, body) = error_of(gw.member_get("/api/missions").await).await;
     assert_eq!(status, StatusCode::CONFLICT);
     assert_eq!(body["code"], "ERR_MISSIONS_NOT_READY");
 }
@@ -209,26 +166,11 @@ async fn has_missions_at_login_comes_from_missions_and_its_outage_only_hides_the
     let gw = gateway().await;
     gw.script().has_missions = true;
     gw.login().await;
-    let with: Value = gw
-        .post("/api/validate-otp")
-        .header("cookie", "mc_challenge=challenge-1")
-        .json(&json!({"otp": "123456"}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let with: Value = gw.validate_otp().await.json().await.unwrap();
     assert_eq!(with["has_missions"], true);
 
     gw.script().missions_error = Some(ErrorBody::new(ErrorCode::Unavailable));
-    let without = gw
-        .post("/api/validate-otp")
-        .header("cookie", "mc_challenge=challenge-1")
-        .json(&json!({"otp": "123456"}))
-        .send()
-        .await
-        .unwrap();
+    let without = gw.validate_otp().await;
     assert_eq!(without.status(), StatusCode::OK, "the login still works");
     assert_eq!(
         without.json::<Value>().await.unwrap()["has_missions"],

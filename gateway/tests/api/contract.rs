@@ -9,7 +9,7 @@ use miclub_platform::error::ErrorCode;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use super::gateway;
+use crate::support::{TestGateway, gateway};
 
 /// `/api/profile/{id}` matches `/api/profile/x`.
 fn matches(template: &str, path: &str) -> bool {
@@ -22,18 +22,20 @@ fn matches(template: &str, path: &str) -> bool {
             .all(|(t, p)| t == p || (t.starts_with('{') && t.ends_with('}')))
 }
 
+/// The OpenAPI document the gateway serves.
+async fn served_document(gw: &TestGateway) -> Value {
+    gw.anonymous_get("/api/openapi.json")
+        .await
+        .json()
+        .await
+        .unwrap()
+}
+
 #[tokio::test]
 async fn every_documented_operation_is_served_and_answers_only_a_documented_status() {
     let gw = gateway().await;
-    let document: Value = gw
-        .get("/api/openapi.json")
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let unrouted = gw.get("/api/no-such-route").send().await.unwrap();
+    let document = served_document(&gw).await;
+    let unrouted = gw.anonymous_get("/api/no-such-route").await;
     assert_eq!(unrouted.status(), StatusCode::NOT_FOUND);
     let unrouted: Value = unrouted.json().await.unwrap();
 
@@ -90,14 +92,7 @@ async fn every_documented_operation_is_served_and_answers_only_a_documented_stat
 #[tokio::test]
 async fn every_api_path_the_docs_and_the_web_app_call_is_in_the_document() {
     let gw = gateway().await;
-    let document: Value = gw
-        .get("/api/openapi.json")
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let document = served_document(&gw).await;
     let documented: Vec<&String> = document["paths"].as_object().unwrap().keys().collect();
 
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
@@ -151,14 +146,7 @@ async fn every_api_path_the_docs_and_the_web_app_call_is_in_the_document() {
 #[tokio::test]
 async fn every_failure_of_every_operation_carries_the_error_body_of_every_code() {
     let gw = gateway().await;
-    let document: Value = gw
-        .get("/api/openapi.json")
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let document = served_document(&gw).await;
     let schemas = &document["components"]["schemas"];
     let mut properties: Vec<&String> = schemas["Error"]["properties"]
         .as_object()
@@ -191,14 +179,7 @@ async fn every_failure_of_every_operation_carries_the_error_body_of_every_code()
 #[tokio::test]
 async fn the_committed_openapi_document_is_the_one_the_gateway_serves() {
     let gw = gateway().await;
-    let served: Value = gw
-        .get("/api/openapi.json")
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let served = served_document(&gw).await;
     let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/openapi.json");
     let text = serde_json::to_string_pretty(&served).unwrap() + "\n";
     if std::env::var_os("MICLUB_WRITE_OPENAPI").is_some() {
@@ -253,14 +234,7 @@ fn property_names(value: &Value, at: &str, names: &mut Vec<(String, String)>) {
 #[tokio::test]
 async fn every_json_name_the_spec_does_not_give_is_camel_case() {
     let gw = gateway().await;
-    let document: Value = gw
-        .get("/api/openapi.json")
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let document = served_document(&gw).await;
     let mut names = Vec::new();
     property_names(&document, "", &mut names);
     for operations in document["paths"].as_object().unwrap().values() {

@@ -12,7 +12,7 @@ use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use reqwest::Method;
 use serde_json::Map;
 
-use super::*;
+use crate::support::*;
 
 /// Cases per route: enough to reach every kind of body, small enough for a quick suite.
 const CASES_PER_ROUTE: u32 = 64;

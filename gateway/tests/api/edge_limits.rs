@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use axum::Form;
 use miclub_gateway::config::RecaptchaKind;
 
-use super::*;
+use crate::support::*;
 
 fn registration_body() -> Value {
     json!({"documentType": "RUT", "rut": "12.345.678-5", "documentNumber": "100.123.456"})

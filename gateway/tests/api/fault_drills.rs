@@ -4,7 +4,7 @@
 //! is tried once more, a write never; a slow service costs a Spanish 503 after the call timeout,
 //! and a slow content delays only the one request refreshing the runtime flags.
 
-use super::*;
+use crate::support::*;
 
 /// Sends `request` every 100 ms until it answers 200, failing the test after 10 s: recovery
 /// must come by itself, with nothing restarted.
@@ -78,7 +78,7 @@ async fn a_stopped_service_costs_only_its_routes_and_they_recover_when_it_return
     let (stop, stopped) = tokio::sync::oneshot::channel();
     let content = serve_content(gw.fakes.clone(), listener, stopped);
     assert_eq!(
-        gw.get("/api/promotions").send().await.unwrap().status(),
+        gw.anonymous_get("/api/promotions").await.status(),
         StatusCode::OK
     );
 
@@ -86,7 +86,7 @@ async fn a_stopped_service_costs_only_its_routes_and_they_recover_when_it_return
     stop.send(()).unwrap();
     content.await.unwrap();
     for path in ["/api/promotions", "/api/faqs", "/api/terms-and-conditions"] {
-        let (status, body) = error_of(gw.get(path).send().await.unwrap()).await;
+        let (status, body) = error_of(gw.anonymous_get(path).await).await;
         assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{path}");
         assert_eq!(body["code"], "ERR_UNAVAILABLE");
         assert_eq!(
@@ -96,16 +96,11 @@ async fn a_stopped_service_costs_only_its_routes_and_they_recover_when_it_return
     }
     // Everything else still answers: the balance (accounts), the login (auth), the context
     // (flags fall back to the last known).
-    let balance = gw
-        .get("/api/balance")
-        .header("authorization", gw.bearer())
-        .send()
-        .await
-        .unwrap();
+    let balance = gw.member_get("/api/balance").await;
     assert_eq!(balance.status(), StatusCode::OK);
     assert_eq!(gw.login().await.status(), StatusCode::OK);
     assert_eq!(
-        gw.get("/api/context").send().await.unwrap().status(),
+        gw.anonymous_get("/api/context").await.status(),
         StatusCode::OK
     );
 
@@ -127,26 +122,14 @@ const UNAVAILABLE_TEXT: &str =
 async fn a_read_that_finds_accounts_unavailable_once_is_retried_and_still_answers() {
     let gw = gateway().await;
     gw.script().balance_unavailable = 1;
-    let balance = gw
-        .get("/api/balance")
-        .header("authorization", gw.bearer())
-        .send()
-        .await
-        .unwrap();
+    let balance = gw.member_get("/api/balance").await;
     assert_eq!(balance.status(), StatusCode::OK);
     assert_eq!(balance.json::<Value>().await.unwrap()["balance"], 12_345);
     assert_eq!(gw.script().balance_calls, 2, "one failure, one retry");
 
     // The retry is bounded: a service still down after it costs one more call, not a loop.
     gw.script().balance_unavailable = 5;
-    let (status, body) = error_of(
-        gw.get("/api/balance")
-            .header("authorization", gw.bearer())
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, body) = error_of(gw.member_get("/api/balance").await).await;
     assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
     assert_eq!(body["code"], "ERR_UNAVAILABLE");
     assert_eq!(body["message"], UNAVAILABLE_TEXT);
@@ -157,12 +140,7 @@ async fn a_read_that_finds_accounts_unavailable_once_is_retried_and_still_answer
 async fn a_read_refused_for_a_business_reason_is_not_retried() {
     let gw = gateway().await;
     gw.set_accounts_error(Some(ErrorBody::new(ErrorCode::NoClubAccount)));
-    let response = gw
-        .get("/api/balance")
-        .header("authorization", gw.bearer())
-        .send()
-        .await
-        .unwrap();
+    let response = gw.member_get("/api/balance").await;
     assert_eq!(response.status(), StatusCode::NOT_ACCEPTABLE);
     assert_eq!(gw.script().balance_calls, 1);
 }
@@ -171,18 +149,11 @@ async fn a_read_refused_for_a_business_reason_is_not_retried() {
 async fn a_write_that_finds_accounts_unavailable_is_sent_exactly_once() {
     let gw = gateway().await;
     gw.set_accounts_error(Some(ErrorBody::new(ErrorCode::Unavailable)));
-    let (status, body) = error_of(
-        gw.put("/api/profile")
-            .header("authorization", gw.bearer())
-            .json(&json!({
-                "email": "ana@example.cl", "name": "Ana", "last_name": "González",
-                "mother_surname": "Pérez", "phone_number": "+56911111111", "gender_id": 1,
-                "birth_date": "1988-03-14"
-            }))
-            .send()
-            .await
-            .unwrap(),
-    )
+    let (status, body) = error_answer(gw.member_put("/api/profile").json(&json!({
+        "email": "ana@example.cl", "name": "Ana", "last_name": "González",
+        "mother_surname": "Pérez", "phone_number": "+56911111111", "gender_id": 1,
+        "birth_date": "1988-03-14"
+    })))
     .await;
     assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
     assert_eq!(body["code"], "ERR_UNAVAILABLE");
@@ -245,14 +216,7 @@ async fn a_slow_content_holds_up_only_the_request_asking_it_for_the_flags() {
     });
     let context = || async {
         let started = std::time::Instant::now();
-        let body: Value = gw
-            .get("/api/context")
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let body: Value = gw.anonymous_get("/api/context").await.json().await.unwrap();
         (body, started.elapsed())
     };
     let (first, _) = context().await;

@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use super::*;
+use crate::support::*;
 
 /// A built web app in a temporary folder: `index.html` and one hashed asset.
 fn web_dir() -> PathBuf {
@@ -87,8 +87,8 @@ async fn every_kind_of_answer_carries_the_security_headers() {
         .await
         .unwrap();
     let answers = [
-        ("api 200", gw.get("/api/health").send().await.unwrap()),
-        ("api 404", gw.get("/api/nothing").send().await.unwrap()),
+        ("api 200", gw.anonymous_get("/api/health").await),
+        ("api 404", gw.anonymous_get("/api/nothing").await),
         (
             "api 405",
             gw.client
@@ -97,21 +97,15 @@ async fn every_kind_of_answer_carries_the_security_headers() {
                 .await
                 .unwrap(),
         ),
-        ("api 401", gw.get("/api/balance").send().await.unwrap()),
+        ("api 401", gw.anonymous_get("/api/balance").await),
         ("api 403 csrf", csrf_less_post),
-        ("index", gw.get("/").send().await.unwrap()),
-        (
-            "spa fallback",
-            gw.get("/mis-movimientos").send().await.unwrap(),
-        ),
-        ("static file", gw.get("/favicon.svg").send().await.unwrap()),
-        (
-            "asset",
-            gw.get("/assets/app-1a2b3c.js").send().await.unwrap(),
-        ),
+        ("index", gw.anonymous_get("/").await),
+        ("spa fallback", gw.anonymous_get("/mis-movimientos").await),
+        ("static file", gw.anonymous_get("/favicon.svg").await),
+        ("asset", gw.anonymous_get("/assets/app-1a2b3c.js").await),
         (
             "missing asset",
-            gw.get("/assets/gone-9z.js").send().await.unwrap(),
+            gw.anonymous_get("/assets/gone-9z.js").await,
         ),
     ];
     for (what, response) in &answers {
@@ -131,7 +125,7 @@ async fn every_kind_of_answer_carries_the_security_headers() {
 async fn a_missing_asset_is_a_404_that_is_not_cached_and_not_the_app() {
     let dir = web_dir();
     let gw = gateway_with(|s| s.web_dir = Some(dir.clone())).await;
-    let found = gw.get("/assets/app-1a2b3c.js").send().await.unwrap();
+    let found = gw.anonymous_get("/assets/app-1a2b3c.js").await;
     assert_eq!(found.status(), StatusCode::OK);
     assert!(
         found.headers()["cache-control"]
@@ -139,7 +133,7 @@ async fn a_missing_asset_is_a_404_that_is_not_cached_and_not_the_app() {
             .unwrap()
             .contains("immutable")
     );
-    let missing = gw.get("/assets/app-000000.js").send().await.unwrap();
+    let missing = gw.anonymous_get("/assets/app-000000.js").await;
     assert_eq!(missing.status(), StatusCode::NOT_FOUND);
     let cache = missing.headers()["cache-control"]
         .to_str()
@@ -158,7 +152,7 @@ async fn the_recaptcha_origins_are_allowed_only_when_a_site_key_is_configured() 
         s.recaptcha.secret = Some("secret".to_owned().into());
     })
     .await;
-    let response = gw.get("/api/health").send().await.unwrap();
+    let response = gw.anonymous_get("/api/health").await;
     let csp = response.headers()["content-security-policy"]
         .to_str()
         .unwrap()
@@ -175,7 +169,7 @@ async fn the_recaptcha_origins_are_allowed_only_when_a_site_key_is_configured() 
 async fn over_tls_every_answer_asks_for_https_for_a_year_with_subdomains() {
     let gw = gateway_with(|s| s.secure_cookies = true).await;
     for path in ["/api/health", "/api/nothing"] {
-        let response = gw.get(path).send().await.unwrap();
+        let response = gw.anonymous_get(path).await;
         assert_eq!(
             response.headers()["strict-transport-security"],
             "max-age=31536000; includeSubDomains",
@@ -282,7 +276,7 @@ async fn every_api_answer_with_personal_data_or_a_credential_is_never_stored() {
         );
     }
     // Public content keeps its own short cache.
-    let promotions = gw.get("/api/promotions").send().await.unwrap();
+    let promotions = gw.anonymous_get("/api/promotions").await;
     assert_ne!(promotions.headers()["cache-control"], "no-store");
 }
 
@@ -321,13 +315,7 @@ async fn over_tls_credential_cookies_are_host_prefixed_and_planted_unprefixed_on
     assert!(is_logged.contains("Secure") && !is_logged.contains("HttpOnly"));
 
     // A cookie planted without the prefix (by a sibling subdomain, or over http) is not read.
-    let planted = gw
-        .post("/api/validate-otp")
-        .header("cookie", "mc_challenge=challenge-1")
-        .json(&json!({"otp": "123456"}))
-        .send()
-        .await
-        .unwrap();
+    let planted = gw.validate_otp().await;
     let (status, json) = error_of(planted).await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(json["code"], "ERR_OTP_EXPIRED");
@@ -346,4 +334,21 @@ async fn over_tls_credential_cookies_are_host_prefixed_and_planted_unprefixed_on
         .await
         .unwrap();
     assert_eq!(real_session.status(), StatusCode::OK);
+}
+
+#[tokio::test]
+async fn every_answer_carries_a_request_id() {
+    let gw = gateway().await;
+    let response = gw.anonymous_get("/api/health").await;
+    assert_eq!(
+        response.headers()["x-request-id"].to_str().unwrap().len(),
+        36
+    );
+    let response = gw
+        .get("/api/health")
+        .header("x-request-id", "abc")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.headers()["x-request-id"], "abc");
 }

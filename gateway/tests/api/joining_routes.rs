@@ -2,7 +2,7 @@
 //! camelCase field names of its errors, the neutral verification-email resend, and the
 //! unsubscribe routes that end the session.
 
-use super::*;
+use crate::support::*;
 
 const RUT_IDENTITY: &str =
     r#"{"documentType":"RUT","rut":"12.345.678-5","documentNumber":"100.123.456"}"#;
@@ -107,15 +107,12 @@ async fn the_next_steps_and_a_reload_use_the_flow_of_the_cookie() {
 #[tokio::test]
 async fn without_a_flow_cookie_the_browser_is_told_its_registration_expired() {
     let gw = gateway().await;
-    let (status, body) = error_of(gw.get("/api/registration").send().await.unwrap()).await;
+    let (status, body) = error_of(gw.anonymous_get("/api/registration").await).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
     assert_eq!(body["code"], "ERR_REGISTRATION_EXPIRED");
-    let (status, body) = error_of(
+    let (status, body) = error_answer(
         gw.put("/api/registration/personal-data")
-            .json(&personal_data())
-            .send()
-            .await
-            .unwrap(),
+            .json(&personal_data()),
     )
     .await;
     assert_eq!(status, StatusCode::NOT_FOUND);
@@ -132,13 +129,10 @@ async fn a_field_error_of_a_service_names_the_field_as_the_browser_sent_it() {
             .with_field("birth_date")
             .with_message("Debes ser mayor de 18 años."),
     );
-    let (status, body) = error_of(
+    let (status, body) = error_answer(
         gw.put("/api/registration/personal-data")
             .header("cookie", &flow)
-            .json(&personal_data())
-            .send()
-            .await
-            .unwrap(),
+            .json(&personal_data()),
     )
     .await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
@@ -160,13 +154,10 @@ async fn a_registered_rut_or_email_gets_its_own_409() {
 
     gw.script().registration_error =
         Some(ErrorBody::new(ErrorCode::EmailAlreadyRegistered).with_field("email"));
-    let (status, body) = error_of(
+    let (status, body) = error_answer(
         gw.put("/api/registration/personal-data")
             .header("cookie", "mc_registration=flow-9")
-            .json(&personal_data())
-            .send()
-            .await
-            .unwrap(),
+            .json(&personal_data()),
     )
     .await;
     assert_eq!(status, StatusCode::CONFLICT);
@@ -236,7 +227,7 @@ async fn unsubscribe_routes_need_a_session() {
             gw.post(path)
                 .json(&json!({"user": "1-9", "email": "a@b.cl", "reasonId": 1}))
         };
-        let (status, body) = error_of(request.send().await.unwrap()).await;
+        let (status, body) = error_answer(request).await;
         assert_eq!(status, StatusCode::UNAUTHORIZED, "{path}");
         assert_eq!(body["code"], "ERR_UNAUTHENTICATED");
     }
@@ -246,11 +237,8 @@ async fn unsubscribe_routes_need_a_session() {
 async fn the_reasons_and_step_one_answer_in_the_documented_shape() {
     let gw = gateway().await;
     let reasons: Value = gw
-        .get("/api/unsubscribe/reasons")
-        .header("authorization", gw.bearer())
-        .send()
+        .member_get("/api/unsubscribe/reasons")
         .await
-        .unwrap()
         .json()
         .await
         .unwrap();
@@ -258,8 +246,7 @@ async fn the_reasons_and_step_one_answer_in_the_documented_shape() {
     assert_eq!(reasons["reasons"][1]["requiresText"], true);
 
     let check = |gw: &TestGateway| {
-        gw.post("/api/unsubscribe/validate")
-            .header("authorization", gw.bearer())
+        gw.member_post("/api/unsubscribe/validate")
             .json(&json!({"user": "11.111.111-1", "email": "ana@example.cl"}))
             .send()
     };
@@ -281,8 +268,7 @@ async fn the_reasons_and_step_one_answer_in_the_documented_shape() {
 async fn unsubscribing_passes_the_reason_and_clears_every_session_cookie() {
     let gw = gateway().await;
     let response = gw
-        .post("/api/unsubscribe")
-        .header("authorization", gw.bearer())
+        .member_post("/api/unsubscribe")
         .json(&json!({
             "user": "11.111.111-1", "email": "ana@example.cl",
             "reasonId": 99, "reasonText": "Me cambio de país"
@@ -305,13 +291,9 @@ async fn unsubscribing_passes_the_reason_and_clears_every_session_cookie() {
     assert_eq!(sent.reason_text, "Me cambio de país");
 
     gw.script().accounts_error = Some(ErrorBody::new(ErrorCode::AlreadyUnsubscribed));
-    let (status, body) = error_of(
-        gw.post("/api/unsubscribe")
-            .header("authorization", gw.bearer())
-            .json(&json!({"user": "11.111.111-1", "email": "ana@example.cl", "reasonId": 1}))
-            .send()
-            .await
-            .unwrap(),
+    let (status, body) = error_answer(
+        gw.member_post("/api/unsubscribe")
+            .json(&json!({"user": "11.111.111-1", "email": "ana@example.cl", "reasonId": 1})),
     )
     .await;
     assert_eq!(status, StatusCode::CONFLICT);
@@ -321,8 +303,7 @@ async fn unsubscribing_passes_the_reason_and_clears_every_session_cookie() {
 #[tokio::test]
 async fn both_unsubscribe_steps_pass_the_current_password_and_the_client_address() {
     let gw = gateway().await;
-    gw.post("/api/unsubscribe/validate")
-        .header("authorization", gw.bearer())
+    gw.member_post("/api/unsubscribe/validate")
         .json(&json!({"user": "11.111.111-1", "email": "ana@example.cl", "currentPassword": "MiClub2026!"}))
         .send()
         .await
@@ -331,8 +312,7 @@ async fn both_unsubscribe_steps_pass_the_current_password_and_the_client_address
     assert_eq!(sent.current_password, "MiClub2026!");
     assert_eq!(sent.client_ip, "127.0.0.1");
 
-    gw.post("/api/unsubscribe")
-        .header("authorization", gw.bearer())
+    gw.member_post("/api/unsubscribe")
         .json(&json!({
             "user": "11.111.111-1", "email": "ana@example.cl", "reasonId": 1,
             "currentPassword": "MiClub2026!"
@@ -349,13 +329,9 @@ async fn both_unsubscribe_steps_pass_the_current_password_and_the_client_address
             .with_field("current_password")
             .with_message("Ingresa tu contraseña actual."),
     );
-    let (status, body) = error_of(
-        gw.post("/api/unsubscribe/validate")
-            .header("authorization", gw.bearer())
-            .json(&json!({"user": "11.111.111-1", "email": "ana@example.cl"}))
-            .send()
-            .await
-            .unwrap(),
+    let (status, body) = error_answer(
+        gw.member_post("/api/unsubscribe/validate")
+            .json(&json!({"user": "11.111.111-1", "email": "ana@example.cl"})),
     )
     .await;
     assert_eq!(status, StatusCode::BAD_REQUEST);

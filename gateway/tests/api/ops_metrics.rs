@@ -1,27 +1,12 @@
 //! The ops listener: `GET /metrics` counts the gateway's requests for Prometheus, by route
 //! template and status class, apart from the member-facing port.
 
-use super::*;
+use crate::support::*;
 
 /// A gateway over the stand-ins with an ops listener on a free port; answers (api, ops) bases.
 async fn gateway_with_ops() -> (String, String, ShutdownTrigger) {
-    let fakes = Fakes {
-        script: Arc::default(),
-        keys: TestKeys::new(),
-    };
-    let url = spawn_fakes(fakes.clone()).await;
-    let settings = Settings {
-        host: "127.0.0.1".into(),
-        port: 0,
-        ops_port: Some(0),
-        web_dir: None,
-        auth: ClientSettings::for_url(url.clone()),
-        accounts: ClientSettings::for_url(url.clone()),
-        content: ClientSettings::for_url(url.clone()),
-        registration: ClientSettings::for_url(url.clone()),
-        missions: ClientSettings::for_url(url),
-        ..Settings::default()
-    };
+    let (fakes, mut settings) = stand_ins().await;
+    settings.ops_port = Some(0);
     let deps = Dependencies {
         environment: Environment::Development,
         store: Arc::new(MemoryStore::default()),

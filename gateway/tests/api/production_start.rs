@@ -1,7 +1,10 @@
-//! The production profile of the real `miclub-gateway` binary refuses to start on development
-//! stand-ins, naming the missing setting and exiting non-zero.
+//! The production profile refuses to start on development stand-ins: the real `miclub-gateway`
+//! binary names the missing setting and exits non-zero, and `Application::build` refuses the dev
+//! mailbox and the pass-through reCAPTCHA.
 
 use std::process::Command;
+
+use crate::support::*;
 
 /// Runs the gateway binary with the repository's production profile and `env`; answers whether
 /// it exited successfully and what it wrote to stderr.
@@ -30,4 +33,26 @@ fn in_production_the_gateway_refuses_an_in_memory_store_for_sessions_and_limits(
     let (started, stderr) = start_in_production(&[]);
     assert!(!started);
     assert!(stderr.contains("ephemeral.redis_url"), "{stderr}");
+}
+
+#[tokio::test]
+async fn production_refuses_the_dev_mailbox_and_the_pass_through_recaptcha() {
+    let keys = TestKeys::new();
+    let deps = || Dependencies {
+        environment: Environment::Production,
+        store: Arc::new(MemoryStore::default()),
+        key_source: keys.key_source(),
+        mailbox: None,
+    };
+    let mailbox = Settings {
+        port: 0,
+        dev_mailbox: true,
+        ..Settings::default()
+    };
+    assert!(Application::build(mailbox, deps()).await.is_err());
+    let pass_through = Settings {
+        port: 0,
+        ..Settings::default()
+    };
+    assert!(Application::build(pass_through, deps()).await.is_err());
 }

@@ -1,7 +1,7 @@
 //! Password recovery: the neutral answer, the httpOnly recovery cookie that binds the code step
 //! to the browser, and the errors of the code step under their fields.
 
-use super::*;
+use crate::support::*;
 
 async fn ask(gw: &TestGateway) -> reqwest::Response {
     gw.post("/api/password-recovery")
@@ -76,12 +76,9 @@ async fn without_a_pending_recovery_the_code_step_is_told_the_code_expired() {
         "/api/password-recovery/reset",
         "/api/password-recovery/resend",
     ] {
-        let (status, body) = error_of(
+        let (status, body) = error_answer(
             gw.post(path)
-                .json(&json!({"code": "123456", "newPassword": "un paseo por el cerro"}))
-                .send()
-                .await
-                .unwrap(),
+                .json(&json!({"code": "123456", "newPassword": "un paseo por el cerro"})),
         )
         .await;
         assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{path}");
@@ -95,13 +92,10 @@ async fn a_wrong_code_lands_under_the_code_field_and_a_weak_password_under_its_o
     let gw = gateway().await;
     let reset_cookie = "mc_reset=reset-1";
     gw.set_auth_error(Some(ErrorBody::new(ErrorCode::OtpInvalid)));
-    let (status, body) = error_of(
+    let (status, body) = error_answer(
         gw.post("/api/password-recovery/reset")
             .header("cookie", reset_cookie)
-            .json(&json!({"code": "000000", "newPassword": "un paseo por el cerro"}))
-            .send()
-            .await
-            .unwrap(),
+            .json(&json!({"code": "000000", "newPassword": "un paseo por el cerro"})),
     )
     .await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
@@ -114,13 +108,10 @@ async fn a_wrong_code_lands_under_the_code_field_and_a_weak_password_under_its_o
             .with_field("newPassword")
             .with_message(message),
     ));
-    let (status, body) = error_of(
+    let (status, body) = error_answer(
         gw.post("/api/password-recovery/reset")
             .header("cookie", reset_cookie)
-            .json(&json!({"code": "123456", "newPassword": "password"}))
-            .send()
-            .await
-            .unwrap(),
+            .json(&json!({"code": "123456", "newPassword": "password"})),
     )
     .await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);

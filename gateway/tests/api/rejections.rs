@@ -2,7 +2,7 @@
 //! unsupported media type, repeated or malformed query parameters, unknown paths, wrong
 //! methods, oversized and malformed bodies; and a sweep of every route of the contract.
 
-use super::*;
+use crate::support::*;
 
 async fn assert_json_error(response: reqwest::Response, status: u16, code: &str) -> Value {
     let got = response.status().as_u16();
@@ -57,12 +57,12 @@ async fn each_kind_of_rejection_is_the_json_error_body() {
     )
     .await;
     assert_json_error(
-        gw.get("/api/no-such-thing").send().await.unwrap(),
+        gw.anonymous_get("/api/no-such-thing").await,
         404,
         "ERR_NOT_FOUND",
     )
     .await;
-    assert_json_error(gw.get("/api").send().await.unwrap(), 404, "ERR_NOT_FOUND").await;
+    assert_json_error(gw.anonymous_get("/api").await, 404, "ERR_NOT_FOUND").await;
     let wrong_method = gw
         .client
         .delete(format!("{}/api/balance", gw.base))
@@ -82,20 +82,13 @@ async fn a_repeated_or_malformed_query_parameter_is_a_400_naming_it() {
         ("year=2026&month=11&month=12", "month"),
         ("year=2026&month=", "month"),
     ] {
-        let response = gw
-            .get(&format!("/api/movements?{query}"))
-            .header("authorization", gw.bearer())
-            .send()
-            .await
-            .unwrap();
+        let response = gw.member_get(&format!("/api/movements?{query}")).await;
         let json = assert_json_error(response, 400, "ERR_INVALID_ARGUMENT").await;
         assert_eq!(json["field"], field, "{query}");
     }
     let faqs = gw
-        .get("/api/faqs?audience=login&audience=general")
-        .send()
-        .await
-        .unwrap();
+        .anonymous_get("/api/faqs?audience=login&audience=general")
+        .await;
     let json = assert_json_error(faqs, 400, "ERR_INVALID_ARGUMENT").await;
     assert_eq!(json["field"], "audience");
 }
@@ -104,10 +97,8 @@ async fn a_repeated_or_malformed_query_parameter_is_a_400_naming_it() {
 async fn no_route_of_the_contract_answers_a_wrong_method_or_content_type_in_plain_text() {
     let gw = gateway().await;
     let doc: Value = gw
-        .get("/api/openapi.json")
-        .send()
+        .anonymous_get("/api/openapi.json")
         .await
-        .unwrap()
         .json()
         .await
         .unwrap();
@@ -166,4 +157,70 @@ async fn no_route_of_the_contract_answers_a_wrong_method_or_content_type_in_plai
         swept >= 10,
         "the sweep reached the body-taking routes ({swept})"
     );
+}
+
+#[tokio::test]
+async fn bad_input_gets_a_4xx_with_a_spanish_message_never_a_500() {
+    let gw = gateway().await;
+    let cases: Vec<(reqwest::RequestBuilder, u16, &str)> = vec![
+        (
+            gw.post("/api/login")
+                .header("recaptcha-token", "t")
+                .header("content-type", "application/json")
+                .body("{\"user\": "),
+            400,
+            "ERR_INVALID_JSON",
+        ),
+        (
+            gw.post("/api/login")
+                .header("recaptcha-token", "t")
+                .header("content-type", "text/plain")
+                .body("user=1"),
+            415,
+            "ERR_UNSUPPORTED_MEDIA_TYPE",
+        ),
+        (
+            gw.post("/api/login")
+                .header("recaptcha-token", "t")
+                .json(&json!({"user": "1"})),
+            400,
+            "ERR_INVALID_ARGUMENT",
+        ),
+        (
+            gw.post("/api/login")
+                .header("recaptcha-token", "t")
+                .json(&json!({"user": 5, "password": []})),
+            400,
+            "ERR_INVALID_ARGUMENT",
+        ),
+        (
+            gw.post("/api/login")
+                .header("recaptcha-token", "t")
+                .json(&json!({"user": "1", "password": "x".repeat(20_000)})),
+            413,
+            "ERR_PAYLOAD_TOO_LARGE",
+        ),
+        (
+            gw.post("/api/login")
+                .json(&json!({"user": "11.111.111-1", "password": "x"})),
+            400,
+            "ERR_RECAPTCHA",
+        ),
+        (gw.get("/api/nothing-here"), 404, "ERR_NOT_FOUND"),
+        (
+            gw.client
+                .delete(format!("{}/api/balance", gw.base))
+                .header("x-miclub-csrf", "1"),
+            405,
+            "ERR_METHOD_NOT_ALLOWED",
+        ),
+    ];
+    for (request, status, code) in cases {
+        let (got, json) = error_answer(request).await;
+        assert_eq!(
+            (got.as_u16(), json["code"].as_str().unwrap()),
+            (status, code)
+        );
+        assert!(json["message"].as_str().unwrap().len() > 10);
+    }
 }

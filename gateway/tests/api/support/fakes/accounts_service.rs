@@ -1,0 +1,292 @@
+//! The stand-in accounts: the member, balance, movements, profile, terms and unsubscribing,
+//! failing with the scripted `accounts_error` (and the fault drills' GetBalance knob).
+
+use crate::support::*;
+
+#[tonic::async_trait]
+impl AccountsService for Fakes {
+    async fn get_member(
+        &self,
+        request: Request<accounts::GetMemberRequest>,
+    ) -> Result<Response<accounts::GetMemberResponse>, Status> {
+        assert!(
+            miclub_platform::tokens::bearer(request.metadata()).is_some(),
+            "the member token is forwarded"
+        );
+        if let Some(body) = self.script.lock().unwrap().accounts_error.clone() {
+            return Err(body.into_status());
+        }
+        Ok(Response::new(accounts::GetMemberResponse {
+            member: Some(self.member()),
+        }))
+    }
+
+    async fn get_balance(
+        &self,
+        _: Request<accounts::GetBalanceRequest>,
+    ) -> Result<Response<accounts::GetBalanceResponse>, Status> {
+        {
+            let mut script = self.script.lock().unwrap();
+            script.balance_calls += 1;
+            if script.balance_unavailable > 0 {
+                script.balance_unavailable -= 1;
+                return Err(ErrorBody::new(ErrorCode::Unavailable).into_status());
+            }
+        }
+        if let Some(body) = self.script.lock().unwrap().accounts_error.clone() {
+            return Err(body.into_status());
+        }
+        Ok(Response::new(accounts::GetBalanceResponse {
+            balance: 12_345,
+            updated_at: "2026-11-01T10:00:00Z".into(),
+        }))
+    }
+
+    async fn list_genders(
+        &self,
+        _: Request<accounts::ListGendersRequest>,
+    ) -> Result<Response<accounts::ListGendersResponse>, Status> {
+        self.accounts_fails()?;
+        let genders = [(1, "Femenino"), (2, "Masculino"), (3, "Prefiero no decir")]
+            .into_iter()
+            .map(|(id, label)| accounts::Gender {
+                id,
+                label: label.into(),
+            })
+            .collect();
+        Ok(Response::new(accounts::ListGendersResponse { genders }))
+    }
+
+    async fn update_profile(
+        &self,
+        request: Request<accounts::UpdateProfileRequest>,
+    ) -> Result<Response<accounts::UpdateProfileResponse>, Status> {
+        assert!(miclub_platform::tokens::bearer(request.metadata()).is_some());
+        let update = request.into_inner();
+        {
+            let mut script = self.script.lock().unwrap();
+            script.last_profile_update = Some(update.clone());
+            script.profile_updates += 1;
+        }
+        self.accounts_fails()?;
+        let mut member = self.member();
+        let email_changed = update.email != member.email;
+        member.email = update.email;
+        member.email_confirmed = !email_changed;
+        member.name = update.name;
+        member.phone_number = update.phone_number;
+        Ok(Response::new(accounts::UpdateProfileResponse {
+            member: Some(member),
+            email_confirmation_sent: email_changed,
+        }))
+    }
+
+    async fn resend_email_confirmation(
+        &self,
+        request: Request<accounts::ResendEmailConfirmationRequest>,
+    ) -> Result<Response<accounts::ResendEmailConfirmationResponse>, Status> {
+        assert!(miclub_platform::tokens::bearer(request.metadata()).is_some());
+        self.accounts_fails()?;
+        self.script.lock().unwrap().email_resends += 1;
+        Ok(Response::new(accounts::ResendEmailConfirmationResponse {}))
+    }
+
+    async fn restore_email(
+        &self,
+        request: Request<accounts::RestoreEmailRequest>,
+    ) -> Result<Response<accounts::RestoreEmailResponse>, Status> {
+        if request.into_inner().token != "good-restore" {
+            return Err(ErrorBody::new(ErrorCode::ConfirmationInvalid).into_status());
+        }
+        Ok(Response::new(accounts::RestoreEmailResponse {
+            masked_email: "a***@example.cl".into(),
+        }))
+    }
+
+    async fn confirm_email(
+        &self,
+        request: Request<accounts::ConfirmEmailRequest>,
+    ) -> Result<Response<accounts::ConfirmEmailResponse>, Status> {
+        if request.into_inner().token != "good-token" {
+            return Err(ErrorBody::new(ErrorCode::ConfirmationInvalid).into_status());
+        }
+        Ok(Response::new(accounts::ConfirmEmailResponse {
+            masked_email: "n***@example.cl".into(),
+        }))
+    }
+
+    async fn record_terms_decision(
+        &self,
+        request: Request<accounts::RecordTermsDecisionRequest>,
+    ) -> Result<Response<accounts::RecordTermsDecisionResponse>, Status> {
+        assert!(miclub_platform::tokens::bearer(request.metadata()).is_some());
+        let decision = request.into_inner();
+        self.script.lock().unwrap().last_terms_decision = Some(decision.clone());
+        self.accounts_fails()?;
+        let decision = if decision.accepted {
+            accounts::TermsDecision::Accepted
+        } else {
+            accounts::TermsDecision::Rejected
+        };
+        Ok(Response::new(accounts::RecordTermsDecisionResponse {
+            terms_agreement: Some(accounts::TermsAgreement {
+                decision: decision as i32,
+                event_date: "2026-11-21T15:00:00Z".into(),
+            }),
+        }))
+    }
+
+    async fn list_movements(
+        &self,
+        request: Request<accounts::ListMovementsRequest>,
+    ) -> Result<Response<accounts::ListMovementsResponse>, Status> {
+        assert!(miclub_platform::tokens::bearer(request.metadata()).is_some());
+        let query = request.into_inner();
+        self.script.lock().unwrap().last_movements_query = Some(query);
+        self.accounts_fails()?;
+        let movement =
+            |id: &str, kind: accounts::MovementKind, status, amount| accounts::Movement {
+                movement_id: id.into(),
+                kind: kind as i32,
+                status: status as i32,
+                amount,
+                description: format!("movimiento {id}"),
+                occurred_at: "2026-10-15T15:00:00Z".into(),
+            };
+        Ok(Response::new(accounts::ListMovementsResponse {
+            movements: vec![
+                movement(
+                    "m-2",
+                    accounts::MovementKind::Redemption,
+                    accounts::MovementStatus::Confirmed,
+                    -2_000,
+                ),
+                movement(
+                    "m-1",
+                    accounts::MovementKind::Accrual,
+                    accounts::MovementStatus::Pending,
+                    1_250,
+                ),
+            ],
+            page: 2,
+            page_size: 10,
+            total_count: 12,
+            total_pages: 2,
+        }))
+    }
+
+    async fn post_purchase(
+        &self,
+        _: Request<accounts::PostPurchaseRequest>,
+    ) -> Result<Response<accounts::PostPurchaseResponse>, Status> {
+        Err(Status::unimplemented(
+            "store systems call accounts directly",
+        ))
+    }
+
+    async fn record_movement(
+        &self,
+        _: Request<accounts::RecordMovementRequest>,
+    ) -> Result<Response<accounts::RecordMovementResponse>, Status> {
+        Err(Status::unimplemented("back office calls accounts directly"))
+    }
+
+    async fn confirm_due_accruals(
+        &self,
+        _: Request<accounts::ConfirmDueAccrualsRequest>,
+    ) -> Result<Response<accounts::ConfirmDueAccrualsResponse>, Status> {
+        Err(Status::unimplemented("ops call accounts directly"))
+    }
+
+    async fn check_registration_identity(
+        &self,
+        _: Request<accounts::CheckRegistrationIdentityRequest>,
+    ) -> Result<Response<accounts::CheckRegistrationIdentityResponse>, Status> {
+        Err(Status::unimplemented(
+            "registration calls accounts directly",
+        ))
+    }
+
+    async fn check_registration_profile(
+        &self,
+        _: Request<accounts::CheckRegistrationProfileRequest>,
+    ) -> Result<Response<accounts::CheckRegistrationProfileResponse>, Status> {
+        Err(Status::unimplemented(
+            "registration calls accounts directly",
+        ))
+    }
+
+    async fn register_member(
+        &self,
+        _: Request<accounts::RegisterMemberRequest>,
+    ) -> Result<Response<accounts::RegisterMemberResponse>, Status> {
+        Err(Status::unimplemented(
+            "registration calls accounts directly",
+        ))
+    }
+
+    async fn activate_member(
+        &self,
+        _: Request<accounts::ActivateMemberRequest>,
+    ) -> Result<Response<accounts::ActivateMemberResponse>, Status> {
+        Err(Status::unimplemented(
+            "registration calls accounts directly",
+        ))
+    }
+
+    async fn resend_verification_email(
+        &self,
+        request: Request<accounts::ResendVerificationEmailRequest>,
+    ) -> Result<Response<accounts::ResendVerificationEmailResponse>, Status> {
+        self.accounts_fails()?;
+        self.script().last_verification_resend = Some(request.into_inner().user);
+        Ok(Response::new(accounts::ResendVerificationEmailResponse {}))
+    }
+
+    async fn list_unsubscribe_reasons(
+        &self,
+        _: Request<accounts::ListUnsubscribeReasonsRequest>,
+    ) -> Result<Response<accounts::ListUnsubscribeReasonsResponse>, Status> {
+        self.accounts_fails()?;
+        Ok(Response::new(accounts::ListUnsubscribeReasonsResponse {
+            reasons: vec![
+                accounts::UnsubscribeReason {
+                    id: 1,
+                    label: "No uso los beneficios del club".into(),
+                    requires_text: false,
+                },
+                accounts::UnsubscribeReason {
+                    id: 99,
+                    label: "Otro motivo".into(),
+                    requires_text: true,
+                },
+            ],
+        }))
+    }
+
+    async fn validate_unsubscribe(
+        &self,
+        request: Request<accounts::ValidateUnsubscribeRequest>,
+    ) -> Result<Response<accounts::ValidateUnsubscribeResponse>, Status> {
+        self.member_only(&request)?;
+        self.script().last_unsubscribe_validation = Some(request.get_ref().clone());
+        self.accounts_fails()?;
+        let at = self.script().unsubscribed_at.clone();
+        Ok(Response::new(accounts::ValidateUnsubscribeResponse {
+            already_unsubscribed: at.is_some(),
+            unsubscribed_at: at.unwrap_or_default(),
+        }))
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: Request<accounts::UnsubscribeRequest>,
+    ) -> Result<Response<accounts::UnsubscribeResponse>, Status> {
+        self.member_only(&request)?;
+        self.accounts_fails()?;
+        self.script().last_unsubscribe = Some(request.into_inner());
+        Ok(Response::new(accounts::UnsubscribeResponse {
+            unsubscribed_at: "2026-11-21T15:04:05Z".into(),
+        }))
+    }
+}
