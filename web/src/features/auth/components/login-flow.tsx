@@ -1,4 +1,4 @@
-import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
+import { useId, useState, type FormEvent } from 'react';
 
 import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
@@ -8,6 +8,7 @@ import { UserField, userFieldError } from '@/components/ui/user-field';
 import { track, trackClick } from '@/lib/analytics';
 import { useSecondsUntil } from '@/lib/countdown';
 import type { DisplayError } from '@/lib/errors';
+import { useFocusOnShow } from '@/lib/focus-on-show';
 import { startSession } from '@/lib/session';
 
 import { useLogin, type LoginChallenge } from '../api/login';
@@ -221,13 +222,9 @@ function OtpStep({ variant, challenge: initialChallenge, onConfirmed, onBack }: 
   );
   const [otp, setOtp] = useState('');
   const [otpError, setOtpError] = useState<string | null>(null);
-  const inputRef = useRef<HTMLInputElement>(null);
+  const inputRef = useFocusOnShow<HTMLInputElement>();
   const cooldown = useSecondsUntil(resendAvailableAt);
   const titleId = useId();
-
-  useEffect(() => {
-    inputRef.current?.focus();
-  }, []);
 
   const validateError = validateMutation.isError ? loginErrorToDisplay(validateMutation.error) : null;
   const resendError = resendMutation.isError ? loginErrorToDisplay(resendMutation.error) : null;
@@ -324,11 +321,8 @@ function OtpStep({ variant, challenge: initialChallenge, onConfirmed, onBack }: 
 }
 
 function MigratingNotice({ result, onContinue }: { result: LoginResult; onContinue: () => void }) {
-  const headingRef = useRef<HTMLHeadingElement>(null);
+  const headingRef = useFocusOnShow<HTMLHeadingElement>();
   const titleId = useId();
-  useEffect(() => {
-    headingRef.current?.focus();
-  }, []);
   return (
     <section className="login-step" aria-labelledby={titleId}>
       <h2 className="login-step__title" id={titleId} ref={headingRef} tabIndex={-1}>

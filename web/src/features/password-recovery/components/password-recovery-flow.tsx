@@ -3,7 +3,7 @@
  * code with the new password (step 2), then the notice to log in again. Focus moves to each
  * step's heading when the step changes, so screen readers announce where the member is.
  */
-import { useEffect, useId, useRef, useState, type FormEvent, type RefObject } from 'react';
+import { useId, useRef, useState, type FormEvent } from 'react';
 import { Link } from 'react-router-dom';
 
 import { Alert } from '@/components/ui/alert';
@@ -14,6 +14,7 @@ import { UserField, userFieldError } from '@/components/ui/user-field';
 import { track, trackClick } from '@/lib/analytics';
 import { useSecondsUntil } from '@/lib/countdown';
 import type { DisplayError } from '@/lib/errors';
+import { useFocusOnShow } from '@/lib/focus-on-show';
 import { PASSWORD_MAX_LENGTH, PASSWORD_RULES } from '@/lib/password';
 
 import { useRequestRecovery, type RecoveryChallenge } from '../api/request-recovery';
@@ -94,15 +95,6 @@ export function PasswordRecoveryFlow({ recaptchaSiteKey, onPasswordReset }: Pass
   );
 }
 
-/** Focus on the step's heading once it is shown, when the step was reached from another one. */
-function useHeadingFocus(ref: RefObject<HTMLHeadingElement | null>, enabled: boolean) {
-  useEffect(() => {
-    if (enabled) ref.current?.focus();
-    // Only when the step appears.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, []);
-}
-
 type UserStepProps = {
   recaptchaSiteKey: string | null;
   focusHeading: boolean;
@@ -118,9 +110,8 @@ function UserStep(props: UserStepProps) {
   const { recaptchaSiteKey, focusHeading, user, isForeign, carriedError, onRequested } = props;
   const request = useRequestRecovery();
   const [userError, setUserError] = useState<string | null>(null);
-  const headingRef = useRef<HTMLHeadingElement>(null);
+  const headingRef = useFocusOnShow<HTMLHeadingElement>(focusHeading);
   const titleId = useId();
-  useHeadingFocus(headingRef, focusHeading);
 
   const generalError =
     request.isError && !userFieldFailure(request.error) ? recoveryErrorToDisplay(request.error) : carriedError;
@@ -190,11 +181,10 @@ function CodeStep({ challenge, focusHeading, onReset, onBack }: CodeStepProps) {
   const [resendAvailableAt, setResendAvailableAt] = useState(() => Date.now() + challenge.resendAfterSeconds * 1000);
   const [resends, setResends] = useState(0);
   const cooldown = useSecondsUntil(resendAvailableAt);
-  const headingRef = useRef<HTMLHeadingElement>(null);
+  const headingRef = useFocusOnShow<HTMLHeadingElement>(focusHeading);
   const codeRef = useRef<HTMLInputElement>(null);
   const passwordRef = useRef<HTMLInputElement>(null);
   const titleId = useId();
-  useHeadingFocus(headingRef, focusHeading);
 
   const resetError = reset.isError && !resetFieldFailure(reset.error) ? recoveryErrorToDisplay(reset.error) : null;
   const resendError = resend.isError ? recoveryErrorToDisplay(resend.error) : null;
@@ -333,9 +323,8 @@ function CodeStep({ challenge, focusHeading, onReset, onBack }: CodeStepProps) {
 }
 
 function DoneStep({ focusHeading }: { focusHeading: boolean }) {
-  const headingRef = useRef<HTMLHeadingElement>(null);
+  const headingRef = useFocusOnShow<HTMLHeadingElement>(focusHeading);
   const titleId = useId();
-  useHeadingFocus(headingRef, focusHeading);
   return (
     <section className="login-step" aria-labelledby={titleId}>
       <h2 className="login-step__title" id={titleId} ref={headingRef} tabIndex={-1}>

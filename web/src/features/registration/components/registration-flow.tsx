@@ -4,13 +4,14 @@
  * (cookie `mc_registration`), so a reload resumes at its step with what was entered; the forms
  * here only keep what is being typed. "Volver" moves between steps without calling the gateway.
  */
-import { useId, useRef, useState } from 'react';
+import { useId, useState } from 'react';
 import { Link } from 'react-router-dom';
 
 import { Alert } from '@/components/ui/alert';
 import { Spinner } from '@/components/ui/spinner';
 import { track, trackClick } from '@/lib/analytics';
 import { errorCodeOf, toDisplayError, type DisplayError } from '@/lib/errors';
+import { useFocusOnShow } from '@/lib/focus-on-show';
 
 import { useCancelRegistration } from '../api/cancel-registration';
 import { useRegistration, type RegistrationView } from '../api/get-registration';
@@ -27,7 +28,6 @@ import {
 import { IdentityStep, SECTION } from './identity-step';
 import { PasswordStep } from './password-step';
 import { PersonalDataStep } from './personal-data-step';
-import { useHeadingFocus } from './step-header';
 
 export const REGISTRATION_DONE_TITLE = '¡Ya casi eres parte de Mi Club!';
 export const REGISTRATION_CANCELLED = 'Cancelaste tu registro. Puedes comenzar de nuevo cuando quieras.';
@@ -168,9 +168,8 @@ function RegistrationSteps({
 }
 
 function RegistrationDone({ maskedEmail, focusHeading }: { maskedEmail: string; focusHeading: boolean }) {
-  const headingRef = useRef<HTMLHeadingElement>(null);
+  const headingRef = useFocusOnShow<HTMLHeadingElement>(focusHeading);
   const titleId = useId();
-  useHeadingFocus(headingRef, focusHeading);
   return (
     <section className="login-step registration-step" aria-labelledby={titleId}>
       <h2 className="login-step__title" id={titleId} ref={headingRef} tabIndex={-1}>

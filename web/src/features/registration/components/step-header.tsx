@@ -2,7 +2,7 @@
  * The top of each registration step: where the member is ("Paso 2 de 3") and the step's heading,
  * which takes focus when the step was reached from another one so screen readers announce it.
  */
-import { useEffect, useRef } from 'react';
+import { useFocusOnShow } from '@/lib/focus-on-show';
 
 export const STEP_TITLES = {
   1: 'Paso 1 de 3: tu documento',
@@ -19,12 +19,7 @@ type StepHeaderProps = {
 };
 
 export function StepHeader({ step, titleId, focusHeading }: StepHeaderProps) {
-  const headingRef = useRef<HTMLHeadingElement>(null);
-  useEffect(() => {
-    if (focusHeading) headingRef.current?.focus();
-    // Only when the step appears.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, []);
+  const headingRef = useFocusOnShow<HTMLHeadingElement>(focusHeading);
   return (
     <>
       <ol className="steps" aria-label="Pasos del registro">
@@ -46,13 +41,4 @@ export function StepHeader({ step, titleId, focusHeading }: StepHeaderProps) {
       </h2>
     </>
   );
-}
-
-/** Focus on `heading` once shown, when it was reached from another step. */
-export function useHeadingFocus(heading: React.RefObject<HTMLElement | null>, enabled: boolean) {
-  useEffect(() => {
-    if (enabled) heading.current?.focus();
-    // Only when the view appears.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, []);
 }

@@ -6,7 +6,7 @@
  * and is never stored. After the gateway's confirmation the app resets to the logged-out state
  * and shows the farewell.
  */
-import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
+import { useId, useRef, useState, type FormEvent } from 'react';
 
 import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
@@ -18,6 +18,7 @@ import { TextareaField } from '@/components/ui/textarea-field';
 import { UserField, userFieldError } from '@/components/ui/user-field';
 import { track, trackClick } from '@/lib/analytics';
 import { errorCodeOf, type DisplayError } from '@/lib/errors';
+import { useFocusOnShow } from '@/lib/focus-on-show';
 import { EMAIL_MAX_LENGTH } from '@/lib/personal-data';
 
 import { useUnsubscribeReasons } from '../api/get-unsubscribe-reasons';
@@ -125,17 +126,6 @@ export function UnsubscribeFlow({ onClose, onUnsubscribed }: UnsubscribeFlowProp
   );
 }
 
-/** Focus on the step's heading once shown, when reached from another step. */
-function useStepHeading(enabled: boolean) {
-  const ref = useRef<HTMLHeadingElement>(null);
-  useEffect(() => {
-    if (enabled) ref.current?.focus();
-    // Only when the step appears.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, []);
-  return ref;
-}
-
 type IdentityStepProps = {
   focusHeading: boolean;
   user: string;
@@ -157,7 +147,7 @@ function IdentityStep(props: IdentityStepProps) {
   const [errors, setErrors] = useState<IdentityErrors>(() =>
     carried && 'field' in carried ? { [carried.field]: carried.message } : {},
   );
-  const headingRef = useStepHeading(focusHeading);
+  const headingRef = useFocusOnShow<HTMLHeadingElement>(focusHeading);
   const emailRef = useRef<HTMLInputElement>(null);
   const passwordRef = useRef<HTMLInputElement>(null);
   const carriedError = carried && 'display' in carried ? carried.display : null;
@@ -278,7 +268,7 @@ function isIdentityField(field: string): field is IdentityField {
 }
 
 function AlreadyUnsubscribed({ unsubscribedAt, onClose }: { unsubscribedAt: string | null; onClose: () => void }) {
-  const headingRef = useStepHeading(true);
+  const headingRef = useFocusOnShow<HTMLHeadingElement>();
   return (
     <div className="unsubscribe__step">
       <h3 className="unsubscribe__title" ref={headingRef} tabIndex={-1}>
@@ -310,7 +300,7 @@ function ReasonStep(props: ReasonStepProps) {
   const confirm = useUnsubscribe();
   const [errors, setErrors] = useState<ReasonErrors>({});
   const [isModalOpen, setModalOpen] = useState(false);
-  const headingRef = useStepHeading(focusHeading);
+  const headingRef = useFocusOnShow<HTMLHeadingElement>(focusHeading);
   const formRef = useRef<HTMLFormElement>(null);
   const textRef = useRef<HTMLTextAreaElement>(null);
   const titleId = useId();
