@@ -15,6 +15,7 @@ import { EMAIL_MAX_LENGTH } from '@/lib/personal-data';
 
 import type { RegistrationView } from '../api/get-registration';
 import { useSavePersonalData } from '../api/save-personal-data';
+import { REGISTRATION_COPY as M } from '../messages';
 import {
   PERSONAL_FIELDS,
   personalDataBody,
@@ -92,7 +93,7 @@ export function PersonalDataStep(props: PersonalDataStepProps) {
   return (
     <form ref={formRef} className="login-step registration-step" onSubmit={onSubmit} noValidate aria-labelledby={titleId}>
       <StepHeader step={2} titleId={titleId} focusHeading={focusHeading} />
-      <p className="login-step__intro">Todos los datos son obligatorios, salvo el apellido materno.</p>
+      <p className="login-step__intro">{M.personalIntro}</p>
       {generalError ? <Alert action={generalError.action}>{generalError.message}</Alert> : null}
       <PersonalDataFields
         values={values}
@@ -102,17 +103,17 @@ export function PersonalDataStep(props: PersonalDataStepProps) {
       />
       <TextField
         {...field('email')}
-        label="Correo electrónico"
+        label={M.email}
         type="email"
         autoComplete="email"
         maxLength={EMAIL_MAX_LENGTH}
         value={values.email}
         onChange={(event) => change('email', event.target.value)}
-        hint="Te enviaremos un enlace a este correo para activar tu cuenta."
+        hint={M.emailHint}
         required
       />
       <Button type="submit" isLoading={save.isPending} disabled={isCancelling} className="btn--block">
-        Continuar
+        {M.continue}
       </Button>
       <div className="login-step__secondary">
         <Button
@@ -123,10 +124,10 @@ export function PersonalDataStep(props: PersonalDataStepProps) {
             onBack();
           }}
         >
-          Volver
+          {M.back}
         </Button>
         <Button variant="link" disabled={save.isPending} isLoading={isCancelling} onClick={onCancel}>
-          Cancelar registro
+          {M.cancelRegistration}
         </Button>
       </div>
     </form>

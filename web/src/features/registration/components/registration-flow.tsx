@@ -16,6 +16,7 @@ import { useFocusOnShow } from '@/lib/focus-on-show';
 
 import { useCancelRegistration } from '../api/cancel-registration';
 import { useRegistration, type RegistrationView } from '../api/get-registration';
+import { REGISTRATION_COPY as M } from '../messages';
 import { REGISTRATION_FAILED } from '../utils/registration-rules';
 
 import { IdentityStep, SECTION } from './identity-step';
@@ -23,22 +24,15 @@ import { PasswordStep } from './password-step';
 import { PersonalDataStep } from './personal-data-step';
 import { initialRegistrationState, registrationReducer } from './registration-state';
 
-export const REGISTRATION_DONE_TITLE = '¡Ya casi eres parte de Mi Club!';
-export const REGISTRATION_CANCELLED = 'Cancelaste tu registro. Puedes comenzar de nuevo cuando quieras.';
-
-export function registrationDoneText(maskedEmail: string): string {
-  return (
-    `Te enviamos un correo a ${maskedEmail} para verificar tu dirección. ` +
-    'Ábrelo para activar tu cuenta y luego inicia sesión.'
-  );
-}
+export const REGISTRATION_DONE_TITLE = M.doneTitle;
+export const REGISTRATION_CANCELLED = M.cancelled;
 
 type RegistrationFlowProps = { recaptchaSiteKey: string | null };
 
 /** Reads the flow in progress once, then hands it to the steps. */
 export function RegistrationFlow({ recaptchaSiteKey }: RegistrationFlowProps) {
   const registration = useRegistration();
-  if (registration.isPending) return <Spinner label="Cargando tu registro…" />;
+  if (registration.isPending) return <Spinner label={M.loading} />;
   // No flow (404) or no answer: the member starts at step 1; a new flow replaces any other.
   return <RegistrationSteps initial={registration.data ?? null} recaptchaSiteKey={recaptchaSiteKey} />;
 }
@@ -134,9 +128,9 @@ function RegistrationDone({ maskedEmail, focusHeading }: { maskedEmail: string; 
       <h2 className="login-step__title" id={titleId} ref={headingRef} tabIndex={-1}>
         {REGISTRATION_DONE_TITLE}
       </h2>
-      <Alert tone="success">{registrationDoneText(maskedEmail)}</Alert>
+      <Alert tone="success">{M.doneText(maskedEmail)}</Alert>
       <Link to="/login" className="btn btn--primary btn--block">
-        Iniciar sesión
+        {M.logIn}
       </Link>
     </section>
   );
