@@ -12,6 +12,7 @@ import { useGenders } from '@/lib/genders';
 
 import type { MemberProfile } from '../api/get-profile';
 import { useUpdateProfile, type ProfileUpdate, type ProfileUpdateRequest } from '../api/update-profile';
+import { PROFILE_COPY as M } from '../messages';
 import {
   EMAIL_MAX_LENGTH,
   MESSAGES,
@@ -21,8 +22,8 @@ import {
   type ProfileField,
 } from '../utils/validation';
 
-export const PROFILE_SAVED = 'Tus datos fueron actualizados.';
-const PROFILE_SAVE_FAILED = 'No pudimos actualizar tus datos. Intenta de nuevo más tarde.';
+export const PROFILE_SAVED = M.saved;
+const PROFILE_SAVE_FAILED = M.saveFailed;
 
 /** The form's values from the member as the gateway holds them. */
 export function profileValues(profile: MemberProfile): ProfileUpdate {
@@ -177,38 +178,38 @@ export function ProfileForm({ profile }: { profile: MemberProfile }) {
   const field = (name: ProfileField) => ({ name, error: errors[name] ?? null });
 
   return (
-    <form ref={formRef} className="profile-form" onSubmit={onSubmit} noValidate aria-label="Tus datos personales">
+    <form ref={formRef} className="profile-form" onSubmit={onSubmit} noValidate aria-label={M.formLabel}>
       {saved ? (
         <Alert tone="success">
           {PROFILE_SAVED}
           {saved.emailConfirmationSentTo
-            ? ` Te enviamos un enlace de confirmación a ${saved.emailConfirmationSentTo}: ábrelo para confirmar tu nuevo correo.`
+            ? M.confirmationSentTo(saved.emailConfirmationSentTo)
             : null}
         </Alert>
       ) : null}
       {generalError ? <Alert action={generalError.action}>{generalError.message}</Alert> : null}
       <TextField
         {...field('email')}
-        label="Correo electrónico"
+        label={M.email}
         type="email"
         autoComplete="email"
         maxLength={EMAIL_MAX_LENGTH}
         value={values.email}
         onChange={(event) => change('email', event.target.value)}
-        hint="Si lo cambias, te enviaremos un enlace para confirmar el nuevo correo."
+        hint={M.emailHint}
         required
       />
       {asksPassword ? (
         <PasswordField
           name="currentPassword"
-          label="Contraseña actual"
+          label={M.currentPassword}
           autoComplete="current-password"
           value={currentPassword}
           onChange={(event) => {
             setCurrentPassword(event.target.value);
             if (errors.currentPassword) setErrors((previous) => ({ ...previous, currentPassword: undefined }));
           }}
-          hint="Para cambiar tu correo, confirma que eres tú con tu contraseña."
+          hint={M.currentPasswordHint}
           error={errors.currentPassword ?? null}
           required
         />
@@ -222,7 +223,7 @@ export function ProfileForm({ profile }: { profile: MemberProfile }) {
         names={PROFILE_NAMES}
       />
       <Button type="submit" isLoading={update.isPending}>
-        Guardar cambios
+        {M.saveChanges}
       </Button>
     </form>
   );
