@@ -6,4 +6,9 @@ export const SHARED_MESSAGES = {
   minutes: (minutes: number) => `${minutes} ${minutes === 1 ? 'minuto' : 'minutos'}`,
   back: 'Volver',
   logIn: 'Iniciar sesión',
+  retry: 'Reintentar',
+  /** A member with a session but no club account yet (balance and movements). */
+  noAccount: 'Aún no tienes una cuenta Mi Club.',
+  activateAccount: 'Activa tu cuenta para empezar a acumular saldo en cada compra.',
+  joinMiClub: 'Únete a Mi Club',
 } as const;
