@@ -4,11 +4,6 @@ import { SHARED_MESSAGES } from '@/lib/messages';
 export const ACCOUNT_COPY = {
   greeting: (name: string) => (name ? `Hola, ${name}` : 'Hola'),
   menuLabel: 'Menú de mi cuenta',
-  menuAccount: 'Mi Cuenta',
-  menuProfile: 'Mis Datos',
-  menuMovements: 'Mis Movimientos',
-  menuTerms: 'Términos y Condiciones',
-  menuMissions: 'Misiones',
   logOut: 'Cerrar sesión',
   balanceTitle: 'Tu saldo Mi Club',
   balanceLoading: 'Cargando tu saldo…',

@@ -1,5 +1,7 @@
 /** What a member reads in Mis Datos and on the email confirmation and restoration pages. */
 import { SHARED_MESSAGES } from '@/lib/messages';
+import { PASSWORD_LENGTH_MESSAGES } from '@/lib/password';
+import { PERSONAL_DATA_MESSAGES } from '@/lib/personal-data';
 
 export const PROFILE_COPY = {
   sectionTitle: 'Mis Datos',
@@ -47,4 +49,15 @@ export const PROFILE_COPY = {
   restoring: 'Restaurando tu correo…',
   restoredBefore: 'Restauramos tu correo ',
   restoredAfter: ' y cerramos todas las sesiones de tu cuenta. Inicia sesión y cambia tu contraseña.',
+} as const;
+
+/** The checks' messages, the gateway's own word for word (docs/api.md). */
+export const MESSAGES = {
+  ...PERSONAL_DATA_MESSAGES,
+  currentPasswordEmpty: 'Ingresa tu contraseña actual.',
+  /** The gateway's 400 (`field: currentPassword`) for an email change without the password. */
+  currentPasswordForEmail: 'Ingresa tu contraseña actual para cambiar tu correo.',
+  passwordTooShort: PASSWORD_LENGTH_MESSAGES.tooShort,
+  passwordTooLong: PASSWORD_LENGTH_MESSAGES.tooLong,
+  passwordUnchanged: 'La nueva contraseña debe ser distinta de la actual.',
 } as const;

@@ -1,5 +1,6 @@
 /** What a member reads while registering in Mi Club and verifying the email. */
 import { SHARED_MESSAGES } from '@/lib/messages';
+import { PERSONAL_DATA_MESSAGES } from '@/lib/personal-data';
 
 export const REGISTRATION_COPY = {
   pageTitle: 'Regístrate en Mi Club',
@@ -51,4 +52,25 @@ export const REGISTRATION_COPY = {
     'Si tu cuenta está pendiente de verificación, te enviamos un nuevo correo. Revisa tu bandeja de entrada.',
   resendEmail: 'Reenviar correo',
   backToLogin: 'Volver a iniciar sesión',
+} as const;
+
+/** A failure with no answer, a 5xx, or a body that is not the gateway's: the same button retries. */
+export const REGISTRATION_FAILED =
+  'No pudimos completar tu registro por un problema de conexión o del servicio. Intenta de nuevo en unos momentos.';
+
+export const IDENTITY_MESSAGES = {
+  rutEmpty: 'Ingresa tu RUT.',
+  rutInvalid: 'El RUT ingresado no es válido.',
+  serialEmpty: 'Ingresa el número de documento de tu cédula.',
+  serialInvalid: 'El número de documento no es válido.',
+  documentType: 'Selecciona el tipo de documento.',
+  foreignEmpty: 'Ingresa el número de tu documento.',
+  foreignInvalid: 'El número de documento debe tener entre 5 y 20 letras y números, con al menos una letra.',
+  country: 'Selecciona el país que emitió tu documento.',
+} as const;
+
+export const REGISTRATION_MESSAGES = {
+  ...PERSONAL_DATA_MESSAGES,
+  underage: 'Debes ser mayor de 18 años para registrarte.',
+  terms: 'Debes aceptar los términos y condiciones para registrarte.',
 } as const;

@@ -1,6 +1,5 @@
 /** The account menu and its selection (spec section 2): indexes are the spec's, not positions. */
 import { createStore, useStore } from '@/lib/store';
-import { ACCOUNT_COPY as M } from '../messages';
 
 export type AccountMenuItem = {
   index: 0 | 1 | 2 | 3 | 4;
@@ -9,12 +8,14 @@ export type AccountMenuItem = {
   requiresMissions?: boolean;
 };
 
+// The spec's menu names stay here rather than in ../messages.ts: this store is part of the
+// initial bundle, and importing the feature's copy would pull all of it in with it.
 export const ACCOUNT_MENU: readonly AccountMenuItem[] = [
-  { index: 0, label: M.menuAccount },
-  { index: 1, label: M.menuProfile },
-  { index: 2, label: M.menuMovements },
-  { index: 3, label: M.menuTerms },
-  { index: 4, label: M.menuMissions, requiresMissions: true },
+  { index: 0, label: 'Mi Cuenta' },
+  { index: 1, label: 'Mis Datos' },
+  { index: 2, label: 'Mis Movimientos' },
+  { index: 3, label: 'Términos y Condiciones' },
+  { index: 4, label: 'Misiones', requiresMissions: true },
 ];
 
 export const DEFAULT_MENU_INDEX = 0;
