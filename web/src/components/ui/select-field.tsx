@@ -1,47 +1,21 @@
-import { forwardRef, useId, type ReactNode, type SelectHTMLAttributes } from 'react';
+import { forwardRef, type SelectHTMLAttributes } from 'react';
 
-type SelectFieldProps = Omit<SelectHTMLAttributes<HTMLSelectElement>, 'id'> & {
-  label: string;
-  hint?: ReactNode;
-  error?: string | null;
-};
+import { Field, type FieldFrameProps } from './field';
+
+type SelectFieldProps = Omit<SelectHTMLAttributes<HTMLSelectElement>, 'id'> & FieldFrameProps;
 
 /** A labelled select whose hint and error are tied to it with aria-describedby, like TextField. */
 export const SelectField = forwardRef<HTMLSelectElement, SelectFieldProps>(function SelectField(
   { label, hint, error, className, children, ...selectProps },
   ref,
 ) {
-  const id = useId();
-  const hintId = hint ? `${id}-hint` : undefined;
-  const errorId = error ? `${id}-error` : undefined;
-  const describedBy = [hintId, errorId].filter(Boolean).join(' ') || undefined;
   return (
-    <div className={['field', error ? 'field--invalid' : null, className].filter(Boolean).join(' ')}>
-      <label className="field__label" htmlFor={id}>
-        {label}
-      </label>
-      <div className="field__control">
-        <select
-          {...selectProps}
-          ref={ref}
-          id={id}
-          className="field__input field__select"
-          aria-invalid={error ? true : undefined}
-          aria-describedby={describedBy}
-        >
+    <Field label={label} hint={hint} error={error} className={className}>
+      {(control) => (
+        <select {...selectProps} ref={ref} {...control} className="field__input field__select">
           {children}
         </select>
-      </div>
-      {hint ? (
-        <p className="field__hint" id={hintId}>
-          {hint}
-        </p>
-      ) : null}
-      {error ? (
-        <p className="field__error" id={errorId} role="alert">
-          {error}
-        </p>
-      ) : null}
-    </div>
+      )}
+    </Field>
   );
 });

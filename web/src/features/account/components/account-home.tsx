@@ -3,6 +3,7 @@ import { useEffect, useId, useRef, type ReactNode } from 'react';
 import { Alert } from '@/components/ui/alert';
 import { ComingSoon } from '@/components/ui/coming-soon';
 
+import { ACCOUNT_COPY as M } from '../messages';
 import { ACCOUNT_MENU, useAccountNotice, useSelectedMenuIndex } from '../stores/account-menu';
 
 import { AccountMenu } from './account-menu';
@@ -59,7 +60,7 @@ export function AccountHome({
 
   return (
     <div className="container account-home">
-      <h1 className="account-home__greeting">{name ? `Hola, ${name}` : 'Hola'}</h1>
+      <h1 className="account-home__greeting">{M.greeting(name ?? '')}</h1>
       <div className="account-home__layout">
         <AccountMenu
           hasMissions={hasMissions}

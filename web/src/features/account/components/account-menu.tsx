@@ -1,5 +1,6 @@
 import { trackClick } from '@/lib/analytics';
 
+import { ACCOUNT_COPY as M } from '../messages';
 import { selectAccountMenu, visibleMenuItems } from '../stores/account-menu';
 
 type AccountMenuProps = {
@@ -13,7 +14,7 @@ type AccountMenuProps = {
 /** The account menu in the spec's order; a fixed bottom bar on small screens. */
 export function AccountMenu({ hasMissions, selectedIndex, onLogout, isLoggingOut, panelId }: AccountMenuProps) {
   return (
-    <nav className="account-menu" aria-label="Menú de mi cuenta">
+    <nav className="account-menu" aria-label={M.menuLabel}>
       <ul className="account-menu__list">
         {visibleMenuItems(hasMissions).map((item) => {
           const selected = item.index === selectedIndex;
@@ -45,7 +46,7 @@ export function AccountMenu({ hasMissions, selectedIndex, onLogout, isLoggingOut
             }}
             disabled={isLoggingOut}
           >
-            Cerrar sesión
+            {M.logOut}
           </button>
         </li>
       </ul>

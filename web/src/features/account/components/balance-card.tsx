@@ -7,6 +7,7 @@ import { formatDateTime, formatPesos } from '@/lib/format';
 import { useSession } from '@/lib/session';
 
 import { useBalance } from '../api/get-balance';
+import { ACCOUNT_COPY as M } from '../messages';
 
 /** "Mi Cuenta": the club balance with its loading, success, without-account and failure states. */
 export function BalanceCard() {
@@ -16,36 +17,36 @@ export function BalanceCard() {
   return (
     <section className="balance-card" aria-labelledby="balance-title" aria-busy={status.state === 'loading'}>
       <h2 className="balance-card__title" id="balance-title">
-        Tu saldo Mi Club
+        {M.balanceTitle}
       </h2>
-      {status.state === 'loading' ? <Spinner label="Cargando tu saldo…" /> : null}
+      {status.state === 'loading' ? <Spinner label={M.balanceLoading} /> : null}
       {status.state === 'success' ? (
         <>
           <p className="balance-card__amount" data-testid="balance-amount">
             {formatPesos(status.balance.balance)}
           </p>
           <p className="balance-card__note">
-            Úsalo como dinero en tus compras en Lider.
+            {M.balanceNote}
             {status.balance.updatedAt && formatDateTime(status.balance.updatedAt)
-              ? ` Actualizado al ${formatDateTime(status.balance.updatedAt)}.`
+              ? M.balanceUpdated(formatDateTime(status.balance.updatedAt) ?? '')
               : null}
           </p>
         </>
       ) : null}
       {status.state === 'without-account' ? (
         <div className="balance-card__empty" role="status">
-          <p>Aún no tienes una cuenta Mi Club.</p>
+          <p>{M.noAccount}</p>
           <p>
-            Activa tu cuenta para empezar a acumular saldo en cada compra.{' '}
-            <Link to="/registro">Únete a Mi Club</Link>
+            {M.activateAccount}{' '}
+            <Link to="/registro">{M.joinMiClub}</Link>
           </p>
         </div>
       ) : null}
       {status.state === 'failed' ? (
         <>
-          <Alert>No pudimos cargar tu saldo. Intenta de nuevo más tarde.</Alert>
+          <Alert>{M.balanceFailed}</Alert>
           <Button variant="secondary" onClick={() => void refetch()} isLoading={isFetching}>
-            Reintentar
+            {M.retry}
           </Button>
         </>
       ) : null}

@@ -8,6 +8,8 @@ export type AccountMenuItem = {
   requiresMissions?: boolean;
 };
 
+// The spec's menu names stay here rather than in ../messages.ts: this store is part of the
+// initial bundle, and importing the feature's copy would pull all of it in with it.
 export const ACCOUNT_MENU: readonly AccountMenuItem[] = [
   { index: 0, label: 'Mi Cuenta' },
   { index: 1, label: 'Mis Datos' },

@@ -2,7 +2,9 @@
 import { ApiError, NetworkError } from '@/lib/api-client';
 import { toDisplayError, type DisplayError } from '@/lib/errors';
 
-export const LOGIN_GENERIC_ERROR = 'Lo sentimos! No hemos podido iniciar sesión.';
+import { LOGIN_MESSAGES } from '../messages';
+
+export const LOGIN_GENERIC_ERROR = LOGIN_MESSAGES.genericError;
 
 /** Missing response or 500 → the generic text; otherwise the server's message, capitalised. */
 export function loginErrorToDisplay(error: unknown): DisplayError {

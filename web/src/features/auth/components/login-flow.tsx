@@ -1,20 +1,29 @@
-import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
+/**
+ * The whole login, in the page and in the modal: the password step, the one-time code step and
+ * the migrating member's notice, moved between by the events of login-flow-state.ts.
+ */
+import { useId, useReducer, useState, type Dispatch, type FormEvent } from 'react';
 
 import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
+import { CodeField } from '@/components/ui/code-field';
+import { ResendCode } from '@/components/ui/resend-code';
 import { SmartLink } from '@/components/ui/smart-link';
 import { TextField } from '@/components/ui/text-field';
 import { UserField, userFieldError } from '@/components/ui/user-field';
 import { track, trackClick } from '@/lib/analytics';
-import { useSecondsUntil } from '@/lib/countdown';
 import type { DisplayError } from '@/lib/errors';
+import { useFocusOnShow } from '@/lib/focus-on-show';
 import { startSession } from '@/lib/session';
 
 import { useLogin, type LoginChallenge } from '../api/login';
 import { useResendOtp } from '../api/resend-otp';
 import { useValidateOtp, type LoginResult } from '../api/validate-otp';
 
+import { LOGIN_MESSAGES as M } from '../messages';
+
 import { endsChallenge, loginErrorCode, loginErrorToDisplay } from './login-errors';
+import { INITIAL_LOGIN_STATE, loginReducer, type LoginEvent } from './login-flow-state';
 
 export type LoginVariant = 'pagina' | 'modal';
 
@@ -28,21 +37,12 @@ type LoginFlowProps = {
   onNavigate?: () => void;
 };
 
-type Step =
-  | { name: 'credentials' }
-  | { name: 'code'; challenge: LoginChallenge }
-  | { name: 'migrating'; result: LoginResult };
-
 const OTP_LENGTH = 6;
 
 /** The whole login: password step, one-time code step, and the migrating-member notice. */
 export function LoginFlow({ variant, recaptchaSiteKey, isLoginMaintenance, onLoggedIn, onNavigate }: LoginFlowProps) {
-  const [step, setStep] = useState<Step>({ name: 'credentials' });
-  const [user, setUser] = useState('');
-  const [isForeign, setIsForeign] = useState(false);
-  const [password, setPassword] = useState('');
-  /** An error carried back to the password step when the code can no longer be used. */
-  const [carriedError, setCarriedError] = useState<DisplayError | null>(null);
+  const [state, dispatch] = useReducer(loginReducer, INITIAL_LOGIN_STATE);
+  const { step } = state;
 
   if (isLoginMaintenance) return <LoginMaintenance />;
 
@@ -55,17 +55,13 @@ export function LoginFlow({ variant, recaptchaSiteKey, isLoginMaintenance, onLog
       <OtpStep
         variant={variant}
         challenge={step.challenge}
-        onBack={(error) => {
-          setCarriedError(error);
-          setStep({ name: 'credentials' });
-        }}
+        resendAvailableAt={step.resendAvailableAt}
+        dispatch={dispatch}
         onConfirmed={(result) => {
-          // LoginConfirmed: the member is stored, the password cleared.
-          setPassword('');
+          dispatch({ type: 'loginConfirmed', result });
           startSession({ name: result.name || null, hasMissions: result.hasMissions });
           track('login_exitoso', { metodo: variant, usuario_migrando: result.isUserMigrating });
-          if (result.isUserMigrating) setStep({ name: 'migrating', result });
-          else onLoggedIn(result);
+          if (!result.isUserMigrating) onLoggedIn(result);
         }}
       />
     );
@@ -75,20 +71,12 @@ export function LoginFlow({ variant, recaptchaSiteKey, isLoginMaintenance, onLog
     <CredentialsStep
       variant={variant}
       recaptchaSiteKey={recaptchaSiteKey}
-      user={user}
-      onUserChange={setUser}
-      isForeign={isForeign}
-      onForeignChange={setIsForeign}
-      password={password}
-      onPasswordChange={setPassword}
-      carriedError={carriedError}
+      user={state.user}
+      isForeign={state.isForeign}
+      password={state.password}
+      carriedError={state.carriedError}
+      dispatch={dispatch}
       onNavigate={onNavigate}
-      onValidated={(challenge) => {
-        // userPasswordValidated: the password is not kept while the code is awaited.
-        setPassword('');
-        setCarriedError(null);
-        setStep({ name: 'code', challenge });
-      }}
     />
   );
 }
@@ -96,11 +84,8 @@ export function LoginFlow({ variant, recaptchaSiteKey, isLoginMaintenance, onLog
 function LoginMaintenance() {
   return (
     <div className="login-maintenance" role="status">
-      <h2 className="login-step__title">Inicio de sesión en mantención</h2>
-      <p>
-        Estamos mejorando el inicio de sesión de Mi Club. Por ahora no es posible ingresar: vuelve a
-        intentarlo en unos minutos.
-      </p>
+      <h2 className="login-step__title">{M.maintenanceTitle}</h2>
+      <p>{M.maintenanceText}</p>
     </div>
   );
 }
@@ -109,18 +94,15 @@ type CredentialsStepProps = {
   variant: LoginVariant;
   recaptchaSiteKey: string | null;
   user: string;
-  onUserChange: (value: string) => void;
   isForeign: boolean;
-  onForeignChange: (value: boolean) => void;
   password: string;
-  onPasswordChange: (value: string) => void;
   carriedError: DisplayError | null;
-  onValidated: (challenge: LoginChallenge) => void;
+  dispatch: Dispatch<LoginEvent>;
   onNavigate?: () => void;
 };
 
 function CredentialsStep(props: CredentialsStepProps) {
-  const { variant, recaptchaSiteKey, user, isForeign, password, carriedError, onValidated, onNavigate } = props;
+  const { variant, recaptchaSiteKey, user, isForeign, password, carriedError, dispatch, onNavigate } = props;
   const loginMutation = useLogin();
   const [userError, setUserError] = useState<string | null>(null);
   const [passwordError, setPasswordError] = useState<string | null>(null);
@@ -130,7 +112,7 @@ function CredentialsStep(props: CredentialsStepProps) {
 
   function validate(): boolean {
     const nextUserError = userFieldError(user, isForeign);
-    const nextPasswordError = password ? null : 'Ingresa tu contraseña.';
+    const nextPasswordError = password ? null : M.passwordMissing;
     setUserError(nextUserError);
     setPasswordError(nextPasswordError);
     return !nextUserError && !nextPasswordError;
@@ -143,7 +125,7 @@ function CredentialsStep(props: CredentialsStepProps) {
     loginMutation.mutate(
       { user: user.trim(), password, recaptchaSiteKey },
       {
-        onSuccess: onValidated,
+        onSuccess: (challenge) => dispatch({ type: 'userPasswordValidated', challenge, at: Date.now() }),
         onError: (error) =>
           track('login_fallido', { metodo: variant, paso: 'contrasena', codigo_error: loginErrorCode(error) }),
       },
@@ -151,26 +133,26 @@ function CredentialsStep(props: CredentialsStepProps) {
   }
 
   return (
-    <form className="login-step" onSubmit={onSubmit} noValidate aria-label="Ingresa con tu RUT y contraseña">
+    <form className="login-step" onSubmit={onSubmit} noValidate aria-label={M.credentialsForm}>
       {serverError ? <Alert action={serverError.action}>{serverError.message}</Alert> : null}
       <UserField
         value={user}
         onChange={(value) => {
-          props.onUserChange(value);
+          dispatch({ type: 'userChanged', user: value });
           if (userError) setUserError(null);
         }}
         isForeign={isForeign}
-        onForeignChange={props.onForeignChange}
+        onForeignChange={(value) => dispatch({ type: 'documentKindChanged', isForeign: value })}
         error={userError}
       />
       <TextField
-        label="Contraseña"
+        label={M.password}
         name="password"
         type={showPassword ? 'text' : 'password'}
         autoComplete="current-password"
         value={password}
         onChange={(event) => {
-          props.onPasswordChange(event.target.value);
+          dispatch({ type: 'passwordChanged', password: event.target.value });
           if (passwordError) setPasswordError(null);
         }}
         error={passwordError}
@@ -182,23 +164,23 @@ function CredentialsStep(props: CredentialsStepProps) {
             aria-pressed={showPassword}
             onClick={() => setShowPassword((value) => !value)}
           >
-            {showPassword ? 'Ocultar' : 'Mostrar'}
-            <span className="visually-hidden"> contraseña</span>
+            {showPassword ? M.hide : M.show}
+            <span className="visually-hidden">{M.passwordToggleSuffix}</span>
           </button>
         }
       />
       <Button type="submit" isLoading={loginMutation.isPending} className="btn--block">
-        Ingresar
+        {M.submit}
       </Button>
       <div className="login-step__links">
         <SmartLink href="/recuperar-contrasena" onClick={onNavigate}>
-          ¿Olvidaste tu contraseña?
+          {M.forgotPassword}
         </SmartLink>
         <SmartLink href="/registro" onClick={onNavigate}>
-          ¿No eres socio? Regístrate
+          {M.register}
         </SmartLink>
         <SmartLink href="/preguntas-login" onClick={onNavigate}>
-          ¿Problemas para ingresar?
+          {M.loginHelp}
         </SmartLink>
       </div>
     </form>
@@ -208,39 +190,32 @@ function CredentialsStep(props: CredentialsStepProps) {
 type OtpStepProps = {
   variant: LoginVariant;
   challenge: LoginChallenge;
+  resendAvailableAt: number;
+  dispatch: Dispatch<LoginEvent>;
   onConfirmed: (result: LoginResult) => void;
-  onBack: (error: DisplayError | null) => void;
 };
 
-function OtpStep({ variant, challenge: initialChallenge, onConfirmed, onBack }: OtpStepProps) {
+function OtpStep({ variant, challenge, resendAvailableAt, dispatch, onConfirmed }: OtpStepProps) {
   const validateMutation = useValidateOtp();
   const resendMutation = useResendOtp();
-  const [challenge, setChallenge] = useState(initialChallenge);
-  const [resendAvailableAt, setResendAvailableAt] = useState(
-    () => Date.now() + initialChallenge.resendAfterSeconds * 1000,
-  );
   const [otp, setOtp] = useState('');
   const [otpError, setOtpError] = useState<string | null>(null);
-  const inputRef = useRef<HTMLInputElement>(null);
-  const cooldown = useSecondsUntil(resendAvailableAt);
+  const inputRef = useFocusOnShow<HTMLInputElement>();
   const titleId = useId();
-
-  useEffect(() => {
-    inputRef.current?.focus();
-  }, []);
+  const section = variant === 'modal' ? 'login_modal' : 'login';
 
   const validateError = validateMutation.isError ? loginErrorToDisplay(validateMutation.error) : null;
   const resendError = resendMutation.isError ? loginErrorToDisplay(resendMutation.error) : null;
   // resendSuccess: shown until the member tries the new code.
   const resendSuccess = resendMutation.isSuccess && validateMutation.isIdle;
-  const destination = challenge.destination || 'tu correo';
+  const destination = challenge.destination || M.yourEmail;
   const minutes = Math.max(1, Math.round(challenge.expiresInSeconds / 60));
 
   function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    trackClick('validar_codigo', variant === 'modal' ? 'login_modal' : 'login');
+    trackClick('validar_codigo', section);
     if (otp.length !== OTP_LENGTH) {
-      setOtpError('Ingresa los 6 dígitos del código.');
+      setOtpError(M.codeIncomplete);
       return;
     }
     resendMutation.reset();
@@ -248,24 +223,23 @@ function OtpStep({ variant, challenge: initialChallenge, onConfirmed, onBack }: 
       onSuccess: onConfirmed,
       onError: (error) => {
         track('login_fallido', { metodo: variant, paso: 'codigo', codigo_error: loginErrorCode(error) });
-        if (endsChallenge(error)) onBack(loginErrorToDisplay(error));
+        if (endsChallenge(error)) dispatch({ type: 'challengeEnded', error: loginErrorToDisplay(error) });
         else setOtp('');
       },
     });
   }
 
   function onResend() {
-    trackClick('reenviar_codigo', variant === 'modal' ? 'login_modal' : 'login');
+    trackClick('reenviar_codigo', section);
     validateMutation.reset();
     resendMutation.mutate(undefined, {
       onSuccess: (next) => {
-        setChallenge({ ...next, destination: next.destination || challenge.destination });
-        setResendAvailableAt(Date.now() + next.resendAfterSeconds * 1000);
+        dispatch({ type: 'codeResent', challenge: next, at: Date.now() });
         setOtp('');
         inputRef.current?.focus();
       },
       onError: (error) => {
-        if (endsChallenge(error)) onBack(loginErrorToDisplay(error));
+        if (endsChallenge(error)) dispatch({ type: 'challengeEnded', error: loginErrorToDisplay(error) });
       },
     });
   }
@@ -273,73 +247,54 @@ function OtpStep({ variant, challenge: initialChallenge, onConfirmed, onBack }: 
   return (
     <form className="login-step" onSubmit={onSubmit} noValidate aria-labelledby={titleId}>
       <h2 className="login-step__title" id={titleId}>
-        Ingresa tu código
+        {M.codeTitle}
       </h2>
       <p className="login-step__intro">
-        Enviamos un código de 6 dígitos a <strong>{destination}</strong>. Vence en {minutes}{' '}
-        {minutes === 1 ? 'minuto' : 'minutos'}.
+        {M.codeSentTo}
+        <strong>{destination}</strong>
+        {M.expiresIn(minutes)}
       </p>
-      {resendSuccess ? <Alert tone="success">Te enviamos un nuevo código a {destination}.</Alert> : null}
+      {resendSuccess ? <Alert tone="success">{M.codeResentTo(destination)}</Alert> : null}
       {validateError ? <Alert action={validateError.action}>{validateError.message}</Alert> : null}
       {resendError ? <Alert action={resendError.action}>{resendError.message}</Alert> : null}
-      <TextField
+      <CodeField
         ref={inputRef}
-        label="Código de verificación"
         name="otp"
-        inputMode="numeric"
-        autoComplete="one-time-code"
-        pattern="[0-9]*"
-        maxLength={OTP_LENGTH}
+        length={OTP_LENGTH}
         value={otp}
-        onChange={(event) => {
-          setOtp(event.target.value.replace(/\D/g, '').slice(0, OTP_LENGTH));
+        onChange={(digits) => {
+          setOtp(digits);
           if (otpError) setOtpError(null);
         }}
         error={otpError}
-        hint="Revisa también tu carpeta de correo no deseado."
-        required
       />
       <Button type="submit" isLoading={validateMutation.isPending} className="btn--block">
-        Validar código
+        {M.validateCode}
       </Button>
-      <div className="login-step__secondary">
-        <Button variant="link" onClick={onResend} disabled={cooldown > 0} isLoading={resendMutation.isPending}>
-          Reenviar código
-        </Button>
-        {cooldown > 0 ? (
-          <p className="login-step__cooldown">Podrás pedir un nuevo código en {cooldown} segundos.</p>
-        ) : null}
-        <Button
-          variant="link"
-          onClick={() => {
-            trackClick('volver', variant === 'modal' ? 'login_modal' : 'login');
-            onBack(null);
-          }}
-        >
-          Volver
-        </Button>
-      </div>
+      <ResendCode
+        availableAt={resendAvailableAt}
+        isResending={resendMutation.isPending}
+        onResend={onResend}
+        onBack={() => {
+          trackClick('volver', section);
+          dispatch({ type: 'challengeEnded', error: null });
+        }}
+      />
     </form>
   );
 }
 
 function MigratingNotice({ result, onContinue }: { result: LoginResult; onContinue: () => void }) {
-  const headingRef = useRef<HTMLHeadingElement>(null);
+  const headingRef = useFocusOnShow<HTMLHeadingElement>();
   const titleId = useId();
-  useEffect(() => {
-    headingRef.current?.focus();
-  }, []);
   return (
     <section className="login-step" aria-labelledby={titleId}>
       <h2 className="login-step__title" id={titleId} ref={headingRef} tabIndex={-1}>
-        {result.name ? `¡Te damos la bienvenida al nuevo Mi Club, ${result.name}!` : '¡Te damos la bienvenida al nuevo Mi Club!'}
+        {M.welcome(result.name)}
       </h2>
-      <p>
-        Trasladamos tu cuenta al nuevo Mi Club. Tu saldo y tus datos se mantienen; desde ahora, cada vez
-        que ingreses te enviaremos un código a tu correo para proteger tu cuenta.
-      </p>
+      <p>{M.migratedText}</p>
       <Button onClick={onContinue} className="btn--block">
-        Continuar
+        {M.continue}
       </Button>
     </section>
   );

@@ -3,6 +3,8 @@ import { useNavigate } from 'react-router-dom';
 import { Modal } from '@/components/ui/modal';
 import { closeLoginModal, useLoginModal } from '@/lib/login-modal';
 
+import { LOGIN_MESSAGES } from '../messages';
+
 import { LoginFlow } from './login-flow';
 
 type LoginModalProps = {
@@ -16,7 +18,7 @@ export function LoginModal({ recaptchaSiteKey, isLoginMaintenance }: LoginModalP
   const navigate = useNavigate();
   if (!isOpen) return null;
   return (
-    <Modal title="Inicia sesión" onClose={closeLoginModal}>
+    <Modal title={LOGIN_MESSAGES.title} onClose={closeLoginModal}>
       <LoginFlow
         variant="modal"
         recaptchaSiteKey={recaptchaSiteKey}

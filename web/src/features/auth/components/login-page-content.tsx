@@ -3,6 +3,7 @@ import { Link } from 'react-router-dom';
 import { Alert } from '@/components/ui/alert';
 
 import type { LoginResult } from '../api/validate-otp';
+import { LOGIN_MESSAGES as M } from '../messages';
 
 import { LoginFlow } from './login-flow';
 
@@ -24,8 +25,8 @@ export function LoginPageContent({ recaptchaSiteKey, isLoginMaintenance, onLogge
           <span className="brand__name">Mi Club</span>
         </Link>
         <div className="login-card">
-          <h1 className="login-card__title">Inicia sesión</h1>
-          <p className="login-card__subtitle">Revisa tu saldo, tus movimientos y tus beneficios.</p>
+          <h1 className="login-card__title">{M.title}</h1>
+          <p className="login-card__subtitle">{M.subtitle}</p>
           {notice ? <Alert tone="info">{notice}</Alert> : null}
           <LoginFlow
             variant="pagina"
@@ -35,7 +36,8 @@ export function LoginPageContent({ recaptchaSiteKey, isLoginMaintenance, onLogge
           />
         </div>
         <p className="login-page__help">
-          ¿Tienes dudas? <Link to="/preguntas-login">Preguntas frecuentes</Link>
+          {M.questions}
+          <Link to="/preguntas-login">{M.faqLink}</Link>
         </p>
       </main>
     </div>

@@ -2,11 +2,12 @@ import { formatDayMonth } from '@/lib/dates';
 import { isSafeLink } from '@/lib/site-links';
 
 import { useAlliances, type Alliance } from '../api/get-alliances';
+import { CONTENT_COPY as M } from '../messages';
 
 import { ContentImage, ContentStates } from './content-states';
 
-export const ALLIANCES_EMPTY = 'No hay beneficios de alianzas vigentes en este momento.';
-export const ALLIANCES_FAILED = 'No pudimos cargar los beneficios de nuestras alianzas. Intenta de nuevo más tarde.';
+export const ALLIANCES_EMPTY = M.alliancesEmpty;
+export const ALLIANCES_FAILED = M.alliancesFailed;
 
 function AllianceCard({ alliance }: { alliance: Alliance }) {
   const titleId = `alianza-${alliance.id}`;
@@ -22,7 +23,7 @@ function AllianceCard({ alliance }: { alliance: Alliance }) {
         <p className="content-card__text">{alliance.description}</p>
         {alliance.conditions ? (
           <div className="content-card__conditions">
-            <h3>Condiciones</h3>
+            <h3>{M.conditions}</h3>
             <p>{alliance.conditions}</p>
           </div>
         ) : null}
@@ -42,9 +43,9 @@ export function AlliancesPage() {
   const query = useAlliances();
   return (
     <div className="container page content-page">
-      <h1>Alianzas</h1>
-      <p className="content-page__lead">Beneficios exclusivos para socios Mi Club con nuestras marcas aliadas.</p>
-      <section aria-label="Beneficios de alianzas" aria-busy={query.isPending}>
+      <h1>{M.alliancesTitle}</h1>
+      <p className="content-page__lead">{M.alliancesLead}</p>
+      <section aria-label={M.alliancesLabel} aria-busy={query.isPending}>
         <ContentStates query={query} loadingLabel="Cargando beneficios…" empty={ALLIANCES_EMPTY} failure={ALLIANCES_FAILED}>
           {(alliances) => (
             <ul className="content-grid">

@@ -7,10 +7,11 @@ import { trackClick } from '@/lib/analytics';
 import { isSafeLink } from '@/lib/site-links';
 
 import { useBanners, type Banner } from '../api/get-banners';
+import { CONTENT_COPY as M } from '../messages';
 
 import { ContentImage } from './content-states';
 
-export const BANNERS_FAILED = 'No pudimos cargar las campañas.';
+export const BANNERS_FAILED = M.bannersFailed;
 
 function Slide({ banner }: { banner: Banner }) {
   const content = (
@@ -42,7 +43,7 @@ export function BannerStrip() {
   if (query.isPending) {
     return (
       <div className="banner-strip banner-strip--loading">
-        <Spinner size="small" label="Cargando campañas…" />
+        <Spinner size="small" label={M.bannersLoading} />
       </div>
     );
   }
@@ -51,7 +52,7 @@ export function BannerStrip() {
       <div className="banner-strip banner-strip--failed">
         <p>{BANNERS_FAILED}</p>
         <Button variant="link" onClick={() => void query.refetch()} isLoading={query.isFetching}>
-          Reintentar
+          {M.retry}
         </Button>
       </div>
     );
@@ -61,12 +62,12 @@ export function BannerStrip() {
   const index = Math.min(current, banners.length - 1);
   const banner = banners[index];
   return (
-    <section className="banner-strip" aria-roledescription="carrusel" aria-label="Campañas Mi Club">
+    <section className="banner-strip" aria-roledescription="carrusel" aria-label={M.bannersLabel}>
       <div
         className="banner-strip__slide"
         role="group"
         aria-roledescription="diapositiva"
-        aria-label={`${index + 1} de ${banners.length}`}
+        aria-label={M.bannerPosition(index + 1, banners.length)}
       >
         {banner ? <Slide banner={banner} /> : null}
       </div>
@@ -78,7 +79,7 @@ export function BannerStrip() {
             onClick={() => setCurrent((index - 1 + banners.length) % banners.length)}
           >
             <span aria-hidden="true">‹</span>
-            <span className="visually-hidden">Campaña anterior</span>
+            <span className="visually-hidden">{M.previousBanner}</span>
           </button>
           <span className="banner-strip__position" aria-live="polite">
             {index + 1} de {banners.length}
@@ -89,7 +90,7 @@ export function BannerStrip() {
             onClick={() => setCurrent((index + 1) % banners.length)}
           >
             <span aria-hidden="true">›</span>
-            <span className="visually-hidden">Campaña siguiente</span>
+            <span className="visually-hidden">{M.nextBanner}</span>
           </button>
         </div>
       ) : null}

@@ -4,6 +4,7 @@ import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
 import { Spinner } from '@/components/ui/spinner';
 import { isSafeLink } from '@/lib/site-links';
+import { CONTENT_COPY as M } from '../messages';
 
 type ContentStatesProps<T> = {
   query: { data: T[] | undefined; isError: boolean; isFetching: boolean; refetch: () => unknown };
@@ -30,7 +31,7 @@ export function ContentStates<T>({ query, loadingLabel, empty, failure, children
       <div className="content-failure">
         <Alert>{failure}</Alert>
         <Button variant="secondary" onClick={() => void query.refetch()} isLoading={query.isFetching}>
-          Reintentar
+          {M.retry}
         </Button>
       </div>
     );

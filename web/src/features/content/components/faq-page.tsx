@@ -1,16 +1,17 @@
 import { Link } from 'react-router-dom';
 
 import { useFaqs, type FaqAudience } from '../api/get-faqs';
+import { CONTENT_COPY as M } from '../messages';
 
 import { ContentStates, Paragraphs } from './content-states';
 
 export const FAQ_TITLES: Record<FaqAudience, string> = {
-  login: 'Preguntas frecuentes para iniciar sesión',
-  general: 'Preguntas frecuentes',
+  login: M.faqLoginTitle,
+  general: M.faqGeneralTitle,
 };
 
-export const FAQS_EMPTY = 'Aún no hay preguntas frecuentes publicadas.';
-export const FAQS_FAILED = 'No pudimos cargar las preguntas frecuentes. Intenta de nuevo más tarde.';
+export const FAQS_EMPTY = M.faqsEmpty;
+export const FAQS_FAILED = M.faqsFailed;
 
 /**
  * /preguntas-login and /preguntas-frecuentes: an accordion of native details/summary, which
@@ -40,12 +41,14 @@ export function FaqPage({ audience }: { audience: FaqAudience }) {
       <p className="content-page__more">
         {audience === 'login' ? (
           <>
-            ¿Listo para ingresar? <Link to="/login">Inicia sesión</Link> ·{' '}
-            <Link to="/preguntas-frecuentes">Todas las preguntas frecuentes</Link>
+            {M.readyToLogIn}
+            <Link to="/login">{M.logIn}</Link> ·{' '}
+            <Link to="/preguntas-frecuentes">{M.allFaqs}</Link>
           </>
         ) : (
           <>
-            ¿Problemas para ingresar? <Link to="/preguntas-login">Ayuda para iniciar sesión</Link>
+            {M.loginTrouble}
+            <Link to="/preguntas-login">{M.loginHelp}</Link>
           </>
         )}
       </p>

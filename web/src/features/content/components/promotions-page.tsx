@@ -6,17 +6,18 @@ import { formatDayMonth } from '@/lib/dates';
 import { isSafeLink } from '@/lib/site-links';
 
 import { usePromotions, type Promotion } from '../api/get-promotions';
+import { CONTENT_COPY as M } from '../messages';
 
 import { ContentImage, ContentStates } from './content-states';
 
-export const PROMOTIONS_EMPTY = 'No hay promociones vigentes en este momento. Vuelve pronto.';
-export const PROMOTIONS_FAILED = 'No pudimos cargar las promociones. Intenta de nuevo más tarde.';
+export const PROMOTIONS_EMPTY = M.promotionsEmpty;
+export const PROMOTIONS_FAILED = M.promotionsFailed;
 
 function validity(promotion: Promotion): string | null {
   const from = formatDayMonth(promotion.startsOn);
   const to = formatDayMonth(promotion.endsOn);
-  if (from && to) return `Válida del ${from} al ${to}.`;
-  if (to) return `Válida hasta el ${to}.`;
+  if (from && to) return M.validBetween(from, to);
+  if (to) return M.validUntil(to);
   return null;
 }
 
@@ -45,11 +46,11 @@ function PromotionCard({ promotion }: { promotion: Promotion }) {
             setIsOpen(!isOpen);
           }}
         >
-          {isOpen ? 'Ocultar detalle' : 'Ver detalle'}
+          {isOpen ? M.hideDetail : M.showDetail}
           <span className="visually-hidden"> de {promotion.title}</span>
         </button>
         <div id={detailsId} className="content-card__details" hidden={!isOpen}>
-          <p>{text ?? 'Válida mientras dure la campaña.'}</p>
+          <p>{text ?? M.validWhileCampaign}</p>
         </div>
         {isSafeLink(promotion.linkUrl) ? (
           <SmartLink
@@ -70,9 +71,9 @@ export function PromotionsPage({ children }: { children?: ReactNode }) {
   const query = usePromotions();
   return (
     <div className="container page content-page">
-      <h1>Promociones</h1>
-      <p className="content-page__lead">Aprovecha las promociones de Mi Club y acumula más en cada compra.</p>
-      <section aria-label="Promociones vigentes" aria-busy={query.isPending}>
+      <h1>{M.promotionsTitle}</h1>
+      <p className="content-page__lead">{M.promotionsLead}</p>
+      <section aria-label={M.promotionsLabel} aria-busy={query.isPending}>
         <ContentStates
           query={query}
           loadingLabel="Cargando promociones…"

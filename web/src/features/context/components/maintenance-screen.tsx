@@ -1,11 +1,13 @@
+import { CONTEXT_COPY as M } from '../messages';
+
 /** Replaces the whole portal while the context flag `portalEnabled` is false. */
 export function MaintenanceScreen() {
   return (
     <main className="maintenance" id="contenido">
       <div className="maintenance__card">
         <span className="brand__mark brand__mark--large" aria-hidden="true" />
-        <p className="maintenance__text">Estamos trabajando para brindarte la mejor experiencia</p>
-        <h1 className="maintenance__title">¡PRONTO EL NUEVO MI CLUB!</h1>
+        <p className="maintenance__text">{M.maintenanceText}</p>
+        <h1 className="maintenance__title">{M.maintenanceTitle}</h1>
       </div>
     </main>
   );

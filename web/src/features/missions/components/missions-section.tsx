@@ -6,23 +6,24 @@ import { formatPesos } from '@/lib/format';
 import { useSession } from '@/lib/session';
 
 import { useMissions, type Mission } from '../api/get-missions';
+import { MISSIONS_COPY as M } from '../messages';
 import { missionIconUrl } from '../utils/mission-icons';
 
-export const MISSIONS_EMPTY = 'Aún no tienes misiones activas.';
-export const MISSIONS_CONFLICT = 'Estamos preparando tus misiones. Vuelve a intentarlo en unos minutos.';
-export const MISSIONS_FAILED = 'No pudimos cargar tus misiones. Intenta de nuevo más tarde.';
+export const MISSIONS_EMPTY = M.empty;
+export const MISSIONS_CONFLICT = M.conflict;
+export const MISSIONS_FAILED = M.failed;
 
 /** "$12.000 de $20.000" or "2 de 3 compras". */
 export function progressText(mission: Pick<Mission, 'goalKind' | 'goal' | 'progress'>): string {
   const progress = Math.min(mission.progress, mission.goal);
-  if (mission.goalKind === 'amount') return `${formatPesos(progress)} de ${formatPesos(mission.goal)}`;
-  return `${progress} de ${mission.goal} ${mission.goal === 1 ? 'compra' : 'compras'}`;
+  if (mission.goalKind === 'amount') return M.amounts(formatPesos(progress), formatPesos(mission.goal));
+  return M.purchases(progress, mission.goal);
 }
 
 function endText(mission: Mission): string | null {
   const day = formatDayMonth(mission.endsOn);
   if (!day) return null;
-  return mission.status === 'expired' ? `Terminó el ${day}` : `Termina el ${day}`;
+  return mission.status === 'expired' ? M.ended(day) : M.ends(day);
 }
 
 function MissionCard({ mission }: { mission: Mission }) {
@@ -40,9 +41,9 @@ function MissionCard({ mission }: { mission: Mission }) {
             {mission.title}
           </h3>
           {mission.status === 'completed' ? (
-            <span className="badge badge--success">Completada</span>
+            <span className="badge badge--success">{M.completed}</span>
           ) : null}
-          {mission.status === 'expired' ? <span className="badge badge--muted">Vencida</span> : null}
+          {mission.status === 'expired' ? <span className="badge badge--muted">{M.expired}</span> : null}
         </div>
         <p className="mission-card__description">{mission.description}</p>
         <div
@@ -79,9 +80,9 @@ export function MissionsSection() {
   return (
     <section className="missions" aria-labelledby="missions-title" aria-busy={busy}>
       <h2 className="missions__title" id="missions-title">
-        Misiones
+        {M.title}
       </h2>
-      {busy ? <Spinner label="Cargando tus misiones…" /> : null}
+      {busy ? <Spinner label={M.loading} /> : null}
       {status.state === 'success' && status.missions.length === 0 ? (
         <p className="missions__empty" role="status">
           {MISSIONS_EMPTY}
@@ -100,7 +101,7 @@ export function MissionsSection() {
             {status.state === 'conflict' ? MISSIONS_CONFLICT : MISSIONS_FAILED}
           </Alert>
           <Button variant="secondary" onClick={restart}>
-            Reintentar
+            {M.retry}
           </Button>
         </>
       ) : null}

@@ -11,11 +11,12 @@ import { formatPesos, formatShortDate } from '@/lib/format';
 import { useSession } from '@/lib/session';
 
 import { useMovements, type Movement } from '../api/get-movements';
+import { MOVEMENTS_COPY as M } from '../messages';
 import { kindLabel, statusLabel } from '../utils/labels';
 import { monthChoices, nearestChoice } from '../utils/month-choices';
 
-export const NO_MOVEMENTS = 'No tienes movimientos en este mes.';
-export const MOVEMENTS_FAILED = 'No pudimos cargar tus movimientos. Intenta de nuevo más tarde.';
+export const NO_MOVEMENTS = M.empty;
+export const MOVEMENTS_FAILED = M.failed;
 
 function monthName(month: number): string {
   return MONTH_NAMES[month - 1] ?? String(month);
@@ -85,20 +86,20 @@ export function MovementsSection() {
   return (
     <section className="panel" aria-labelledby={titleId} aria-busy={status.state === 'loading' || isPlaceholder}>
       <h2 className="panel__title" id={titleId}>
-        Mis Movimientos
+        {M.title}
       </h2>
       {status.state === 'without-account' ? (
         <div className="panel__empty" role="status">
-          <p>Aún no tienes una cuenta Mi Club.</p>
+          <p>{M.noAccount}</p>
           <p>
-            Activa tu cuenta para empezar a acumular saldo en cada compra. <Link to="/registro">Únete a Mi Club</Link>
+            {M.activateAccount} <Link to="/registro">{M.joinMiClub}</Link>
           </p>
         </div>
       ) : (
         <>
           <div className="movements__filters">
             <SelectField
-              label="Mes"
+              label={M.month}
               name="month"
               value={String(selected.month)}
               onChange={(event) => choose({ year: selected.year, month: Number(event.target.value) })}
@@ -110,7 +111,7 @@ export function MovementsSection() {
               ))}
             </SelectField>
             <SelectField
-              label="Año"
+              label={M.year}
               name="year"
               value={String(selected.year)}
               onChange={(event) => choose({ year: Number(event.target.value), month: selected.month })}
@@ -125,12 +126,12 @@ export function MovementsSection() {
           <h3 className="movements__period" ref={resultsTitleRef} tabIndex={-1}>
             {periodLabel}
           </h3>
-          {status.state === 'loading' ? <Spinner label="Cargando tus movimientos…" /> : null}
+          {status.state === 'loading' ? <Spinner label={M.loading} /> : null}
           {status.state === 'failed' ? (
             <>
               <Alert>{MOVEMENTS_FAILED}</Alert>
               <Button variant="secondary" onClick={() => void refetch()} isLoading={isFetching}>
-                Reintentar
+                {M.retry}
               </Button>
             </>
           ) : null}
@@ -141,19 +142,19 @@ export function MovementsSection() {
           ) : null}
           {status.state === 'success' && status.page.items.length > 0 ? (
             <>
-              <ul className="movements__list" aria-label={`Movimientos de ${periodLabel}`}>
+              <ul className="movements__list" aria-label={M.listLabel(periodLabel)}>
                 {status.page.items.map((movement) => (
                   <MovementItem key={movement.id} movement={movement} />
                 ))}
               </ul>
               {status.page.totalPages > 1 ? (
-                <nav className="pagination" aria-label="Páginas de movimientos">
+                <nav className="pagination" aria-label={M.pagesLabel}>
                   <Button
                     variant="secondary"
                     onClick={() => goTo(status.page.page - 1)}
                     disabled={status.page.page <= 1 || isPlaceholder}
                   >
-                    Anterior
+                    {M.previous}
                   </Button>
                   <p className="pagination__status" aria-live="polite">
                     Página {status.page.page} de {status.page.totalPages}
@@ -163,7 +164,7 @@ export function MovementsSection() {
                     onClick={() => goTo(status.page.page + 1)}
                     disabled={status.page.page >= status.page.totalPages || isPlaceholder}
                   >
-                    Siguiente
+                    {M.next}
                   </Button>
                 </nav>
               ) : null}

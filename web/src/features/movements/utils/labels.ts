@@ -1,20 +1,21 @@
 /** What a member reads for each kind and status of movement. */
 import type { MovementKind, MovementStatus } from '../api/get-movements';
+import { MOVEMENTS_COPY as M } from '../messages';
 
 export const KIND_LABELS: Record<MovementKind, string> = {
-  accrual: 'Acumulación',
-  redemption: 'Canje',
-  expiration: 'Vencimiento',
-  adjustment: 'Ajuste',
+  accrual: M.kindAccrual,
+  redemption: M.kindRedemption,
+  expiration: M.kindExpiration,
+  adjustment: M.kindAdjustment,
 };
 
 export const STATUS_LABELS: Record<MovementStatus, string> = {
-  pending: 'Pendiente',
-  confirmed: 'Confirmado',
+  pending: M.statusPending,
+  confirmed: M.statusConfirmed,
 };
 
 export function kindLabel(kind: string): string {
-  return KIND_LABELS[kind as MovementKind] ?? 'Movimiento';
+  return KIND_LABELS[kind as MovementKind] ?? M.kindUnknown;
 }
 
 export function statusLabel(status: string): string {

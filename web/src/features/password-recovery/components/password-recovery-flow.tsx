@@ -1,24 +1,27 @@
 /**
  * The password recovery of /recuperar-contrasena: the RUT or document (step 1), then the mailed
  * code with the new password (step 2), then the notice to log in again. Focus moves to each
- * step's heading when the step changes, so screen readers announce where the member is.
+ * step's heading when the step changes, so screen readers announce where the member is. The
+ * steps move by the events of password-recovery-state.ts.
  */
-import { useEffect, useId, useRef, useState, type FormEvent, type RefObject } from 'react';
+import { useId, useReducer, useRef, useState, type Dispatch, type FormEvent } from 'react';
 import { Link } from 'react-router-dom';
 
 import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
+import { CodeField } from '@/components/ui/code-field';
 import { PasswordField } from '@/components/ui/password-field';
-import { TextField } from '@/components/ui/text-field';
+import { ResendCode } from '@/components/ui/resend-code';
 import { UserField, userFieldError } from '@/components/ui/user-field';
 import { track, trackClick } from '@/lib/analytics';
-import { useSecondsUntil } from '@/lib/countdown';
 import type { DisplayError } from '@/lib/errors';
+import { useFocusOnShow } from '@/lib/focus-on-show';
 import { PASSWORD_MAX_LENGTH, PASSWORD_RULES } from '@/lib/password';
 
 import { useRequestRecovery, type RecoveryChallenge } from '../api/request-recovery';
 import { useResendRecoveryCode } from '../api/resend-recovery-code';
 import { useResetPassword } from '../api/reset-password';
+import { RECOVERY_MESSAGES as M } from '../messages';
 import {
   CODE_LENGTH,
   endsRecovery,
@@ -30,11 +33,11 @@ import {
   type ResetField,
 } from '../utils/recovery-rules';
 
+import { INITIAL_RECOVERY_STATE, recoveryReducer, type RecoveryEvent, type RecoveryStep } from './password-recovery-state';
+
 const SECTION = 'recuperar_contrasena';
 
-export const RESET_DONE_MESSAGE = 'Tu contraseña fue cambiada. Inicia sesión con tu nueva contraseña.';
-
-type Step = { name: 'user' } | { name: 'code'; challenge: RecoveryChallenge } | { name: 'done' };
+export const RESET_DONE_MESSAGE = M.done;
 
 type PasswordRecoveryFlowProps = {
   recaptchaSiteKey: string | null;
@@ -43,34 +46,21 @@ type PasswordRecoveryFlowProps = {
 };
 
 export function PasswordRecoveryFlow({ recaptchaSiteKey, onPasswordReset }: PasswordRecoveryFlowProps) {
-  const [step, setStep] = useState<Step>({ name: 'user' });
-  // The first step keeps the page's own focus (the h1 after navigation); later ones take it.
-  const [hasMoved, setHasMoved] = useState(false);
-  const [user, setUser] = useState('');
-  const [isForeign, setIsForeign] = useState(false);
-  /** Why the member is back at step 1 (the pending recovery ended). */
-  const [carriedError, setCarriedError] = useState<DisplayError | null>(null);
-
-  function goTo(next: Step) {
-    setHasMoved(true);
-    setStep(next);
-  }
+  const [state, dispatch] = useReducer(recoveryReducer, INITIAL_RECOVERY_STATE);
+  const { step, hasMoved } = state;
 
   if (step.name === 'done') return <DoneStep focusHeading={hasMoved} />;
 
   if (step.name === 'code') {
     return (
       <CodeStep
-        challenge={step.challenge}
+        step={step}
         focusHeading={hasMoved}
-        onBack={(error) => {
-          setCarriedError(error);
-          goTo({ name: 'user' });
-        }}
-        onReset={(resends) => {
-          track('recuperar_contrasena_exitoso', { reenvios: resends });
+        dispatch={dispatch}
+        onReset={() => {
+          track('recuperar_contrasena_exitoso', { reenvios: step.resends });
           onPasswordReset();
-          goTo({ name: 'done' });
+          dispatch({ type: 'passwordReset' });
         }}
       />
     );
@@ -80,47 +70,34 @@ export function PasswordRecoveryFlow({ recaptchaSiteKey, onPasswordReset }: Pass
     <UserStep
       recaptchaSiteKey={recaptchaSiteKey}
       focusHeading={hasMoved}
-      user={user}
-      onUserChange={setUser}
-      isForeign={isForeign}
-      onForeignChange={setIsForeign}
-      carriedError={carriedError}
+      user={state.user}
+      isForeign={state.isForeign}
+      carriedError={state.carriedError}
+      dispatch={dispatch}
       onRequested={(challenge) => {
-        track('recuperar_contrasena_paso_1', { tipo_documento: isForeign ? 'extranjero' : 'rut' });
-        setCarriedError(null);
-        goTo({ name: 'code', challenge });
+        track('recuperar_contrasena_paso_1', { tipo_documento: state.isForeign ? 'extranjero' : 'rut' });
+        dispatch({ type: 'codeSent', challenge, at: Date.now() });
       }}
     />
   );
-}
-
-/** Focus on the step's heading once it is shown, when the step was reached from another one. */
-function useHeadingFocus(ref: RefObject<HTMLHeadingElement | null>, enabled: boolean) {
-  useEffect(() => {
-    if (enabled) ref.current?.focus();
-    // Only when the step appears.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, []);
 }
 
 type UserStepProps = {
   recaptchaSiteKey: string | null;
   focusHeading: boolean;
   user: string;
-  onUserChange: (value: string) => void;
   isForeign: boolean;
-  onForeignChange: (value: boolean) => void;
   carriedError: DisplayError | null;
+  dispatch: Dispatch<RecoveryEvent>;
   onRequested: (challenge: RecoveryChallenge) => void;
 };
 
 function UserStep(props: UserStepProps) {
-  const { recaptchaSiteKey, focusHeading, user, isForeign, carriedError, onRequested } = props;
+  const { recaptchaSiteKey, focusHeading, user, isForeign, carriedError, dispatch, onRequested } = props;
   const request = useRequestRecovery();
   const [userError, setUserError] = useState<string | null>(null);
-  const headingRef = useRef<HTMLHeadingElement>(null);
+  const headingRef = useFocusOnShow<HTMLHeadingElement>(focusHeading);
   const titleId = useId();
-  useHeadingFocus(headingRef, focusHeading);
 
   const generalError =
     request.isError && !userFieldFailure(request.error) ? recoveryErrorToDisplay(request.error) : carriedError;
@@ -143,58 +120,51 @@ function UserStep(props: UserStepProps) {
   return (
     <form className="login-step" onSubmit={onSubmit} noValidate aria-labelledby={titleId}>
       <h2 className="login-step__title" id={titleId} ref={headingRef} tabIndex={-1}>
-        Paso 1 de 2: tu RUT o documento
+        {M.userTitle}
       </h2>
-      <p className="login-step__intro">
-        Te enviaremos un código de 6 dígitos al correo electrónico registrado para que crees una nueva
-        contraseña.
-      </p>
+      <p className="login-step__intro">{M.userIntro}</p>
       {generalError ? <Alert action={generalError.action}>{generalError.message}</Alert> : null}
       <UserField
         value={user}
         onChange={(value) => {
-          props.onUserChange(value);
+          dispatch({ type: 'userChanged', user: value });
           if (userError) setUserError(null);
         }}
         isForeign={isForeign}
         onForeignChange={(value) => {
-          props.onForeignChange(value);
+          dispatch({ type: 'documentKindChanged', isForeign: value });
           setUserError(null);
         }}
         error={userError}
       />
       <Button type="submit" isLoading={request.isPending} className="btn--block">
-        Enviar código
+        {M.sendCode}
       </Button>
       <div className="login-step__links">
-        <Link to="/login">Volver a iniciar sesión</Link>
+        <Link to="/login">{M.backToLogin}</Link>
       </div>
     </form>
   );
 }
 
 type CodeStepProps = {
-  challenge: RecoveryChallenge;
+  step: Extract<RecoveryStep, { name: 'code' }>;
   focusHeading: boolean;
-  onReset: (resends: number) => void;
-  onBack: (error: DisplayError | null) => void;
+  dispatch: Dispatch<RecoveryEvent>;
+  onReset: () => void;
 };
 
-function CodeStep({ challenge, focusHeading, onReset, onBack }: CodeStepProps) {
+function CodeStep({ step, focusHeading, dispatch, onReset }: CodeStepProps) {
+  const { challenge, expiresInSeconds, resendAvailableAt, resends } = step;
   const reset = useResetPassword();
   const resend = useResendRecoveryCode();
   const [code, setCode] = useState('');
   const [newPassword, setNewPassword] = useState('');
   const [errors, setErrors] = useState<ResetErrors>({});
-  const [expiresInSeconds, setExpiresInSeconds] = useState(challenge.expiresInSeconds);
-  const [resendAvailableAt, setResendAvailableAt] = useState(() => Date.now() + challenge.resendAfterSeconds * 1000);
-  const [resends, setResends] = useState(0);
-  const cooldown = useSecondsUntil(resendAvailableAt);
-  const headingRef = useRef<HTMLHeadingElement>(null);
+  const headingRef = useFocusOnShow<HTMLHeadingElement>(focusHeading);
   const codeRef = useRef<HTMLInputElement>(null);
   const passwordRef = useRef<HTMLInputElement>(null);
   const titleId = useId();
-  useHeadingFocus(headingRef, focusHeading);
 
   const resetError = reset.isError && !resetFieldFailure(reset.error) ? recoveryErrorToDisplay(reset.error) : null;
   const resendError = resend.isError ? recoveryErrorToDisplay(resend.error) : null;
@@ -225,12 +195,12 @@ function CodeStep({ challenge, focusHeading, onReset, onBack }: CodeStepProps) {
           // No password stays in memory once it is no longer needed.
           setNewPassword('');
           setCode('');
-          onReset(resends);
+          onReset();
         },
         onError: (error) => {
           if (endsRecovery(error)) {
             setNewPassword('');
-            onBack(recoveryErrorToDisplay(error));
+            dispatch({ type: 'recoveryEnded', error: recoveryErrorToDisplay(error) });
             return;
           }
           const failure = resetFieldFailure(error);
@@ -248,15 +218,13 @@ function CodeStep({ challenge, focusHeading, onReset, onBack }: CodeStepProps) {
     reset.reset();
     resend.mutate(undefined, {
       onSuccess: (next) => {
-        setExpiresInSeconds(next.expiresInSeconds);
-        setResendAvailableAt(Date.now() + next.resendAfterSeconds * 1000);
-        setResends((count) => count + 1);
+        dispatch({ type: 'codeResent', timing: next, at: Date.now() });
         setCode('');
         setErrors((previous) => ({ ...previous, code: undefined }));
         codeRef.current?.focus();
       },
       onError: (error) => {
-        if (endsRecovery(error)) onBack(recoveryErrorToDisplay(error));
+        if (endsRecovery(error)) dispatch({ type: 'recoveryEnded', error: recoveryErrorToDisplay(error) });
       },
     });
   }
@@ -264,37 +232,27 @@ function CodeStep({ challenge, focusHeading, onReset, onBack }: CodeStepProps) {
   return (
     <form className="login-step" onSubmit={onSubmit} noValidate aria-labelledby={titleId}>
       <h2 className="login-step__title" id={titleId} ref={headingRef} tabIndex={-1}>
-        Paso 2 de 2: código y nueva contraseña
+        {M.codeTitle}
       </h2>
       <Alert tone="info">{challenge.message}</Alert>
-      <p className="login-step__intro">
-        El código vence en {minutes} {minutes === 1 ? 'minuto' : 'minutos'}.
-      </p>
-      {resendSuccess ? (
-        <Alert tone="success">Si el RUT o documento está registrado, enviamos un nuevo código.</Alert>
-      ) : null}
+      <p className="login-step__intro">{M.expiresIn(minutes)}</p>
+      {resendSuccess ? <Alert tone="success">{M.codeResent}</Alert> : null}
       {resetError ? <Alert action={resetError.action}>{resetError.message}</Alert> : null}
       {resendError ? <Alert action={resendError.action}>{resendError.message}</Alert> : null}
-      <TextField
+      <CodeField
         ref={codeRef}
-        label="Código de verificación"
         name="code"
-        inputMode="numeric"
-        autoComplete="one-time-code"
-        pattern="[0-9]*"
-        maxLength={CODE_LENGTH}
+        length={CODE_LENGTH}
         value={code}
-        onChange={(event) => {
-          setCode(event.target.value.replace(/\D/g, '').slice(0, CODE_LENGTH));
+        onChange={(digits) => {
+          setCode(digits);
           if (errors.code) setErrors((previous) => ({ ...previous, code: undefined }));
         }}
         error={errors.code ?? null}
-        hint="Revisa también tu carpeta de correo no deseado."
-        required
       />
       <PasswordField
         ref={passwordRef}
-        label="Nueva contraseña"
+        label={M.newPassword}
         name="newPassword"
         autoComplete="new-password"
         // A few characters past the limit, so the over-long message can still be seen.
@@ -309,41 +267,32 @@ function CodeStep({ challenge, focusHeading, onReset, onBack }: CodeStepProps) {
         required
       />
       <Button type="submit" isLoading={reset.isPending} className="btn--block">
-        Cambiar contraseña
+        {M.changePassword}
       </Button>
-      <div className="login-step__secondary">
-        <Button variant="link" onClick={onResend} disabled={cooldown > 0} isLoading={resend.isPending}>
-          Reenviar código
-        </Button>
-        {cooldown > 0 ? (
-          <p className="login-step__cooldown">Podrás pedir un nuevo código en {cooldown} segundos.</p>
-        ) : null}
-        <Button
-          variant="link"
-          onClick={() => {
-            trackClick('volver', SECTION);
-            onBack(null);
-          }}
-        >
-          Volver
-        </Button>
-      </div>
+      <ResendCode
+        availableAt={resendAvailableAt}
+        isResending={resend.isPending}
+        onResend={onResend}
+        onBack={() => {
+          trackClick('volver', SECTION);
+          dispatch({ type: 'recoveryEnded', error: null });
+        }}
+      />
     </form>
   );
 }
 
 function DoneStep({ focusHeading }: { focusHeading: boolean }) {
-  const headingRef = useRef<HTMLHeadingElement>(null);
+  const headingRef = useFocusOnShow<HTMLHeadingElement>(focusHeading);
   const titleId = useId();
-  useHeadingFocus(headingRef, focusHeading);
   return (
     <section className="login-step" aria-labelledby={titleId}>
       <h2 className="login-step__title" id={titleId} ref={headingRef} tabIndex={-1}>
-        Contraseña cambiada
+        {M.doneTitle}
       </h2>
       <Alert tone="success">{RESET_DONE_MESSAGE}</Alert>
       <Link to="/login" className="btn btn--primary btn--block">
-        Iniciar sesión
+        {M.logIn}
       </Link>
     </section>
   );

@@ -1,4 +1,6 @@
 /** /recuperar-contrasena inside the site frame: the page heading and the recovery steps. */
+import { RECOVERY_MESSAGES as M } from '../messages';
+
 import { PasswordRecoveryFlow } from './password-recovery-flow';
 
 type PasswordRecoveryPageProps = {
@@ -10,8 +12,8 @@ export function PasswordRecoveryPage({ recaptchaSiteKey, onPasswordReset }: Pass
   return (
     <div className="container page recovery-page">
       <div className="login-card">
-        <h1 className="login-card__title">Recupera tu contraseña</h1>
-        <p className="login-card__subtitle">Crea una nueva contraseña con un código que enviamos a tu correo.</p>
+        <h1 className="login-card__title">{M.pageTitle}</h1>
+        <p className="login-card__subtitle">{M.pageSubtitle}</p>
         <PasswordRecoveryFlow recaptchaSiteKey={recaptchaSiteKey} onPasswordReset={onPasswordReset} />
       </div>
     </div>

@@ -6,10 +6,12 @@ import { ApiError } from '@/lib/api-client';
 import { capitalizeFirst, toDisplayError, type DisplayError } from '@/lib/errors';
 import { passwordLengthError } from '@/lib/password';
 
+import { RECOVERY_MESSAGES } from '../messages';
+
 /** Shown for a failure with no answer, a 500, or a body that is not the gateway's error JSON. */
-export const RECOVERY_GENERIC_ERROR = 'No pudimos recuperar tu contraseña. Intenta de nuevo más tarde.';
+export const RECOVERY_GENERIC_ERROR = RECOVERY_MESSAGES.genericError;
 export const CODE_LENGTH = 6;
-export const CODE_MESSAGE = 'Ingresa los 6 dígitos del código.';
+export const CODE_MESSAGE = RECOVERY_MESSAGES.codeIncomplete;
 
 export type ResetField = 'code' | 'newPassword';
 export type ResetErrors = Partial<Record<ResetField, string>>;

@@ -8,15 +8,16 @@ import { formatRut } from '@/lib/rut';
 
 import { profileQueryKey, type MemberProfile } from '../api/get-profile';
 import { useResendEmailConfirmation } from '../api/resend-email-confirmation';
+import { PROFILE_COPY as M } from '../messages';
 
-const RESEND_FAILED = 'No pudimos reenviar el correo de confirmación. Intenta de nuevo más tarde.';
+const RESEND_FAILED = M.resendFailed;
 
 /** The canonical document as a member reads it: a RUT with dots and dash, a foreign one as is. */
 export function displayDocument(profile: MemberProfile): { label: string; value: string } | null {
   const number = profile.documentNumber?.trim();
   if (!number) return null;
-  if (profile.documentType === 'FOREIGN') return { label: 'Documento', value: number };
-  return { label: 'RUT', value: formatRut(number) };
+  if (profile.documentType === 'FOREIGN') return { label: M.document, value: number };
+  return { label: M.rut, value: formatRut(number) };
 }
 
 /** What the member cannot edit here: the document, and whether the email is confirmed. */
@@ -46,24 +47,24 @@ export function AccountIdentity({ profile }: { profile: MemberProfile }) {
         </div>
       ) : null}
       <div className="identity__row">
-        <dt>Correo electrónico</dt>
+        <dt>{M.email}</dt>
         <dd>
           <span className="identity__email">{profile.email}</span>{' '}
           <span
             className={`badge ${confirmed ? 'badge--ok' : 'badge--pending'}`}
             data-testid="email-status"
           >
-            {confirmed ? 'Confirmado' : 'Sin confirmar'}
+            {confirmed ? M.confirmed : M.unconfirmed}
           </span>
           {!confirmed ? (
             <div className="identity__pending">
-              <p>Revisa tu bandeja de entrada y abre el enlace que te enviamos para confirmar tu correo.</p>
+              <p>{M.checkInbox}</p>
               {resend.isSuccess ? (
                 <Alert tone="success">Te enviamos un nuevo enlace de confirmación a {profile.email}.</Alert>
               ) : null}
               {resend.isError ? <Alert>{toDisplayError(resend.error, RESEND_FAILED).message}</Alert> : null}
               <Button variant="secondary" onClick={onResend} isLoading={resend.isPending}>
-                Reenviar correo de confirmación
+                {M.resendConfirmation}
               </Button>
             </div>
           ) : null}

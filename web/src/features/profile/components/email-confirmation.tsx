@@ -5,11 +5,11 @@ import { LinkOutcome } from '@/components/ui/link-outcome';
 import { useSession } from '@/lib/session';
 
 import { useConfirmEmail } from '../api/confirm-email';
+import { PROFILE_COPY as M } from '../messages';
 
 /** ERR_CONFIRMATION_INVALID's text (docs/api.md), also for a link without a token. */
-export const INVALID_CONFIRMATION_LINK =
-  'El enlace de confirmación no es válido o ya expiró. Pide uno nuevo.';
-const CONFIRMATION_FAILED = 'No pudimos confirmar tu correo. Intenta de nuevo más tarde.';
+export const INVALID_CONFIRMATION_LINK = M.confirmationInvalid;
+const CONFIRMATION_FAILED = M.confirmationFailed;
 
 /** /confirmar-correo?token=…: confirms the email of the link, for anyone who opens it. */
 export function EmailConfirmation({ token }: { token: string | null }) {
@@ -17,25 +17,27 @@ export function EmailConfirmation({ token }: { token: string | null }) {
   const { isLoggedIn } = useSession();
   // A member who just registered opens the link without a session: the next step is logging in.
   const onward = isLoggedIn ? (
-    <Link to="/mi-club">Ir a Mi Club</Link>
+    <Link to="/mi-club">{M.goToMiClub}</Link>
   ) : (
     <Link to="/login" className="btn btn--primary">
-      Iniciar sesión
+      {M.logIn}
     </Link>
   );
   return (
     <LinkOutcome
-      title="Confirmación de correo"
+      title={M.confirmationTitle}
       token={token}
       query={confirmation}
       invalidLinkMessage={INVALID_CONFIRMATION_LINK}
-      loadingLabel="Confirmando tu correo…"
+      loadingLabel={M.confirming}
       failedMessage={CONFIRMATION_FAILED}
       success={(confirmed) => (
         <>
           <Alert tone="success">
-            ¡Listo! Confirmamos tu correo <strong>{confirmed.maskedEmail}</strong>.
-            {isLoggedIn ? null : ' Ya puedes iniciar sesión en Mi Club.'}
+            {M.confirmedBefore}
+            <strong>{confirmed.maskedEmail}</strong>
+            {M.confirmedAfter}
+            {isLoggedIn ? null : M.canLogIn}
           </Alert>
           {onward}
         </>
@@ -46,7 +48,7 @@ export function EmailConfirmation({ token }: { token: string | null }) {
         ) : (
           // Mis Datos resends for a member with a session; anyone else asks here.
           <Link to="/registro/verificar-correo" className="btn btn--primary">
-            Pedir un nuevo enlace
+            {M.askNewLink}
           </Link>
         )
       }

@@ -5,10 +5,11 @@ import { Alert } from '@/components/ui/alert';
 import { LinkOutcome } from '@/components/ui/link-outcome';
 
 import { useRestoreEmail } from '../api/restore-email';
+import { PROFILE_COPY as M } from '../messages';
 
 /** For a link without a token; the gateway's own message answers a spent or unknown one. */
-export const INVALID_RESTORATION_LINK = 'El enlace para restaurar tu correo no es válido o ya expiró.';
-const RESTORATION_FAILED = 'No pudimos restaurar tu correo. Intenta de nuevo más tarde.';
+export const INVALID_RESTORATION_LINK = M.restorationInvalid;
+const RESTORATION_FAILED = M.restorationFailed;
 
 type EmailRestorationProps = {
   token: string | null;
@@ -31,22 +32,23 @@ export function EmailRestoration({ token, onRestored }: EmailRestorationProps) {
   }, [restored]);
   const toLogin = (
     <Link to="/login" className="btn btn--primary">
-      Iniciar sesión
+      {M.logIn}
     </Link>
   );
   return (
     <LinkOutcome
-      title="Restaurar tu correo"
+      title={M.restorationTitle}
       token={token}
       query={restoration}
       invalidLinkMessage={INVALID_RESTORATION_LINK}
-      loadingLabel="Restaurando tu correo…"
+      loadingLabel={M.restoring}
       failedMessage={RESTORATION_FAILED}
       success={(answer) => (
         <>
           <Alert tone="success">
-            Restauramos tu correo <strong>{answer.maskedEmail}</strong> y cerramos todas las sesiones de tu cuenta.
-            Inicia sesión y cambia tu contraseña.
+            {M.restoredBefore}
+            <strong>{answer.maskedEmail}</strong>
+            {M.restoredAfter}
           </Alert>
           {toLogin}
         </>

@@ -9,9 +9,10 @@ import { capitalizeFirst, toDisplayError } from '@/lib/errors';
 import { PASSWORD_RULES } from '@/lib/password';
 
 import { useChangePassword } from '../api/change-password';
+import { PROFILE_COPY as M } from '../messages';
 import { PASSWORD_MAX_LENGTH, validatePasswordChange, type PasswordErrors } from '../utils/validation';
 
-const CHANGE_FAILED = 'No pudimos cambiar tu contraseña. Intenta de nuevo más tarde.';
+const CHANGE_FAILED = M.changeFailed;
 
 type PasswordInput = keyof PasswordErrors;
 
@@ -82,13 +83,13 @@ export function PasswordChangeForm({ onChanged, onLogout }: PasswordChangeFormPr
   return (
     <section className="password-change" aria-labelledby={titleId}>
       <h3 className="password-change__title" id={titleId}>
-        Cambiar contraseña
+        {M.changePassword}
       </h3>
       <form onSubmit={onSubmit} noValidate aria-labelledby={titleId}>
         {generalError ? <Alert action={generalError.action}>{generalError.message}</Alert> : null}
         <PasswordField
           ref={currentRef}
-          label="Contraseña actual"
+          label={M.currentPassword}
           name="currentPassword"
           autoComplete="current-password"
           value={currentPassword}
@@ -101,7 +102,7 @@ export function PasswordChangeForm({ onChanged, onLogout }: PasswordChangeFormPr
         />
         <PasswordField
           ref={newRef}
-          label="Nueva contraseña"
+          label={M.newPassword}
           name="newPassword"
           autoComplete="new-password"
           // A few characters past the limit, so the over-long message can still be seen.
@@ -116,17 +117,14 @@ export function PasswordChangeForm({ onChanged, onLogout }: PasswordChangeFormPr
           required
         />
         <Button type="submit" isLoading={change.isPending}>
-          Cambiar contraseña
+          {M.changePassword}
         </Button>
       </form>
       {toLogout ? (
-        <Modal title="Cambiaste tu contraseña" onClose={onLogout}>
-          <p>
-            Tu contraseña fue cambiada. Por seguridad cerramos tu sesión en todos tus dispositivos: debes
-            iniciar sesión nuevamente con tu nueva contraseña.
-          </p>
+        <Modal title={M.passwordChangedTitle} onClose={onLogout}>
+          <p>{M.passwordChangedText}</p>
           <Button className="btn--block" onClick={onLogout}>
-            Iniciar sesión
+            {M.logIn}
           </Button>
         </Modal>
       ) : null}

@@ -1,9 +1,9 @@
 import { useRef, useState, type FormEvent } from 'react';
 
+import { PersonalDataFields, type PersonalDataKey, type PersonalDataValues } from '@/components/personal-data-fields';
 import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
 import { PasswordField } from '@/components/ui/password-field';
-import { SelectField } from '@/components/ui/select-field';
 import { TextField } from '@/components/ui/text-field';
 import { ApiError } from '@/lib/api-client';
 import { chileToday } from '@/lib/dates';
@@ -12,18 +12,18 @@ import { useGenders } from '@/lib/genders';
 
 import type { MemberProfile } from '../api/get-profile';
 import { useUpdateProfile, type ProfileUpdate, type ProfileUpdateRequest } from '../api/update-profile';
+import { PROFILE_COPY as M } from '../messages';
 import {
   EMAIL_MAX_LENGTH,
   MESSAGES,
-  NAME_MAX_LENGTH,
   PROFILE_FIELDS,
   validateProfile,
   type ProfileErrors,
   type ProfileField,
 } from '../utils/validation';
 
-export const PROFILE_SAVED = 'Tus datos fueron actualizados.';
-const PROFILE_SAVE_FAILED = 'No pudimos actualizar tus datos. Intenta de nuevo más tarde.';
+export const PROFILE_SAVED = M.saved;
+const PROFILE_SAVE_FAILED = M.saveFailed;
 
 /** The form's values from the member as the gateway holds them. */
 export function profileValues(profile: MemberProfile): ProfileUpdate {
@@ -48,6 +48,35 @@ function trimmed(values: ProfileUpdate): ProfileUpdate {
     phone_number: values.phone_number.trim(),
     birth_date: values.birth_date.trim(),
   };
+}
+
+/** The profile's field (and input name) behind each of the shared personal-data fields. */
+const PROFILE_NAMES = {
+  name: 'name',
+  lastName: 'last_name',
+  motherSurname: 'mother_surname',
+  phoneNumber: 'phone_number',
+  birthDate: 'birth_date',
+  genderId: 'gender_id',
+} as const satisfies Record<PersonalDataKey, ProfileField>;
+
+function personalValues(values: ProfileUpdate): PersonalDataValues {
+  return {
+    name: values.name,
+    lastName: values.last_name,
+    motherSurname: values.mother_surname,
+    phoneNumber: values.phone_number,
+    birthDate: values.birth_date,
+    genderId: values.gender_id,
+  };
+}
+
+function personalErrors(errors: ProfileErrors): Partial<Record<PersonalDataKey, string>> {
+  const mapped: Partial<Record<PersonalDataKey, string>> = {};
+  for (const [key, field] of Object.entries(PROFILE_NAMES) as [PersonalDataKey, ProfileField][]) {
+    if (errors[field]) mapped[key] = errors[field];
+  }
+  return mapped;
 }
 
 /** The form's inputs: the profile's fields and the step-up password of an email change. */
@@ -89,7 +118,6 @@ export function ProfileForm({ profile }: { profile: MemberProfile }) {
   const asksPassword = emailChanged || passwordAsked;
   const formRef = useRef<HTMLFormElement>(null);
   const today = chileToday();
-  const maxBirthDate = `${today.year - 18}-${String(today.month).padStart(2, '0')}-${String(today.day).padStart(2, '0')}`;
 
   const generalError =
     update.isError && !fieldOf(update.error) ? toDisplayError(update.error, PROFILE_SAVE_FAILED) : null;
@@ -147,109 +175,55 @@ export function ProfileForm({ profile }: { profile: MemberProfile }) {
     });
   }
 
-  const field = (name: ProfileField) => ({
-    name,
-    error: errors[name] ?? null,
-  });
+  const field = (name: ProfileField) => ({ name, error: errors[name] ?? null });
 
   return (
-    <form ref={formRef} className="profile-form" onSubmit={onSubmit} noValidate aria-label="Tus datos personales">
+    <form ref={formRef} className="profile-form" onSubmit={onSubmit} noValidate aria-label={M.formLabel}>
       {saved ? (
         <Alert tone="success">
           {PROFILE_SAVED}
           {saved.emailConfirmationSentTo
-            ? ` Te enviamos un enlace de confirmación a ${saved.emailConfirmationSentTo}: ábrelo para confirmar tu nuevo correo.`
+            ? M.confirmationSentTo(saved.emailConfirmationSentTo)
             : null}
         </Alert>
       ) : null}
       {generalError ? <Alert action={generalError.action}>{generalError.message}</Alert> : null}
       <TextField
         {...field('email')}
-        label="Correo electrónico"
+        label={M.email}
         type="email"
         autoComplete="email"
         maxLength={EMAIL_MAX_LENGTH}
         value={values.email}
         onChange={(event) => change('email', event.target.value)}
-        hint="Si lo cambias, te enviaremos un enlace para confirmar el nuevo correo."
+        hint={M.emailHint}
         required
       />
       {asksPassword ? (
         <PasswordField
           name="currentPassword"
-          label="Contraseña actual"
+          label={M.currentPassword}
           autoComplete="current-password"
           value={currentPassword}
           onChange={(event) => {
             setCurrentPassword(event.target.value);
             if (errors.currentPassword) setErrors((previous) => ({ ...previous, currentPassword: undefined }));
           }}
-          hint="Para cambiar tu correo, confirma que eres tú con tu contraseña."
+          hint={M.currentPasswordHint}
           error={errors.currentPassword ?? null}
           required
         />
       ) : null}
-      <div className="form-grid">
-        <TextField
-          {...field('name')}
-          label="Nombre"
-          autoComplete="given-name"
-          maxLength={NAME_MAX_LENGTH}
-          value={values.name}
-          onChange={(event) => change('name', event.target.value)}
-          required
-        />
-        <TextField
-          {...field('last_name')}
-          label="Apellido paterno"
-          autoComplete="family-name"
-          maxLength={NAME_MAX_LENGTH}
-          value={values.last_name}
-          onChange={(event) => change('last_name', event.target.value)}
-          required
-        />
-        <TextField
-          {...field('mother_surname')}
-          label="Apellido materno (opcional)"
-          maxLength={NAME_MAX_LENGTH}
-          value={values.mother_surname}
-          onChange={(event) => change('mother_surname', event.target.value)}
-        />
-        <TextField
-          {...field('phone_number')}
-          label="Celular (opcional)"
-          type="tel"
-          inputMode="tel"
-          autoComplete="tel"
-          placeholder="+56 9 1234 5678"
-          value={values.phone_number}
-          onChange={(event) => change('phone_number', event.target.value)}
-        />
-        <TextField
-          {...field('birth_date')}
-          label="Fecha de nacimiento (opcional)"
-          type="date"
-          autoComplete="bday"
-          max={maxBirthDate}
-          value={values.birth_date}
-          onChange={(event) => change('birth_date', event.target.value)}
-        />
-        <SelectField
-          {...field('gender_id')}
-          label="Género (opcional)"
-          value={String(values.gender_id)}
-          onChange={(event) => change('gender_id', Number(event.target.value))}
-        >
-          <option value="0">Sin especificar</option>
-          {genders.map((gender) => (
-            <option key={gender.id} value={String(gender.id)}>
-              {gender.label}
-            </option>
-          ))}
-        </SelectField>
-      </div>
+      <PersonalDataFields
+        values={personalValues(values)}
+        errors={personalErrors(errors)}
+        // The value is the field's own type; TypeScript cannot follow the key through the name map.
+        onChange={(key, value) => change(PROFILE_NAMES[key], value as never)}
+        contactRequired={false}
+        names={PROFILE_NAMES}
+      />
       <Button type="submit" isLoading={update.isPending}>
-        Guardar cambios
+        {M.saveChanges}
       </Button>
     </form>
   );

@@ -6,6 +6,7 @@ import { Spinner } from '@/components/ui/spinner';
 import { useSession } from '@/lib/session';
 
 import { useProfile } from '../api/get-profile';
+import { PROFILE_COPY as M } from '../messages';
 
 import { AccountIdentity } from './account-identity';
 import { PasswordChangeForm } from './password-change-form';
@@ -57,7 +58,7 @@ function ProfileDetails({
   return (
     <section className="panel" aria-labelledby={titleId} aria-busy={profile.isPending}>
       <h2 className="panel__title" id={titleId}>
-        Mis Datos
+        {M.sectionTitle}
       </h2>
       {profile.data ? (
         <>
@@ -69,22 +70,22 @@ function ProfileDetails({
           {onUnsubscribe ? (
             <div className="unsubscribe-entry">
               <h3 className="unsubscribe-entry__title">¿Quieres dejar Mi Club?</h3>
-              <p>Puedes darte de baja cuando quieras. Te explicaremos qué pasa con tu cuenta antes de confirmar.</p>
+              <p>{M.unsubscribeIntro}</p>
               <Button variant="secondary" onClick={onUnsubscribe}>
-                Darme de baja de Mi Club
+                {M.unsubscribe}
               </Button>
             </div>
           ) : null}
         </>
       ) : profile.isError ? (
         <>
-          <Alert>No pudimos cargar tus datos. Intenta de nuevo más tarde.</Alert>
+          <Alert>{M.loadFailed}</Alert>
           <Button variant="secondary" onClick={() => void profile.refetch()} isLoading={profile.isFetching}>
-            Reintentar
+            {M.retry}
           </Button>
         </>
       ) : (
-        <Spinner label="Cargando tus datos…" />
+        <Spinner label={M.loading} />
       )}
     </section>
   );

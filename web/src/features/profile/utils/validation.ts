@@ -4,16 +4,16 @@
  * form or the server caught the mistake.
  */
 import { chileToday, type CalendarDate } from '@/lib/dates';
-import { PASSWORD_LENGTH_MESSAGES, PASSWORD_MAX_LENGTH, passwordLengthError } from '@/lib/password';
+import { PASSWORD_MAX_LENGTH, passwordLengthError } from '@/lib/password';
 import {
   birthDateError as personalBirthDateError,
   isValidEmail,
   nameError,
   normalizeChileanMobile,
-  PERSONAL_DATA_MESSAGES,
 } from '@/lib/personal-data';
 
 import type { ProfileUpdate } from '../api/update-profile';
+import { MESSAGES } from '../messages';
 
 export type ProfileField = keyof ProfileUpdate;
 export type ProfileErrors = Partial<Record<ProfileField, string>>;
@@ -28,15 +28,7 @@ export const PROFILE_FIELDS: readonly ProfileField[] = [
   'gender_id',
 ];
 
-export const MESSAGES = {
-  ...PERSONAL_DATA_MESSAGES,
-  currentPasswordEmpty: 'Ingresa tu contraseña actual.',
-  /** The gateway's 400 (`field: currentPassword`) for an email change without the password. */
-  currentPasswordForEmail: 'Ingresa tu contraseña actual para cambiar tu correo.',
-  passwordTooShort: PASSWORD_LENGTH_MESSAGES.tooShort,
-  passwordTooLong: PASSWORD_LENGTH_MESSAGES.tooLong,
-  passwordUnchanged: 'La nueva contraseña debe ser distinta de la actual.',
-} as const;
+export { MESSAGES };
 
 export { charCount, EMAIL_MAX_LENGTH, isValidEmail, NAME_MAX_LENGTH, normalizeChileanMobile } from '@/lib/personal-data';
 export { PASSWORD_MAX_LENGTH };

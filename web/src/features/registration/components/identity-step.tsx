@@ -16,6 +16,7 @@ import { caretAfterFormat, formatRut } from '@/lib/rut';
 
 import type { RegistrationView } from '../api/get-registration';
 import { useStartRegistration } from '../api/start-registration';
+import { REGISTRATION_COPY as M } from '../messages';
 import { countryOptions } from '../utils/countries';
 import {
   IDENTITY_FIELDS,
@@ -32,10 +33,6 @@ import {
 import { StepHeader } from './step-header';
 
 export const SECTION = 'registro';
-
-export const CARD_SERIAL_HINT =
-  'Es el número de serie de tu cédula de identidad: en la cédula actual aparece en el frente como ' +
-  '«Número de documento» (9 dígitos, por ejemplo 100.123.456); en las cédulas antiguas empieza con la letra A.';
 
 type IdentityStepProps = {
   form: IdentityForm;
@@ -139,7 +136,7 @@ export function IdentityStep({
       ) : null}
       {generalError ? <Alert action={generalError.action}>{generalError.message}</Alert> : null}
       <fieldset className="choice">
-        <legend className="field__label">¿Con qué documento te registras?</legend>
+        <legend className="field__label">{M.documentQuestion}</legend>
         <label className="choice__option">
           <input
             type="radio"
@@ -148,7 +145,7 @@ export function IdentityStep({
             checked={form.kind === 'rut'}
             onChange={() => chooseKind('rut')}
           />
-          <span>RUT chileno</span>
+          <span>{M.chileanRut}</span>
         </label>
         <label className="choice__option">
           <input
@@ -158,14 +155,14 @@ export function IdentityStep({
             checked={form.kind === 'foreign'}
             onChange={() => chooseKind('foreign')}
           />
-          <span>Documento extranjero</span>
+          <span>{M.foreignDocument}</span>
         </label>
       </fieldset>
       {form.kind === 'rut' ? (
         <>
           <TextField
             ref={rutRef}
-            label="RUT"
+            label={M.rut}
             name="rut"
             value={form.rut}
             onChange={onRutChange}
@@ -177,7 +174,7 @@ export function IdentityStep({
             required
           />
           <TextField
-            label="Número de documento"
+            label={M.documentNumber}
             name="documentNumber"
             value={form.cardSerial}
             onChange={(event) =>
@@ -187,7 +184,7 @@ export function IdentityStep({
             autoCapitalize="characters"
             spellCheck={false}
             placeholder="100.123.456"
-            hint={CARD_SERIAL_HINT}
+            hint={M.cardSerialHint}
             error={errors.documentNumber ?? null}
             required
           />
@@ -195,19 +192,19 @@ export function IdentityStep({
       ) : (
         <>
           <SelectField
-            label="Tipo de documento"
+            label={M.documentType}
             name="documentType"
             value={form.foreignType}
             onChange={(event) => change({ foreignType: event.target.value as ForeignDocumentType | '' }, ['documentType'])}
             error={errors.documentType ?? null}
             required
           >
-            <option value="">Selecciona el tipo de documento</option>
-            <option value="PASSPORT">Pasaporte</option>
-            <option value="NATIONAL_ID">Documento de identidad extranjero</option>
+            <option value="">{M.chooseDocumentType}</option>
+            <option value="PASSPORT">{M.passport}</option>
+            <option value="NATIONAL_ID">{M.foreignNationalId}</option>
           </SelectField>
           <TextField
-            label="Número de documento"
+            label={M.documentNumber}
             name="documentNumber"
             value={form.foreignNumber}
             onChange={(event) =>
@@ -218,19 +215,19 @@ export function IdentityStep({
             autoComplete="off"
             autoCapitalize="characters"
             spellCheck={false}
-            hint="Tal como aparece en tu documento: entre 5 y 20 letras y números."
+            hint={M.foreignNumberHint}
             error={errors.documentNumber ?? null}
             required
           />
           <SelectField
-            label="País emisor"
+            label={M.issuingCountry}
             name="country"
             value={form.country}
             onChange={(event) => change({ country: event.target.value }, ['country'])}
             error={errors.country ?? null}
             required
           >
-            <option value="">Selecciona un país</option>
+            <option value="">{M.chooseCountry}</option>
             {countries.map((country) => (
               <option key={country.code} value={country.code}>
                 {country.name}
@@ -240,10 +237,10 @@ export function IdentityStep({
         </>
       )}
       <Button type="submit" isLoading={start.isPending} className="btn--block">
-        Continuar
+        {M.continue}
       </Button>
       <div className="login-step__links">
-        <Link to="/login">¿Ya eres parte de Mi Club? Inicia sesión</Link>
+        <Link to="/login">{M.alreadyMember}</Link>
       </div>
     </form>
   );

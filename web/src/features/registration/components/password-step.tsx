@@ -12,6 +12,7 @@ import { trackClick } from '@/lib/analytics';
 import { PASSWORD_MAX_LENGTH, PASSWORD_RULES } from '@/lib/password';
 
 import { useCompleteRegistration } from '../api/complete-registration';
+import { REGISTRATION_COPY as M } from '../messages';
 import {
   COMPLETION_FIELDS,
   registrationFailure,
@@ -89,7 +90,7 @@ export function PasswordStep({ focusHeading, onCompleted, onExpired, onFailed, o
       {generalError ? <Alert action={generalError.action}>{generalError.message}</Alert> : null}
       <PasswordField
         ref={passwordRef}
-        label="Contraseña"
+        label={M.password}
         name="password"
         autoComplete="new-password"
         // A few characters past the limit, so the over-long message can still be seen.
@@ -117,10 +118,10 @@ export function PasswordStep({ focusHeading, onCompleted, onExpired, onFailed, o
             aria-invalid={errors.acceptTerms ? true : undefined}
             aria-describedby={errors.acceptTerms ? termsErrorId : undefined}
           />
-          <span>Acepto los términos y condiciones de Mi Club</span>
+          <span>{M.acceptTerms}</span>
         </label>
         <a className="terms-consent__link" href="/terminos-y-condiciones" target="_blank" rel="noopener noreferrer">
-          Leer los términos y condiciones (se abre en una pestaña nueva)
+          {M.readTerms}
         </a>
         {errors.acceptTerms ? (
           <p className="field__error" id={termsErrorId} role="alert">
@@ -129,7 +130,7 @@ export function PasswordStep({ focusHeading, onCompleted, onExpired, onFailed, o
         ) : null}
       </div>
       <Button type="submit" isLoading={complete.isPending} disabled={isCancelling} className="btn--block">
-        Crear mi cuenta
+        {M.createAccount}
       </Button>
       <div className="login-step__secondary">
         <Button
@@ -140,10 +141,10 @@ export function PasswordStep({ focusHeading, onCompleted, onExpired, onFailed, o
             onBack();
           }}
         >
-          Volver
+          {M.back}
         </Button>
         <Button variant="link" disabled={complete.isPending} isLoading={isCancelling} onClick={onCancel}>
-          Cancelar registro
+          {M.cancelRegistration}
         </Button>
       </div>
     </form>

@@ -4,17 +4,18 @@
  */
 import { useId, useRef, useState, type FormEvent } from 'react';
 
+import { PersonalDataFields } from '@/components/personal-data-fields';
 import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
-import { SelectField } from '@/components/ui/select-field';
 import { TextField } from '@/components/ui/text-field';
 import { trackClick } from '@/lib/analytics';
 import { chileToday } from '@/lib/dates';
 import { useGenders } from '@/lib/genders';
-import { EMAIL_MAX_LENGTH, latestAdultBirthDate, NAME_MAX_LENGTH } from '@/lib/personal-data';
+import { EMAIL_MAX_LENGTH } from '@/lib/personal-data';
 
 import type { RegistrationView } from '../api/get-registration';
 import { useSavePersonalData } from '../api/save-personal-data';
+import { REGISTRATION_COPY as M } from '../messages';
 import {
   PERSONAL_FIELDS,
   personalDataBody,
@@ -92,83 +93,27 @@ export function PersonalDataStep(props: PersonalDataStepProps) {
   return (
     <form ref={formRef} className="login-step registration-step" onSubmit={onSubmit} noValidate aria-labelledby={titleId}>
       <StepHeader step={2} titleId={titleId} focusHeading={focusHeading} />
-      <p className="login-step__intro">Todos los datos son obligatorios, salvo el apellido materno.</p>
+      <p className="login-step__intro">{M.personalIntro}</p>
       {generalError ? <Alert action={generalError.action}>{generalError.message}</Alert> : null}
-      <div className="form-grid">
-        <TextField
-          {...field('name')}
-          label="Nombre"
-          autoComplete="given-name"
-          maxLength={NAME_MAX_LENGTH}
-          value={values.name}
-          onChange={(event) => change('name', event.target.value)}
-          required
-        />
-        <TextField
-          {...field('lastName')}
-          label="Apellido paterno"
-          autoComplete="family-name"
-          maxLength={NAME_MAX_LENGTH}
-          value={values.lastName}
-          onChange={(event) => change('lastName', event.target.value)}
-          required
-        />
-        <TextField
-          {...field('motherSurname')}
-          label="Apellido materno (opcional)"
-          maxLength={NAME_MAX_LENGTH}
-          value={values.motherSurname}
-          onChange={(event) => change('motherSurname', event.target.value)}
-        />
-        <TextField
-          {...field('phoneNumber')}
-          label="Celular"
-          type="tel"
-          inputMode="tel"
-          autoComplete="tel"
-          placeholder="+56 9 1234 5678"
-          value={values.phoneNumber}
-          onChange={(event) => change('phoneNumber', event.target.value)}
-          required
-        />
-        <TextField
-          {...field('birthDate')}
-          label="Fecha de nacimiento"
-          type="date"
-          autoComplete="bday"
-          max={latestAdultBirthDate(today)}
-          value={values.birthDate}
-          onChange={(event) => change('birthDate', event.target.value)}
-          required
-        />
-        <SelectField
-          {...field('genderId')}
-          label="Género"
-          value={String(values.genderId)}
-          onChange={(event) => change('genderId', Number(event.target.value))}
-          required
-        >
-          <option value="0">Selecciona una opción</option>
-          {genders.map((gender) => (
-            <option key={gender.id} value={String(gender.id)}>
-              {gender.label}
-            </option>
-          ))}
-        </SelectField>
-      </div>
+      <PersonalDataFields
+        values={values}
+        errors={errors}
+        onChange={(key, value) => change(key, value as PersonalDataForm[typeof key])}
+        contactRequired
+      />
       <TextField
         {...field('email')}
-        label="Correo electrónico"
+        label={M.email}
         type="email"
         autoComplete="email"
         maxLength={EMAIL_MAX_LENGTH}
         value={values.email}
         onChange={(event) => change('email', event.target.value)}
-        hint="Te enviaremos un enlace a este correo para activar tu cuenta."
+        hint={M.emailHint}
         required
       />
       <Button type="submit" isLoading={save.isPending} disabled={isCancelling} className="btn--block">
-        Continuar
+        {M.continue}
       </Button>
       <div className="login-step__secondary">
         <Button
@@ -179,10 +124,10 @@ export function PersonalDataStep(props: PersonalDataStepProps) {
             onBack();
           }}
         >
-          Volver
+          {M.back}
         </Button>
         <Button variant="link" disabled={save.isPending} isLoading={isCancelling} onClick={onCancel}>
-          Cancelar registro
+          {M.cancelRegistration}
         </Button>
       </div>
     </form>

@@ -2,15 +2,16 @@
  * The top of each registration step: where the member is ("Paso 2 de 3") and the step's heading,
  * which takes focus when the step was reached from another one so screen readers announce it.
  */
-import { useEffect, useRef } from 'react';
+import { useFocusOnShow } from '@/lib/focus-on-show';
+import { REGISTRATION_COPY as M } from '../messages';
 
 export const STEP_TITLES = {
-  1: 'Paso 1 de 3: tu documento',
-  2: 'Paso 2 de 3: tus datos',
-  3: 'Paso 3 de 3: tu contraseña',
+  1: M.step1,
+  2: M.step2,
+  3: M.step3,
 } as const;
 
-const STEP_NAMES = ['Documento', 'Datos personales', 'Contraseña'] as const;
+const STEP_NAMES = [M.stepDocument, M.stepPersonalData, M.stepPassword] as const;
 
 type StepHeaderProps = {
   step: 1 | 2 | 3;
@@ -19,15 +20,10 @@ type StepHeaderProps = {
 };
 
 export function StepHeader({ step, titleId, focusHeading }: StepHeaderProps) {
-  const headingRef = useRef<HTMLHeadingElement>(null);
-  useEffect(() => {
-    if (focusHeading) headingRef.current?.focus();
-    // Only when the step appears.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, []);
+  const headingRef = useFocusOnShow<HTMLHeadingElement>(focusHeading);
   return (
     <>
-      <ol className="steps" aria-label="Pasos del registro">
+      <ol className="steps" aria-label={M.stepsLabel}>
         {STEP_NAMES.map((name, index) => {
           const number = index + 1;
           const state = number < step ? 'done' : number === step ? 'current' : 'next';
@@ -46,13 +42,4 @@ export function StepHeader({ step, titleId, focusHeading }: StepHeaderProps) {
       </h2>
     </>
   );
-}
-
-/** Focus on `heading` once shown, when it was reached from another step. */
-export function useHeadingFocus(heading: React.RefObject<HTMLElement | null>, enabled: boolean) {
-  useEffect(() => {
-    if (enabled) heading.current?.focus();
-    // Only when the view appears.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, []);
 }

@@ -14,9 +14,9 @@ import { ApiError } from '@/lib/api-client';
 import { capitalizeFirst, toDisplayError } from '@/lib/errors';
 
 import { useResendVerificationEmail } from '../api/resend-verification-email';
+import { REGISTRATION_COPY as M } from '../messages';
 
-export const VERIFICATION_EMAIL_SENT =
-  'Si tu cuenta está pendiente de verificación, te enviamos un nuevo correo. Revisa tu bandeja de entrada.';
+export const VERIFICATION_EMAIL_SENT = M.verificationSent;
 const VERIFICATION_EMAIL_FAILED = 'No pudimos enviar el correo. Intenta de nuevo en unos momentos.';
 
 /** A failure that belongs under the RUT or document field. */
@@ -48,13 +48,13 @@ export function VerificationEmailPage({ recaptchaSiteKey }: { recaptchaSiteKey: 
   return (
     <div className="container page recovery-page">
       <div className="login-card">
-        <h1 className="login-card__title">Verifica tu correo electrónico</h1>
+        <h1 className="login-card__title">{M.verifyTitle}</h1>
         <p className="login-card__subtitle">
-          Te enviaremos un nuevo enlace para activar tu cuenta al correo que registraste.
+          {M.verifySubtitle}
         </p>
         <form className="login-step" onSubmit={onSubmit} noValidate aria-labelledby={titleId}>
           <h2 className="login-step__title" id={titleId}>
-            Reenviar correo de verificación
+            {M.verifyFormTitle}
           </h2>
           {resend.isSuccess ? <Alert tone="success">{VERIFICATION_EMAIL_SENT}</Alert> : null}
           {generalError ? <Alert action={generalError.action}>{generalError.message}</Alert> : null}
@@ -72,10 +72,10 @@ export function VerificationEmailPage({ recaptchaSiteKey }: { recaptchaSiteKey: 
             error={userError}
           />
           <Button type="submit" isLoading={resend.isPending} className="btn--block">
-            Reenviar correo
+            {M.resendEmail}
           </Button>
           <div className="login-step__links">
-            <Link to="/login">Volver a iniciar sesión</Link>
+            <Link to="/login">{M.backToLogin}</Link>
           </div>
         </form>
       </div>

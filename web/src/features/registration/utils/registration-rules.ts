@@ -6,39 +6,15 @@ import type { ApiError } from '@/lib/api-client';
 import { chileToday, type CalendarDate } from '@/lib/dates';
 import { capitalizeFirst, isServerFailure, toDisplayError, type DisplayError } from '@/lib/errors';
 import { passwordLengthError } from '@/lib/password';
-import {
-  birthDateError,
-  isValidEmail,
-  nameError,
-  normalizeChileanMobile,
-  PERSONAL_DATA_MESSAGES,
-} from '@/lib/personal-data';
+import { birthDateError, isValidEmail, nameError, normalizeChileanMobile } from '@/lib/personal-data';
 import { cleanRut, formatRut, isValidRut } from '@/lib/rut';
 
 import type { RegistrationIdentity, RegistrationPersonalData } from '../api/get-registration';
+import { IDENTITY_MESSAGES, REGISTRATION_FAILED, REGISTRATION_MESSAGES } from '../messages';
 
 import { FOREIGN_COUNTRY_CODES } from './countries';
 
-/** A failure with no answer, a 5xx, or a body that is not the gateway's: the same button retries. */
-export const REGISTRATION_FAILED =
-  'No pudimos completar tu registro por un problema de conexión o del servicio. Intenta de nuevo en unos momentos.';
-
-export const IDENTITY_MESSAGES = {
-  rutEmpty: 'Ingresa tu RUT.',
-  rutInvalid: 'El RUT ingresado no es válido.',
-  serialEmpty: 'Ingresa el número de documento de tu cédula.',
-  serialInvalid: 'El número de documento no es válido.',
-  documentType: 'Selecciona el tipo de documento.',
-  foreignEmpty: 'Ingresa el número de tu documento.',
-  foreignInvalid: 'El número de documento debe tener entre 5 y 20 letras y números, con al menos una letra.',
-  country: 'Selecciona el país que emitió tu documento.',
-} as const;
-
-export const REGISTRATION_MESSAGES = {
-  ...PERSONAL_DATA_MESSAGES,
-  underage: 'Debes ser mayor de 18 años para registrarte.',
-  terms: 'Debes aceptar los términos y condiciones para registrarte.',
-} as const;
+export { IDENTITY_MESSAGES, REGISTRATION_FAILED, REGISTRATION_MESSAGES };
 
 // ---------------------------------------------------------------- step 1
 

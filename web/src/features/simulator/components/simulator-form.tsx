@@ -9,6 +9,7 @@ import { ApiError } from '@/lib/api-client';
 import { formatAmountInput, formatPesos, parseAmountInput } from '@/lib/format';
 
 import { useSimulate, type SimulatorRequest, type SimulatorResult } from '../api/simulate';
+import { SIMULATOR_COPY as M } from '../messages';
 import {
   AMOUNT_FIELDS,
   formatRate,
@@ -18,7 +19,7 @@ import {
   type SimulatorField,
 } from '../utils/simulator-rules';
 
-export const SIMULATOR_FAILED = 'No pudimos calcular tu acumulación. Intenta de nuevo más tarde.';
+export const SIMULATOR_FAILED = M.failed;
 
 const CATEGORY_LABELS: Record<string, string> = Object.fromEntries(
   AMOUNT_FIELDS.map(({ category, label }) => [category, label]),
@@ -43,13 +44,13 @@ function Result({ result }: { result: SimulatorResult }) {
       </p>
       {lines.length > 0 ? (
         <table className="simulator__table">
-          <caption className="visually-hidden">Detalle por categoría</caption>
+          <caption className="visually-hidden">{M.detailCaption}</caption>
           <thead>
             <tr>
-              <th scope="col">Categoría</th>
-              <th scope="col">Monto</th>
-              <th scope="col">Regla</th>
-              <th scope="col">Acumulas</th>
+              <th scope="col">{M.category}</th>
+              <th scope="col">{M.amount}</th>
+              <th scope="col">{M.rule}</th>
+              <th scope="col">{M.earned}</th>
             </tr>
           </thead>
           <tbody>
@@ -66,7 +67,7 @@ function Result({ result }: { result: SimulatorResult }) {
           </tbody>
         </table>
       ) : null}
-      <p className="simulator__note">Es una estimación: el saldo se acumula al confirmarse tu compra.</p>
+      <p className="simulator__note">{M.estimateNote}</p>
     </div>
   );
 }
@@ -116,16 +117,16 @@ export function SimulatorForm() {
 
   return (
     <section className="simulator" aria-labelledby="simulator-title">
-      <h2 id="simulator-title">Simulador de acumulación</h2>
-      <p className="simulator__lead">Calcula cuánto acumularías en Mi Club con tu próxima compra.</p>
+      <h2 id="simulator-title">{M.title}</h2>
+      <p className="simulator__lead">{M.lead}</p>
       <form className="simulator__form" onSubmit={submit} noValidate>
         <SelectField
-          label="Día de la compra"
+          label={M.weekDayLabel}
           value={weekDay}
           onChange={(event) => setWeekDay(event.target.value)}
           error={errors.weekDay}
         >
-          <option value="">Elige un día</option>
+          <option value="">{M.chooseDay}</option>
           {WEEK_DAYS.map((day, index) => (
             <option key={day} value={index + 1}>
               {day.charAt(0).toUpperCase() + day.slice(1)}
@@ -133,7 +134,7 @@ export function SimulatorForm() {
           ))}
         </SelectField>
         <fieldset className="simulator__amounts">
-          <legend>¿Cuánto gastarías en cada categoría? (en pesos)</legend>
+          <legend>{M.amountsLegend}</legend>
           {AMOUNT_FIELDS.map(({ field, label }) => (
             <TextField
               key={field}
@@ -153,11 +154,11 @@ export function SimulatorForm() {
         </fieldset>
         <label className="checkbox">
           <input type="checkbox" checked={partnerCard} onChange={(event) => setPartnerCard(event.target.checked)} />
-          <span>Pago con Tarjeta Lider BCI</span>
+          <span>{M.payWithCard}</span>
         </label>
         {formError ? <Alert>{formError}</Alert> : null}
         <Button type="submit" isLoading={mutation.isPending}>
-          Calcular
+          {M.calculate}
         </Button>
       </form>
       <div aria-live="polite">{mutation.data ? <Result result={mutation.data} /> : null}</div>

@@ -3,13 +3,14 @@
  * same messages, so a member sees them before anything is sent.
  */
 import type { SimulatorRequest } from '../api/simulate';
+import { SIMULATOR_COPY, SIMULATOR_MESSAGES } from '../messages';
 
 export const AMOUNT_FIELDS = [
-  { field: 'meatAmount', category: 'meat', label: 'Carnes' },
-  { field: 'fruitsAndVegetablesAmount', category: 'fruits_and_vegetables', label: 'Frutas y verduras' },
-  { field: 'cleaningAmount', category: 'cleaning', label: 'Limpieza' },
-  { field: 'drinksAmount', category: 'drinks', label: 'Bebidas' },
-  { field: 'otherAmount', category: 'other', label: 'Otros productos' },
+  { field: 'meatAmount', category: 'meat', label: SIMULATOR_COPY.meat },
+  { field: 'fruitsAndVegetablesAmount', category: 'fruits_and_vegetables', label: SIMULATOR_COPY.fruitsAndVegetables },
+  { field: 'cleaningAmount', category: 'cleaning', label: SIMULATOR_COPY.cleaning },
+  { field: 'drinksAmount', category: 'drinks', label: SIMULATOR_COPY.drinks },
+  { field: 'otherAmount', category: 'other', label: SIMULATOR_COPY.other },
 ] as const;
 
 export type AmountField = (typeof AMOUNT_FIELDS)[number]['field'];
@@ -20,13 +21,7 @@ export const WEEK_DAYS = ['lunes', 'martes', 'miércoles', 'jueves', 'viernes', 
 /** Whole pesos per category, at most (the gateway's bound). */
 export const MAX_CATEGORY_AMOUNT = 10_000_000;
 
-export const SIMULATOR_MESSAGES = {
-  weekDay: 'Elige un día de la semana.',
-  negative: 'El monto no puede ser negativo.',
-  notWhole: 'Ingresa el monto en pesos, sin decimales.',
-  tooLarge: 'El monto máximo por categoría es $10.000.000.',
-  allZero: 'Ingresa al menos un monto.',
-} as const;
+export { SIMULATOR_MESSAGES };
 
 /** Each amount with its has-flag (spec section 3): true when above 0. */
 export function hasFlags(request: SimulatorRequest): Record<`has${Capitalize<AmountField>}`, boolean> {

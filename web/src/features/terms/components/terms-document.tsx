@@ -1,6 +1,7 @@
 import { formatDate } from '@/lib/format';
 
 import type { Terms } from '../api/get-terms';
+import { TERMS_COPY as M } from '../messages';
 import { paragraphsOf } from '../utils/terms-state';
 
 type TermsDocumentProps = { terms: Terms; headingLevel?: 2 | 3 };
@@ -13,8 +14,9 @@ export function TermsDocument({ terms, headingLevel = 2 }: TermsDocumentProps) {
     <article className="terms-document">
       <Heading className="terms-document__title">{terms.title}</Heading>
       <p className="terms-document__meta" data-testid="terms-version">
-        Versión {terms.version}
-        {published ? `, vigente desde el ${published}` : null}
+        {M.version}
+        {terms.version}
+        {published ? M.inForceSince(published) : null}
       </p>
       {paragraphsOf(terms.body).map((paragraph, index) => (
         <p key={index} className="terms-document__paragraph">

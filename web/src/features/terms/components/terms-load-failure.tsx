@@ -1,7 +1,8 @@
 import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
+import { TERMS_COPY as M } from '../messages';
 
-export const TERMS_LOAD_FAILED = 'No pudimos cargar los términos y condiciones. Intenta de nuevo más tarde.';
+export const TERMS_LOAD_FAILED = M.loadFailed;
 
 interface TermsLoadFailureProps {
   onRetry: () => void;
@@ -14,7 +15,7 @@ export function TermsLoadFailure({ onRetry, isRetrying }: TermsLoadFailureProps)
     <>
       <Alert>{TERMS_LOAD_FAILED}</Alert>
       <Button variant="secondary" onClick={onRetry} isLoading={isRetrying}>
-        Reintentar
+        {M.retry}
       </Button>
     </>
   );

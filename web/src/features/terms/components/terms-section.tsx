@@ -9,13 +9,14 @@ import { formatDate } from '@/lib/format';
 
 import { useDecideTerms, type TermsAgreement, type TermsDecided } from '../api/decide-terms';
 import { useTerms } from '../api/get-terms';
+import { TERMS_COPY as M } from '../messages';
 import { termsState } from '../utils/terms-state';
 
 import { TermsDocument } from './terms-document';
 import { TermsLoadFailure } from './terms-load-failure';
 
 /** Spec section 8, "Terms update failure". */
-export const TERMS_UPDATE_FAILED = 'No pudimos actualizar tus términos y condiciones, intenta de nuevo más tarde.';
+export const TERMS_UPDATE_FAILED = M.updateFailed;
 
 type TermsSectionProps = {
   /** The member's decision as the profile holds it. */
@@ -28,11 +29,11 @@ type TermsSectionProps = {
 function DecisionStatus({ agreement }: { agreement: TermsAgreement | null }) {
   const state = termsState(agreement);
   const date = state.terms_and_conditions_last_update ? formatDate(state.terms_and_conditions_last_update) : null;
-  const on = date ? ` el ${date}` : '';
-  let text = 'Aún no has aceptado ni rechazado los términos y condiciones.';
-  if (state.terms_and_conditions_accepted) text = `Aceptaste los términos y condiciones${on}.`;
+  const on = date ? M.on(date) : '';
+  let text: string = M.undecided;
+  if (state.terms_and_conditions_accepted) text = M.accepted(on);
   else if (state.terms_and_conditions_rejected) {
-    text = `Rechazaste los términos y condiciones${on}. Puedes aceptarlos cuando quieras.`;
+    text = M.rejected(on);
   }
   return (
     <p
@@ -68,10 +69,10 @@ export function TermsSection({ agreement, isAgreementLoading, onDecided }: Terms
   return (
     <section className="panel" aria-labelledby={titleId} aria-busy={terms.isPending}>
       <h2 className="panel__title" id={titleId}>
-        Términos y Condiciones
+        {M.sectionTitle}
       </h2>
-      {isAgreementLoading ? <Spinner size="small" label="Cargando tu decisión…" /> : <DecisionStatus agreement={agreement} />}
-      {terms.isPending ? <Spinner label="Cargando los términos y condiciones…" /> : null}
+      {isAgreementLoading ? <Spinner size="small" label={M.decisionLoading} /> : <DecisionStatus agreement={agreement} />}
+      {terms.isPending ? <Spinner label={M.loading} /> : null}
       {terms.isError && !terms.data ? (
         <TermsLoadFailure onRetry={() => void terms.refetch()} isRetrying={terms.isFetching} />
       ) : null}
@@ -79,7 +80,7 @@ export function TermsSection({ agreement, isAgreementLoading, onDecided }: Terms
         <>
           {/* A scrollable region must be reachable by keyboard. */}
           {/* eslint-disable-next-line jsx-a11y/no-noninteractive-tabindex */}
-          <div className="terms-box" tabIndex={0} role="region" aria-label="Texto de los términos y condiciones">
+          <div className="terms-box" tabIndex={0} role="region" aria-label={M.textLabel}>
             <TermsDocument terms={terms.data} headingLevel={3} />
           </div>
           {!isRejectModalOpen ? failure : null}
@@ -89,7 +90,7 @@ export function TermsSection({ agreement, isAgreementLoading, onDecided }: Terms
               isLoading={decide.isPending && decide.variables === true}
               disabled={decide.isPending}
             >
-              Aceptar
+              {M.accept}
             </Button>
             <Button
               variant="secondary"
@@ -99,26 +100,23 @@ export function TermsSection({ agreement, isAgreementLoading, onDecided }: Terms
               }}
               disabled={decide.isPending}
             >
-              Rechazar
+              {M.reject}
             </Button>
           </div>
         </>
       ) : null}
       {isRejectModalOpen ? (
-        <Modal title="¿Quieres rechazar los términos y condiciones?" onClose={() => setRejectModalOpen(false)}>
-          <p>
-            Si los rechazas, no podremos ofrecerte los beneficios de Mi Club que requieren tu aceptación de
-            los términos y condiciones. Tu saldo y tus movimientos no cambian.
-          </p>
-          <p>Puedes volver a aceptarlos cuando quieras desde Mi Club, en Términos y Condiciones.</p>
+        <Modal title={M.rejectTitle} onClose={() => setRejectModalOpen(false)}>
+          <p>{M.rejectConsequence}</p>
+          <p>{M.rejectReversible}</p>
           {failure}
           <div className="terms-actions">
             {/* The safe choice first: it is where focus lands when the dialog opens. */}
             <Button variant="secondary" onClick={() => setRejectModalOpen(false)} disabled={decide.isPending}>
-              Volver
+              {M.back}
             </Button>
             <Button onClick={() => submit(false)} isLoading={decide.isPending}>
-              Sí, rechazar
+              {M.confirmReject}
             </Button>
           </div>
         </Modal>

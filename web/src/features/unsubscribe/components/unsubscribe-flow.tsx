@@ -4,9 +4,9 @@
  * to whoever holds the session), says why they leave (step 2), and confirms in a modal that
  * explains what happens. The password is held in this flow's state only, for step 2's request,
  * and is never stored. After the gateway's confirmation the app resets to the logged-out state
- * and shows the farewell.
+ * and shows the farewell. The steps move by the events of unsubscribe-state.ts.
  */
-import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
+import { useId, useReducer, useRef, useState, type Dispatch, type FormEvent } from 'react';
 
 import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
@@ -17,12 +17,14 @@ import { TextField } from '@/components/ui/text-field';
 import { TextareaField } from '@/components/ui/textarea-field';
 import { UserField, userFieldError } from '@/components/ui/user-field';
 import { track, trackClick } from '@/lib/analytics';
-import { errorCodeOf, type DisplayError } from '@/lib/errors';
+import { errorCodeOf } from '@/lib/errors';
+import { useFocusOnShow } from '@/lib/focus-on-show';
 import { EMAIL_MAX_LENGTH } from '@/lib/personal-data';
 
 import { useUnsubscribeReasons } from '../api/get-unsubscribe-reasons';
 import { useUnsubscribe } from '../api/unsubscribe';
 import { useValidateUnsubscribe, type UnsubscribeIdentity } from '../api/validate-unsubscribe';
+import { UNSUBSCRIBE_COPY as M } from '../messages';
 import {
   alreadyUnsubscribedText,
   farewellText,
@@ -36,10 +38,12 @@ import {
   type ReasonErrors,
 } from '../utils/unsubscribe-rules';
 
+import { INITIAL_UNSUBSCRIBE_STATE, unsubscribeReducer, type Carried, type UnsubscribeEvent } from './unsubscribe-state';
+
 const SECTION = 'desuscripcion';
 
-export const UNSUBSCRIBE_TITLE = 'Darme de baja de Mi Club';
-export const CONFIRM_TITLE = '¿Seguro que quieres darte de baja de Mi Club?';
+export const UNSUBSCRIBE_TITLE = M.title;
+export const CONFIRM_TITLE = M.confirmTitle;
 
 type UnsubscribeFlowProps = {
   /** Back to Mis Datos without unsubscribing. */
@@ -48,29 +52,10 @@ type UnsubscribeFlowProps = {
   onUnsubscribed: (farewell: string) => void;
 };
 
-/** `unsubscribedAt` is null when the gateway answered no date for a member who already left. */
-type Step = { name: 'identity' } | { name: 'reason' } | { name: 'already'; unsubscribedAt: string | null };
-
-/** Why the member is back at step 1: a general message, or one for a field of step 1. */
-type Carried = { display: DisplayError } | { field: IdentityField; message: string };
-
 export function UnsubscribeFlow({ onClose, onUnsubscribed }: UnsubscribeFlowProps) {
-  const [step, setStep] = useState<Step>({ name: 'identity' });
-  const [hasMoved, setHasMoved] = useState(false);
-  const [user, setUser] = useState('');
-  const [isForeign, setIsForeign] = useState(false);
-  const [email, setEmail] = useState('');
-  const [currentPassword, setCurrentPassword] = useState('');
-  const [reasonId, setReasonId] = useState<number | null>(null);
-  const [reasonText, setReasonText] = useState('');
-  /** Why the member is back at step 1 (the identity or the password no longer matched at the end). */
-  const [carried, setCarried] = useState<Carried | null>(null);
+  const [state, dispatch] = useReducer(unsubscribeReducer, INITIAL_UNSUBSCRIBE_STATE);
+  const { step, hasMoved } = state;
   const titleId = useId();
-
-  function goTo(next: Step) {
-    setHasMoved(true);
-    setStep(next);
-  }
 
   let content;
   if (step.name === 'already') {
@@ -79,15 +64,10 @@ export function UnsubscribeFlow({ onClose, onUnsubscribed }: UnsubscribeFlowProp
     content = (
       <ReasonStep
         focusHeading={hasMoved}
-        identity={{ user: user.trim(), email: email.trim(), currentPassword }}
-        reasonId={reasonId}
-        onReasonIdChange={setReasonId}
-        reasonText={reasonText}
-        onReasonTextChange={setReasonText}
-        onBack={(reason) => {
-          setCarried(reason);
-          goTo({ name: 'identity' });
-        }}
+        identity={{ user: state.user.trim(), email: state.email.trim(), currentPassword: state.currentPassword }}
+        reasonId={state.reasonId}
+        reasonText={state.reasonText}
+        dispatch={dispatch}
         onUnsubscribed={onUnsubscribed}
       />
     );
@@ -95,21 +75,12 @@ export function UnsubscribeFlow({ onClose, onUnsubscribed }: UnsubscribeFlowProp
     content = (
       <IdentityStep
         focusHeading={hasMoved}
-        user={user}
-        onUserChange={setUser}
-        isForeign={isForeign}
-        onForeignChange={setIsForeign}
-        email={email}
-        onEmailChange={setEmail}
-        currentPassword={currentPassword}
-        onCurrentPasswordChange={setCurrentPassword}
-        carried={carried}
-        onValidated={(answer) => {
-          setCarried(null);
-          // A member who already left has no step 2 to keep the password for.
-          if (answer.name === 'already') setCurrentPassword('');
-          goTo(answer);
-        }}
+        user={state.user}
+        isForeign={state.isForeign}
+        email={state.email}
+        currentPassword={state.currentPassword}
+        carried={state.carried}
+        dispatch={dispatch}
         onClose={onClose}
       />
     );
@@ -125,39 +96,24 @@ export function UnsubscribeFlow({ onClose, onUnsubscribed }: UnsubscribeFlowProp
   );
 }
 
-/** Focus on the step's heading once shown, when reached from another step. */
-function useStepHeading(enabled: boolean) {
-  const ref = useRef<HTMLHeadingElement>(null);
-  useEffect(() => {
-    if (enabled) ref.current?.focus();
-    // Only when the step appears.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, []);
-  return ref;
-}
-
 type IdentityStepProps = {
   focusHeading: boolean;
   user: string;
-  onUserChange: (value: string) => void;
   isForeign: boolean;
-  onForeignChange: (value: boolean) => void;
   email: string;
-  onEmailChange: (value: string) => void;
   currentPassword: string;
-  onCurrentPasswordChange: (value: string) => void;
   carried: Carried | null;
-  onValidated: (next: Step) => void;
+  dispatch: Dispatch<UnsubscribeEvent>;
   onClose: () => void;
 };
 
 function IdentityStep(props: IdentityStepProps) {
-  const { focusHeading, user, isForeign, email, currentPassword, carried, onValidated, onClose } = props;
+  const { focusHeading, user, isForeign, email, currentPassword, carried, dispatch, onClose } = props;
   const validate = useValidateUnsubscribe();
   const [errors, setErrors] = useState<IdentityErrors>(() =>
     carried && 'field' in carried ? { [carried.field]: carried.message } : {},
   );
-  const headingRef = useStepHeading(focusHeading);
+  const headingRef = useFocusOnShow<HTMLHeadingElement>(focusHeading);
   const emailRef = useRef<HTMLInputElement>(null);
   const passwordRef = useRef<HTMLInputElement>(null);
   const carriedError = carried && 'display' in carried ? carried.display : null;
@@ -195,10 +151,10 @@ function IdentityStep(props: IdentityStepProps) {
       {
         onSuccess: (answer) => {
           track('desuscripción_paso_1', { ya_desuscrito: answer.alreadyUnsubscribed });
-          onValidated(
+          dispatch(
             answer.alreadyUnsubscribed
-              ? { name: 'already', unsubscribedAt: answer.unsubscribedAt ?? null }
-              : { name: 'reason' },
+              ? { type: 'alreadyUnsubscribed', unsubscribedAt: answer.unsubscribedAt ?? null }
+              : { type: 'identityConfirmed' },
           );
         },
         onError: (error) => {
@@ -216,33 +172,33 @@ function IdentityStep(props: IdentityStepProps) {
   return (
     <form ref={formRef} className="unsubscribe__step" onSubmit={onSubmit} noValidate aria-labelledby={titleId}>
       <h3 className="unsubscribe__title" id={titleId} ref={headingRef} tabIndex={-1}>
-        Paso 1 de 2: confirma que eres tú
+        {M.identityTitle}
       </h3>
-      <p>Para darte de baja, ingresa el RUT o documento y el correo electrónico de tu cuenta, y tu contraseña actual.</p>
+      <p>{M.identityIntro}</p>
       {generalError ? <Alert action={generalError.action}>{generalError.message}</Alert> : null}
       <UserField
         value={user}
         onChange={(value) => {
-          props.onUserChange(value);
+          dispatch({ type: 'userChanged', user: value });
           if (errors.user) setErrors((previous) => ({ ...previous, user: undefined }));
         }}
         isForeign={isForeign}
         onForeignChange={(value) => {
-          props.onForeignChange(value);
+          dispatch({ type: 'documentKindChanged', isForeign: value });
           setErrors((previous) => ({ ...previous, user: undefined }));
         }}
         error={errors.user ?? null}
       />
       <TextField
         ref={emailRef}
-        label="Correo electrónico"
+        label={M.email}
         name="email"
         type="email"
         autoComplete="email"
         maxLength={EMAIL_MAX_LENGTH}
         value={email}
         onChange={(event) => {
-          props.onEmailChange(event.target.value);
+          dispatch({ type: 'emailChanged', email: event.target.value });
           if (errors.email) setErrors((previous) => ({ ...previous, email: undefined }));
         }}
         error={errors.email ?? null}
@@ -250,12 +206,12 @@ function IdentityStep(props: IdentityStepProps) {
       />
       <PasswordField
         ref={passwordRef}
-        label="Contraseña actual"
+        label={M.currentPassword}
         name="currentPassword"
         autoComplete="current-password"
         value={currentPassword}
         onChange={(event) => {
-          props.onCurrentPasswordChange(event.target.value);
+          dispatch({ type: 'currentPasswordChanged', currentPassword: event.target.value });
           if (errors.currentPassword) setErrors((previous) => ({ ...previous, currentPassword: undefined }));
         }}
         error={errors.currentPassword ?? null}
@@ -263,10 +219,10 @@ function IdentityStep(props: IdentityStepProps) {
       />
       <div className="unsubscribe__actions">
         <Button type="submit" isLoading={validate.isPending}>
-          Continuar
+          {M.continue}
         </Button>
         <Button variant="secondary" onClick={onClose} disabled={validate.isPending}>
-          Cancelar
+          {M.cancel}
         </Button>
       </div>
     </form>
@@ -278,15 +234,15 @@ function isIdentityField(field: string): field is IdentityField {
 }
 
 function AlreadyUnsubscribed({ unsubscribedAt, onClose }: { unsubscribedAt: string | null; onClose: () => void }) {
-  const headingRef = useStepHeading(true);
+  const headingRef = useFocusOnShow<HTMLHeadingElement>();
   return (
     <div className="unsubscribe__step">
       <h3 className="unsubscribe__title" ref={headingRef} tabIndex={-1}>
-        Ya no eres parte de Mi Club
+        {M.alreadyTitle}
       </h3>
       <Alert tone="info">{alreadyUnsubscribedText(unsubscribedAt)}</Alert>
       <Button variant="secondary" onClick={onClose}>
-        Volver a Mis Datos
+        {M.backToProfile}
       </Button>
     </div>
   );
@@ -296,21 +252,20 @@ type ReasonStepProps = {
   focusHeading: boolean;
   identity: UnsubscribeIdentity;
   reasonId: number | null;
-  onReasonIdChange: (id: number) => void;
   reasonText: string;
-  onReasonTextChange: (text: string) => void;
-  /** Back to step 1; with the reason when the identity or the password no longer matched. */
-  onBack: (reason: Carried | null) => void;
+  dispatch: Dispatch<UnsubscribeEvent>;
   onUnsubscribed: (farewell: string) => void;
 };
 
 function ReasonStep(props: ReasonStepProps) {
-  const { focusHeading, identity, reasonId, reasonText, onBack, onUnsubscribed } = props;
+  const { focusHeading, identity, reasonId, reasonText, dispatch, onUnsubscribed } = props;
+  /** Back to step 1; with the reason when the identity or the password no longer matched. */
+  const onBack = (carried: Carried | null) => dispatch({ type: 'returnedToIdentity', carried });
   const reasons = useUnsubscribeReasons();
   const confirm = useUnsubscribe();
   const [errors, setErrors] = useState<ReasonErrors>({});
   const [isModalOpen, setModalOpen] = useState(false);
-  const headingRef = useStepHeading(focusHeading);
+  const headingRef = useFocusOnShow<HTMLHeadingElement>(focusHeading);
   const formRef = useRef<HTMLFormElement>(null);
   const textRef = useRef<HTMLTextAreaElement>(null);
   const titleId = useId();
@@ -373,14 +328,14 @@ function ReasonStep(props: ReasonStepProps) {
   return (
     <form ref={formRef} className="unsubscribe__step" onSubmit={onSubmit} noValidate aria-labelledby={titleId}>
       <h3 className="unsubscribe__title" id={titleId} ref={headingRef} tabIndex={-1}>
-        Paso 2 de 2: cuéntanos por qué te vas
+        {M.reasonTitle}
       </h3>
-      {reasons.isPending ? <Spinner label="Cargando los motivos…" /> : null}
+      {reasons.isPending ? <Spinner label={M.loadingReasons} /> : null}
       {reasons.isError ? (
         <>
-          <Alert>No pudimos cargar los motivos. Intenta de nuevo más tarde.</Alert>
+          <Alert>{M.reasonsFailed}</Alert>
           <Button variant="secondary" onClick={() => void reasons.refetch()} isLoading={reasons.isFetching}>
-            Reintentar
+            {M.retry}
           </Button>
         </>
       ) : null}
@@ -390,7 +345,7 @@ function ReasonStep(props: ReasonStepProps) {
             className={`choice${errors.reasonId ? ' field--invalid' : ''}`}
             aria-describedby={errors.reasonId ? reasonErrorId : undefined}
           >
-            <legend className="field__label">¿Por qué quieres darte de baja?</legend>
+            <legend className="field__label">{M.reasonQuestion}</legend>
             {reasons.data.map((reason) => (
               <label className="choice__option" key={reason.id}>
                 <input
@@ -399,7 +354,7 @@ function ReasonStep(props: ReasonStepProps) {
                   value={String(reason.id)}
                   checked={reasonId === reason.id}
                   onChange={() => {
-                    props.onReasonIdChange(reason.id);
+                    dispatch({ type: 'reasonChosen', reasonId: reason.id });
                     setErrors({});
                   }}
                 />
@@ -414,17 +369,17 @@ function ReasonStep(props: ReasonStepProps) {
           </fieldset>
           <TextareaField
             ref={textRef}
-            label={chosen?.requiresText ? 'Cuéntanos el motivo' : 'Cuéntanos más (opcional)'}
+            label={chosen?.requiresText ? M.reasonTextRequired : M.reasonTextOptional}
             name="reasonText"
             rows={4}
             // A few characters past the limit, so the over-long message can still be seen.
             maxLength={REASON_TEXT_MAX_LENGTH + 20}
             value={reasonText}
             onChange={(event) => {
-              props.onReasonTextChange(event.target.value);
+              dispatch({ type: 'reasonTextChanged', reasonText: event.target.value });
               if (errors.reasonText) setErrors((previous) => ({ ...previous, reasonText: undefined }));
             }}
-            hint={`Hasta ${REASON_TEXT_MAX_LENGTH} caracteres.`}
+            hint={M.reasonTextHint(REASON_TEXT_MAX_LENGTH)}
             error={errors.reasonText ?? null}
             required={chosen?.requiresText ?? false}
           />
@@ -432,7 +387,7 @@ function ReasonStep(props: ReasonStepProps) {
       ) : null}
       <div className="unsubscribe__actions">
         <Button type="submit" disabled={!reasons.data}>
-          Continuar
+          {M.continue}
         </Button>
         <Button
           variant="secondary"
@@ -441,29 +396,26 @@ function ReasonStep(props: ReasonStepProps) {
             onBack(null);
           }}
         >
-          Volver
+          {M.back}
         </Button>
       </div>
       {isModalOpen ? (
         <Modal title={CONFIRM_TITLE} onClose={() => (confirm.isPending ? undefined : setModalOpen(false))}>
-          <p>Si te das de baja:</p>
+          <p>{M.ifYouLeave}</p>
           <ul className="unsubscribe__consequences">
-            <li>Cerraremos tu sesión en todos tus dispositivos.</li>
-            <li>
-              Eliminaremos tus datos personales: nombre, apellidos, celular, fecha de nacimiento, género y correo
-              electrónico.
-            </li>
-            <li>Tu saldo y tu historial de movimientos quedarán guardados, pero no podrás verlos ni usarlos hasta que vuelvas a registrarte.</li>
+            <li>{M.consequenceSessions}</li>
+            <li>{M.consequenceData}</li>
+            <li>{M.consequenceBalance}</li>
           </ul>
-          <p>Si más adelante quieres volver, podrás registrarte de nuevo.</p>
+          <p>{M.comeBack}</p>
           {modalError ? <Alert action={modalError.action}>{modalError.message}</Alert> : null}
           <div className="terms-actions">
             {/* The safe choice first: it is where focus lands when the dialog opens. */}
             <Button variant="secondary" onClick={() => setModalOpen(false)} disabled={confirm.isPending}>
-              Cancelar
+              {M.cancel}
             </Button>
             <Button onClick={onConfirm} isLoading={confirm.isPending}>
-              Sí, darme de baja
+              {M.confirm}
             </Button>
           </div>
         </Modal>

@@ -8,18 +8,11 @@ import { formatDate } from '@/lib/format';
 import { charCount, isValidEmail } from '@/lib/personal-data';
 
 import type { UnsubscribeReason } from '../api/get-unsubscribe-reasons';
+import { UNSUBSCRIBE_COPY, UNSUBSCRIBE_MESSAGES } from '../messages';
 
 /** Any failure but a mismatch or a field: no answer, a 5xx, an unexpected code. */
-export const UNSUBSCRIBE_FAILED = 'No pudimos procesar tu solicitud. Intenta de nuevo más tarde.';
+export const UNSUBSCRIBE_FAILED = UNSUBSCRIBE_COPY.failed;
 export const REASON_TEXT_MAX_LENGTH = 500;
-
-export const UNSUBSCRIBE_MESSAGES = {
-  email: 'Ingresa un correo electrónico válido.',
-  currentPassword: 'Ingresa tu contraseña actual.',
-  reason: 'Elige un motivo.',
-  reasonTextEmpty: 'Cuéntanos el motivo.',
-  reasonTextTooLong: 'Puedes escribir hasta 500 caracteres.',
-} as const;
 
 /** "21 de noviembre de 2026" in Chile, or the raw value if it is not a date. */
 function chileDay(iso: string): string {
@@ -28,13 +21,13 @@ function chileDay(iso: string): string {
 
 /** Step 1's answer for a member who already unsubscribed; without the date when the gateway has none. */
 export function alreadyUnsubscribedText(unsubscribedAt: string | null): string {
-  if (!unsubscribedAt) return 'Ya te diste de baja de Mi Club.';
-  return `Ya te diste de baja de Mi Club el ${chileDay(unsubscribedAt)}.`;
+  if (!unsubscribedAt) return UNSUBSCRIBE_COPY.alreadyNoDate;
+  return UNSUBSCRIBE_COPY.alreadyOn(chileDay(unsubscribedAt));
 }
 
 /** Shown after the gateway confirmed, on the logged-out page the member lands on. */
 export function farewellText(unsubscribedAt: string): string {
-  return `Te diste de baja de Mi Club el ${chileDay(unsubscribedAt)}. Gracias por haber sido parte de Mi Club.`;
+  return UNSUBSCRIBE_COPY.farewell(chileDay(unsubscribedAt));
 }
 
 export type IdentityField = 'user' | 'email' | 'currentPassword';

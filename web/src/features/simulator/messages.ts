@@ -1,0 +1,31 @@
+/** What a member reads in the purchase-accumulation simulator. */
+export const SIMULATOR_COPY = {
+  failed: 'No pudimos calcular tu acumulación. Intenta de nuevo más tarde.',
+  title: 'Simulador de acumulación',
+  lead: 'Calcula cuánto acumularías en Mi Club con tu próxima compra.',
+  weekDayLabel: 'Día de la compra',
+  chooseDay: 'Elige un día',
+  amountsLegend: '¿Cuánto gastarías en cada categoría? (en pesos)',
+  payWithCard: 'Pago con Tarjeta Lider BCI',
+  calculate: 'Calcular',
+  detailCaption: 'Detalle por categoría',
+  category: 'Categoría',
+  amount: 'Monto',
+  rule: 'Regla',
+  earned: 'Acumulas',
+  estimateNote: 'Es una estimación: el saldo se acumula al confirmarse tu compra.',
+  meat: 'Carnes',
+  fruitsAndVegetables: 'Frutas y verduras',
+  cleaning: 'Limpieza',
+  drinks: 'Bebidas',
+  other: 'Otros productos',
+} as const;
+
+/** The checks' messages, under the field they belong to. */
+export const SIMULATOR_MESSAGES = {
+  weekDay: 'Elige un día de la semana.',
+  negative: 'El monto no puede ser negativo.',
+  notWhole: 'Ingresa el monto en pesos, sin decimales.',
+  tooLarge: 'El monto máximo por categoría es $10.000.000.',
+  allZero: 'Ingresa al menos un monto.',
+} as const;
