@@ -1,3 +1,7 @@
+// Tokens and the global base load first: every component's stylesheet comes after and uses them.
+import './styles/tokens.css';
+import './styles/base.css';
+
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 
@@ -5,7 +9,6 @@ import { App } from './app';
 import { preloadRoute } from './app/router';
 import { ensureUserIdCookie } from './lib/cookies';
 import { restoreSession } from './lib/session';
-import './index.css';
 
 // First load: the anonymous visitor id (spec section 1), then whatever session the cookies show.
 ensureUserIdCookie();

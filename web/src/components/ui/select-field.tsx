@@ -1,5 +1,7 @@
 import { forwardRef, useId, type ReactNode, type SelectHTMLAttributes } from 'react';
 
+import './field.css';
+
 type SelectFieldProps = Omit<SelectHTMLAttributes<HTMLSelectElement>, 'id'> & {
   label: string;
   hint?: ReactNode;

@@ -2,6 +2,8 @@ import { trackClick } from '@/lib/analytics';
 
 import { selectAccountMenu, visibleMenuItems } from '../stores/account-menu';
 
+import './account-menu.css';
+
 type AccountMenuProps = {
   hasMissions: boolean;
   selectedIndex: number;

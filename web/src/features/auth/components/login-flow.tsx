@@ -16,6 +16,10 @@ import { useValidateOtp, type LoginResult } from '../api/validate-otp';
 
 import { endsChallenge, loginErrorCode, loginErrorToDisplay } from './login-errors';
 
+import '@/components/ui/field.css';
+import '@/styles/login-card.css';
+import './login-flow.css';
+
 export type LoginVariant = 'pagina' | 'modal';
 
 type LoginFlowProps = {

@@ -6,6 +6,10 @@ import type { LoginResult } from '../api/validate-otp';
 
 import { LoginFlow } from './login-flow';
 
+import '@/styles/brand.css';
+import '@/styles/login-card.css';
+import './login-page-content.css';
+
 type LoginPageContentProps = {
   recaptchaSiteKey: string | null;
   isLoginMaintenance: boolean;

@@ -5,6 +5,9 @@ import { useAlliances, type Alliance } from '../api/get-alliances';
 
 import { ContentImage, ContentStates } from './content-states';
 
+import '@/components/ui/button.css';
+import './content-page.css';
+
 export const ALLIANCES_EMPTY = 'No hay beneficios de alianzas vigentes en este momento.';
 export const ALLIANCES_FAILED = 'No pudimos cargar los beneficios de nuestras alianzas. Intenta de nuevo más tarde.';
 

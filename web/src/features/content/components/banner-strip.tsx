@@ -10,6 +10,8 @@ import { useBanners, type Banner } from '../api/get-banners';
 
 import { ContentImage } from './content-states';
 
+import './banner-strip.css';
+
 export const BANNERS_FAILED = 'No pudimos cargar las campañas.';
 
 function Slide({ banner }: { banner: Banner }) {

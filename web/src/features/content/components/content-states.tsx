@@ -5,6 +5,8 @@ import { Button } from '@/components/ui/button';
 import { Spinner } from '@/components/ui/spinner';
 import { isSafeLink } from '@/lib/site-links';
 
+import './content-page.css';
+
 type ContentStatesProps<T> = {
   query: { data: T[] | undefined; isError: boolean; isFetching: boolean; refetch: () => unknown };
   loadingLabel: string;

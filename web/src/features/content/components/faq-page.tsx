@@ -4,6 +4,9 @@ import { useFaqs, type FaqAudience } from '../api/get-faqs';
 
 import { ContentStates, Paragraphs } from './content-states';
 
+import './content-page.css';
+import './faq-page.css';
+
 export const FAQ_TITLES: Record<FaqAudience, string> = {
   login: 'Preguntas frecuentes para iniciar sesión',
   general: 'Preguntas frecuentes',

@@ -9,6 +9,10 @@ import { usePromotions, type Promotion } from '../api/get-promotions';
 
 import { ContentImage, ContentStates } from './content-states';
 
+import '@/components/ui/button.css';
+import '@/styles/badge.css';
+import './content-page.css';
+
 export const PROMOTIONS_EMPTY = 'No hay promociones vigentes en este momento. Vuelve pronto.';
 export const PROMOTIONS_FAILED = 'No pudimos cargar las promociones. Intenta de nuevo más tarde.';
 

@@ -1,3 +1,6 @@
+import '@/styles/brand.css';
+import './maintenance-screen.css';
+
 /** Replaces the whole portal while the context flag `portalEnabled` is false. */
 export function MaintenanceScreen() {
   return (

@@ -8,6 +8,9 @@ import { useSession } from '@/lib/session';
 import { useMissions, type Mission } from '../api/get-missions';
 import { missionIconUrl } from '../utils/mission-icons';
 
+import '@/styles/badge.css';
+import './missions-section.css';
+
 export const MISSIONS_EMPTY = 'Aún no tienes misiones activas.';
 export const MISSIONS_CONFLICT = 'Estamos preparando tus misiones. Vuelve a intentarlo en unos minutos.';
 export const MISSIONS_FAILED = 'No pudimos cargar tus misiones. Intenta de nuevo más tarde.';

@@ -14,6 +14,9 @@ import { useMovements, type Movement } from '../api/get-movements';
 import { kindLabel, statusLabel } from '../utils/labels';
 import { monthChoices, nearestChoice } from '../utils/month-choices';
 
+import '@/styles/panel.css';
+import './movements-section.css';
+
 export const NO_MOVEMENTS = 'No tienes movimientos en este mes.';
 export const MOVEMENTS_FAILED = 'No pudimos cargar tus movimientos. Intenta de nuevo más tarde.';
 

@@ -30,6 +30,9 @@ import {
   type ResetField,
 } from '../utils/recovery-rules';
 
+import '@/components/ui/button.css';
+import '@/styles/login-card.css';
+
 const SECTION = 'recuperar_contrasena';
 
 export const RESET_DONE_MESSAGE = 'Tu contraseña fue cambiada. Inicia sesión con tu nueva contraseña.';

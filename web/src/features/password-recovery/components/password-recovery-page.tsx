@@ -1,6 +1,8 @@
 /** /recuperar-contrasena inside the site frame: the page heading and the recovery steps. */
 import { PasswordRecoveryFlow } from './password-recovery-flow';
 
+import '@/styles/login-card.css';
+
 type PasswordRecoveryPageProps = {
   recaptchaSiteKey: string | null;
   onPasswordReset: () => void;

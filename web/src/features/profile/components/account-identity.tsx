@@ -9,6 +9,9 @@ import { formatRut } from '@/lib/rut';
 import { profileQueryKey, type MemberProfile } from '../api/get-profile';
 import { useResendEmailConfirmation } from '../api/resend-email-confirmation';
 
+import '@/styles/badge.css';
+import './account-identity.css';
+
 const RESEND_FAILED = 'No pudimos reenviar el correo de confirmación. Intenta de nuevo más tarde.';
 
 /** The canonical document as a member reads it: a RUT with dots and dash, a foreign one as is. */

@@ -6,6 +6,8 @@ import { useSession } from '@/lib/session';
 
 import { useConfirmEmail } from '../api/confirm-email';
 
+import '@/components/ui/button.css';
+
 /** ERR_CONFIRMATION_INVALID's text (docs/api.md), also for a link without a token. */
 export const INVALID_CONFIRMATION_LINK =
   'El enlace de confirmación no es válido o ya expiró. Pide uno nuevo.';

@@ -6,6 +6,8 @@ import { LinkOutcome } from '@/components/ui/link-outcome';
 
 import { useRestoreEmail } from '../api/restore-email';
 
+import '@/components/ui/button.css';
+
 /** For a link without a token; the gateway's own message answers a spent or unknown one. */
 export const INVALID_RESTORATION_LINK = 'El enlace para restaurar tu correo no es válido o ya expiró.';
 const RESTORATION_FAILED = 'No pudimos restaurar tu correo. Intenta de nuevo más tarde.';

@@ -11,6 +11,8 @@ import { PASSWORD_RULES } from '@/lib/password';
 import { useChangePassword } from '../api/change-password';
 import { PASSWORD_MAX_LENGTH, validatePasswordChange, type PasswordErrors } from '../utils/validation';
 
+import './password-change-form.css';
+
 const CHANGE_FAILED = 'No pudimos cambiar tu contraseña. Intenta de nuevo más tarde.';
 
 type PasswordInput = keyof PasswordErrors;

@@ -22,6 +22,8 @@ import {
   type ProfileField,
 } from '../utils/validation';
 
+import '@/components/ui/field.css';
+
 export const PROFILE_SAVED = 'Tus datos fueron actualizados.';
 const PROFILE_SAVE_FAILED = 'No pudimos actualizar tus datos. Intenta de nuevo más tarde.';
 

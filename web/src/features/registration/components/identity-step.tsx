@@ -31,6 +31,9 @@ import {
 
 import { StepHeader } from './step-header';
 
+import '@/components/ui/field.css';
+import '@/styles/login-card.css';
+
 export const SECTION = 'registro';
 
 export const CARD_SERIAL_HINT =

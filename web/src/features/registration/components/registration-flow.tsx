@@ -29,6 +29,9 @@ import { PasswordStep } from './password-step';
 import { PersonalDataStep } from './personal-data-step';
 import { useHeadingFocus } from './step-header';
 
+import '@/components/ui/button.css';
+import '@/styles/login-card.css';
+
 export const REGISTRATION_DONE_TITLE = '¡Ya casi eres parte de Mi Club!';
 export const REGISTRATION_CANCELLED = 'Cancelaste tu registro. Puedes comenzar de nuevo cuando quieras.';
 

@@ -1,6 +1,9 @@
 /** /registro inside the site frame: the page heading and the registration steps. */
 import { RegistrationFlow } from './registration-flow';
 
+import '@/styles/login-card.css';
+import './registration-page.css';
+
 export function RegistrationPage({ recaptchaSiteKey }: { recaptchaSiteKey: string | null }) {
   return (
     <div className="container page registration-page">

@@ -4,6 +4,9 @@
  */
 import { useEffect, useRef } from 'react';
 
+import '@/styles/login-card.css';
+import './step-header.css';
+
 export const STEP_TITLES = {
   1: 'Paso 1 de 3: tu documento',
   2: 'Paso 2 de 3: tus datos',

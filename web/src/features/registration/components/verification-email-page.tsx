@@ -15,6 +15,8 @@ import { capitalizeFirst, toDisplayError } from '@/lib/errors';
 
 import { useResendVerificationEmail } from '../api/resend-verification-email';
 
+import '@/styles/login-card.css';
+
 export const VERIFICATION_EMAIL_SENT =
   'Si tu cuenta está pendiente de verificación, te enviamos un nuevo correo. Revisa tu bandeja de entrada.';
 const VERIFICATION_EMAIL_FAILED = 'No pudimos enviar el correo. Intenta de nuevo en unos momentos.';

@@ -18,6 +18,9 @@ import {
   type SimulatorField,
 } from '../utils/simulator-rules';
 
+import '@/components/ui/field.css';
+import './simulator-form.css';
+
 export const SIMULATOR_FAILED = 'No pudimos calcular tu acumulación. Intenta de nuevo más tarde.';
 
 const CATEGORY_LABELS: Record<string, string> = Object.fromEntries(

@@ -3,6 +3,8 @@ import { formatDate } from '@/lib/format';
 import type { Terms } from '../api/get-terms';
 import { paragraphsOf } from '../utils/terms-state';
 
+import './terms-document.css';
+
 type TermsDocumentProps = { terms: Terms; headingLevel?: 2 | 3 };
 
 /** The text of the terms in force: title, version and date, paragraphs. */

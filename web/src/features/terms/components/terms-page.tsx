@@ -5,6 +5,8 @@ import { useTerms } from '../api/get-terms';
 import { TermsDocument } from './terms-document';
 import { TermsLoadFailure } from './terms-load-failure';
 
+import '@/styles/panel.css';
+
 /** /terminos-y-condiciones: the terms in force for anyone, logged in or not. */
 export function TermsPage() {
   const terms = useTerms();

@@ -36,6 +36,10 @@ import {
   type ReasonErrors,
 } from '../utils/unsubscribe-rules';
 
+import '@/components/ui/field.css';
+import '@/styles/panel.css';
+import './unsubscribe-flow.css';
+
 const SECTION = 'desuscripcion';
 
 export const UNSUBSCRIBE_TITLE = 'Darme de baja de Mi Club';
