@@ -1,4 +1,5 @@
-// Tokens and the global base load first: every component's stylesheet comes after and uses them.
+// The design tokens and the global base (reset, typography, utilities); every component imports its
+// own stylesheet. A build may link a shared chunk's stylesheet before these: no rule there contends with them.
 import './styles/tokens.css';
 import './styles/base.css';
 
