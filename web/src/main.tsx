@@ -1,3 +1,8 @@
+// The design tokens and the global base (reset, typography, utilities); every component imports its
+// own stylesheet. A build may link a shared chunk's stylesheet before these: no rule there contends with them.
+import './styles/tokens.css';
+import './styles/base.css';
+
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 
@@ -5,7 +10,6 @@ import { App } from './app';
 import { preloadRoute } from './app/router';
 import { ensureUserIdCookie } from './lib/cookies';
 import { restoreSession } from './lib/session';
-import './index.css';
 
 // First load: the anonymous visitor id (spec section 1), then whatever session the cookies show.
 ensureUserIdCookie();

@@ -12,6 +12,8 @@ import { updateSessionName, useSession } from '@/lib/session';
 import { useHeadingFocusOnNavigation } from './route-focus';
 import { useSessionKeeper } from './session-keeper';
 
+import './router.css';
+
 // Route-level code splitting: /login loads only its own chunk, not the site frame or /mi-club.
 const loadLogin = () => import('./routes/login');
 const loadSiteFrame = () => import('./routes/site-frame');

@@ -8,6 +8,9 @@ import { trackClick } from '@/lib/analytics';
 import { openLoginModal, useLoginModal } from '@/lib/login-modal';
 import { useSession } from '@/lib/session';
 
+import '@/components/ui/button.css';
+import './site-frame.css';
+
 const LoginModal = lazy(() =>
   import('@/features/auth/components/login-modal').then((module) => ({ default: module.LoginModal })),
 );

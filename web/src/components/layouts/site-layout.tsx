@@ -3,6 +3,9 @@ import { Link } from 'react-router-dom';
 
 import type { SiteLinks } from '@/lib/site-links';
 
+import '@/styles/brand.css';
+import './site-layout.css';
+
 type SiteLayoutProps = {
   links: SiteLinks;
   /** Session controls at the header's end (log in, the member's name). */

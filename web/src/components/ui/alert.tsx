@@ -2,6 +2,8 @@ import type { ReactNode } from 'react';
 
 import { SmartLink } from './smart-link';
 
+import './alert.css';
+
 type AlertProps = {
   tone?: 'error' | 'success' | 'info';
   children: ReactNode;

@@ -2,6 +2,8 @@ import type { ButtonHTMLAttributes } from 'react';
 
 import { Spinner } from './spinner';
 
+import './button.css';
+
 type ButtonProps = ButtonHTMLAttributes<HTMLButtonElement> & {
   variant?: 'primary' | 'secondary' | 'link';
   isLoading?: boolean;

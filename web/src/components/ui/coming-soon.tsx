@@ -1,3 +1,5 @@
+import './coming-soon.css';
+
 type ComingSoonProps = { title: string; headingLevel?: 1 | 2 };
 
 /** Placeholder for a section whose issue has not landed yet. */

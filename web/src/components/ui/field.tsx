@@ -4,6 +4,8 @@
  */
 import { useId, type ReactNode } from 'react';
 
+import './field.css';
+
 /** What a control passes on to its frame. */
 export type FieldFrameProps = {
   label: string;

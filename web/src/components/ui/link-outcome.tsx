@@ -7,6 +7,8 @@ import { Alert } from './alert';
 import { Button } from './button';
 import { Spinner } from './spinner';
 
+import '@/styles/panel.css';
+
 /** What the page needs of the link's query (react-query's result fits). */
 type LinkQuery<T> = {
   data: T | undefined;

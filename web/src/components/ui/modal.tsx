@@ -1,6 +1,8 @@
 import { useEffect, useId, useRef, type ReactNode } from 'react';
 import { createPortal } from 'react-dom';
 
+import './modal.css';
+
 type ModalProps = {
   title: string;
   onClose: () => void;

@@ -2,6 +2,8 @@ import { forwardRef, useState, type ComponentProps } from 'react';
 
 import { TextField } from './text-field';
 
+import './field.css';
+
 type PasswordFieldProps = Omit<ComponentProps<typeof TextField>, 'type' | 'trailing'>;
 
 /** A password input with a show/hide button whose name says what pressing it does. */

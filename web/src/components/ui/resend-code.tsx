@@ -7,6 +7,8 @@ import { SHARED_MESSAGES } from '@/lib/messages';
 
 import { Button } from './button';
 
+import '@/styles/login-card.css';
+
 type ResendCodeProps = {
   /** When a new code may be asked for (epoch ms). */
   availableAt: number;

@@ -1,3 +1,5 @@
+import './spinner.css';
+
 type SpinnerProps = { size?: 'small' | 'large'; label?: string | null };
 
 /** A loading indicator; with a label it is announced politely. */

@@ -8,6 +8,8 @@ import { caretAfterFormat, formatRut, isValidRut } from '@/lib/rut';
 
 import { TextField } from './text-field';
 
+import './field.css';
+
 /** The message to show under the field for `value`, or null when it may be sent. */
 export function userFieldError(value: string, isForeign: boolean): string | null {
   if (!value.trim()) return isForeign ? 'Ingresa tu número de documento.' : 'Ingresa tu RUT.';

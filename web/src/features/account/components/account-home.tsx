@@ -9,6 +9,8 @@ import { ACCOUNT_MENU, useAccountNotice, useSelectedMenuIndex } from '../stores/
 import { AccountMenu } from './account-menu';
 import { BalanceCard } from './balance-card';
 
+import './account-home.css';
+
 type AccountHomeProps = {
   name: string | null;
   hasMissions: boolean;

@@ -3,6 +3,8 @@ import { trackClick } from '@/lib/analytics';
 import { ACCOUNT_COPY as M } from '../messages';
 import { selectAccountMenu, visibleMenuItems } from '../stores/account-menu';
 
+import './account-menu.css';
+
 type AccountMenuProps = {
   hasMissions: boolean;
   selectedIndex: number;

@@ -9,6 +9,8 @@ import { useSession } from '@/lib/session';
 import { useBalance } from '../api/get-balance';
 import { ACCOUNT_COPY as M } from '../messages';
 
+import './balance-card.css';
+
 /** "Mi Cuenta": the club balance with its loading, success, without-account and failure states. */
 export function BalanceCard() {
   // Waits until the session is checked, so a reload never asks with an expired access cookie.

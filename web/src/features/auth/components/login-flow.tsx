@@ -25,6 +25,10 @@ import { LOGIN_MESSAGES as M } from '../messages';
 import { endsChallenge, loginErrorCode, loginErrorToDisplay } from './login-errors';
 import { INITIAL_LOGIN_STATE, loginReducer, type LoginEvent } from './login-flow-state';
 
+import '@/components/ui/field.css';
+import '@/styles/login-card.css';
+import './login-flow.css';
+
 export type LoginVariant = 'pagina' | 'modal';
 
 type LoginFlowProps = {

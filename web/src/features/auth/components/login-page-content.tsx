@@ -7,6 +7,10 @@ import { LOGIN_MESSAGES as M } from '../messages';
 
 import { LoginFlow } from './login-flow';
 
+import '@/styles/brand.css';
+import '@/styles/login-card.css';
+import './login-page-content.css';
+
 type LoginPageContentProps = {
   recaptchaSiteKey: string | null;
   isLoginMaintenance: boolean;

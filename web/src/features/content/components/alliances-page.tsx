@@ -6,6 +6,9 @@ import { CONTENT_COPY as M } from '../messages';
 
 import { ContentImage, ContentStates } from './content-states';
 
+import '@/components/ui/button.css';
+import './content-page.css';
+
 export const ALLIANCES_EMPTY = M.alliancesEmpty;
 export const ALLIANCES_FAILED = M.alliancesFailed;
 

@@ -11,6 +11,8 @@ import { CONTENT_COPY as M } from '../messages';
 
 import { ContentImage } from './content-states';
 
+import './banner-strip.css';
+
 export const BANNERS_FAILED = M.bannersFailed;
 
 function Slide({ banner }: { banner: Banner }) {

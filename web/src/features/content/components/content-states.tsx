@@ -6,6 +6,8 @@ import { Spinner } from '@/components/ui/spinner';
 import { isSafeLink } from '@/lib/site-links';
 import { CONTENT_COPY as M } from '../messages';
 
+import './content-page.css';
+
 type ContentStatesProps<T> = {
   query: { data: T[] | undefined; isError: boolean; isFetching: boolean; refetch: () => unknown };
   loadingLabel: string;

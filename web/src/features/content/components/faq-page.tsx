@@ -5,6 +5,9 @@ import { CONTENT_COPY as M } from '../messages';
 
 import { ContentStates, Paragraphs } from './content-states';
 
+import './content-page.css';
+import './faq-page.css';
+
 export const FAQ_TITLES: Record<FaqAudience, string> = {
   login: M.faqLoginTitle,
   general: M.faqGeneralTitle,

@@ -10,6 +10,10 @@ import { CONTENT_COPY as M } from '../messages';
 
 import { ContentImage, ContentStates } from './content-states';
 
+import '@/components/ui/button.css';
+import '@/styles/badge.css';
+import './content-page.css';
+
 export const PROMOTIONS_EMPTY = M.promotionsEmpty;
 export const PROMOTIONS_FAILED = M.promotionsFailed;
 

@@ -1,4 +1,6 @@
 import { CONTEXT_COPY as M } from '../messages';
+import '@/styles/brand.css';
+import './maintenance-screen.css';
 
 /** Replaces the whole portal while the context flag `portalEnabled` is false. */
 export function MaintenanceScreen() {

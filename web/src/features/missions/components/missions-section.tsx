@@ -9,6 +9,9 @@ import { useMissions, type Mission } from '../api/get-missions';
 import { MISSIONS_COPY as M } from '../messages';
 import { missionIconUrl } from '../utils/mission-icons';
 
+import '@/styles/badge.css';
+import './missions-section.css';
+
 export const MISSIONS_EMPTY = M.empty;
 export const MISSIONS_CONFLICT = M.conflict;
 export const MISSIONS_FAILED = M.failed;

@@ -15,6 +15,9 @@ import { MOVEMENTS_COPY as M } from '../messages';
 import { kindLabel, statusLabel } from '../utils/labels';
 import { monthChoices, nearestChoice } from '../utils/month-choices';
 
+import '@/styles/panel.css';
+import './movements-section.css';
+
 export const NO_MOVEMENTS = M.empty;
 export const MOVEMENTS_FAILED = M.failed;
 

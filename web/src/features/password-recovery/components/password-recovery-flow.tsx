@@ -34,6 +34,8 @@ import {
 } from '../utils/recovery-rules';
 
 import { INITIAL_RECOVERY_STATE, recoveryReducer, type RecoveryEvent, type RecoveryStep } from './password-recovery-state';
+import '@/components/ui/button.css';
+import '@/styles/login-card.css';
 
 const SECTION = 'recuperar_contrasena';
 

@@ -3,6 +3,8 @@ import { RECOVERY_MESSAGES as M } from '../messages';
 
 import { PasswordRecoveryFlow } from './password-recovery-flow';
 
+import '@/styles/login-card.css';
+
 type PasswordRecoveryPageProps = {
   recaptchaSiteKey: string | null;
   onPasswordReset: () => void;

@@ -10,6 +10,9 @@ import { profileQueryKey, type MemberProfile } from '../api/get-profile';
 import { useResendEmailConfirmation } from '../api/resend-email-confirmation';
 import { PROFILE_COPY as M } from '../messages';
 
+import '@/styles/badge.css';
+import './account-identity.css';
+
 const RESEND_FAILED = M.resendFailed;
 
 /** The canonical document as a member reads it: a RUT with dots and dash, a foreign one as is. */

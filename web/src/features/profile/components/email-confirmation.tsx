@@ -7,6 +7,8 @@ import { useSession } from '@/lib/session';
 import { useConfirmEmail } from '../api/confirm-email';
 import { PROFILE_COPY as M } from '../messages';
 
+import '@/components/ui/button.css';
+
 /** ERR_CONFIRMATION_INVALID's text (docs/api.md), also for a link without a token. */
 export const INVALID_CONFIRMATION_LINK = M.confirmationInvalid;
 const CONFIRMATION_FAILED = M.confirmationFailed;

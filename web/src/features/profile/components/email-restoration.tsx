@@ -7,6 +7,8 @@ import { LinkOutcome } from '@/components/ui/link-outcome';
 import { useRestoreEmail } from '../api/restore-email';
 import { PROFILE_COPY as M } from '../messages';
 
+import '@/components/ui/button.css';
+
 /** For a link without a token; the gateway's own message answers a spent or unknown one. */
 export const INVALID_RESTORATION_LINK = M.restorationInvalid;
 const RESTORATION_FAILED = M.restorationFailed;

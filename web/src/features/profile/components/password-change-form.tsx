@@ -12,6 +12,8 @@ import { useChangePassword } from '../api/change-password';
 import { PROFILE_COPY as M } from '../messages';
 import { PASSWORD_MAX_LENGTH, validatePasswordChange, type PasswordErrors } from '../utils/validation';
 
+import './password-change-form.css';
+
 const CHANGE_FAILED = M.changeFailed;
 
 type PasswordInput = keyof PasswordErrors;

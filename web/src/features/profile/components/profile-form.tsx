@@ -22,6 +22,8 @@ import {
   type ProfileField,
 } from '../utils/validation';
 
+import '@/components/ui/field.css';
+
 export const PROFILE_SAVED = M.saved;
 const PROFILE_SAVE_FAILED = M.saveFailed;
 

@@ -12,6 +12,9 @@ import { AccountIdentity } from './account-identity';
 import { PasswordChangeForm } from './password-change-form';
 import { ProfileForm } from './profile-form';
 
+import '@/styles/panel.css';
+import './profile-section.css';
+
 type ProfileSectionProps = {
   /** The context flag `changePasswordEnable`: the password change shows only while it is on. */
   changePasswordEnable: boolean;

@@ -32,6 +32,9 @@ import {
 
 import { StepHeader } from './step-header';
 
+import '@/components/ui/field.css';
+import '@/styles/login-card.css';
+
 export const SECTION = 'registro';
 
 type IdentityStepProps = {

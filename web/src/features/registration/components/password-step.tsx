@@ -24,6 +24,10 @@ import {
 import { SECTION } from './identity-step';
 import { StepHeader } from './step-header';
 
+import '@/components/ui/field.css';
+import '@/styles/login-card.css';
+import './password-step.css';
+
 type PasswordStepProps = {
   focusHeading: boolean;
   onCompleted: (maskedEmail: string) => void;

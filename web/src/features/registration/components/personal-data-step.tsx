@@ -29,6 +29,9 @@ import {
 import { SECTION } from './identity-step';
 import { StepHeader } from './step-header';
 
+import '@/components/ui/field.css';
+import '@/styles/login-card.css';
+
 type PersonalDataStepProps = {
   values: PersonalDataForm;
   onValuesChange: (values: PersonalDataForm) => void;

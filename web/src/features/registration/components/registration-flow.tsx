@@ -24,6 +24,9 @@ import { PasswordStep } from './password-step';
 import { PersonalDataStep } from './personal-data-step';
 import { initialRegistrationState, registrationReducer } from './registration-state';
 
+import '@/components/ui/button.css';
+import '@/styles/login-card.css';
+
 export const REGISTRATION_DONE_TITLE = M.doneTitle;
 export const REGISTRATION_CANCELLED = M.cancelled;
 

@@ -3,6 +3,9 @@ import { REGISTRATION_COPY as M } from '../messages';
 
 import { RegistrationFlow } from './registration-flow';
 
+import '@/styles/login-card.css';
+import './registration-page.css';
+
 export function RegistrationPage({ recaptchaSiteKey }: { recaptchaSiteKey: string | null }) {
   return (
     <div className="container page registration-page">

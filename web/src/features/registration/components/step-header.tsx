@@ -5,6 +5,9 @@
 import { useFocusOnShow } from '@/lib/focus-on-show';
 import { REGISTRATION_COPY as M } from '../messages';
 
+import '@/styles/login-card.css';
+import './step-header.css';
+
 export const STEP_TITLES = {
   1: M.step1,
   2: M.step2,

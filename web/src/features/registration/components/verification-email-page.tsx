@@ -16,6 +16,8 @@ import { capitalizeFirst, toDisplayError } from '@/lib/errors';
 import { useResendVerificationEmail } from '../api/resend-verification-email';
 import { REGISTRATION_COPY as M } from '../messages';
 
+import '@/styles/login-card.css';
+
 export const VERIFICATION_EMAIL_SENT = M.verificationSent;
 const VERIFICATION_EMAIL_FAILED = 'No pudimos enviar el correo. Intenta de nuevo en unos momentos.';
 

@@ -19,6 +19,9 @@ import {
   type SimulatorField,
 } from '../utils/simulator-rules';
 
+import '@/components/ui/field.css';
+import './simulator-form.css';
+
 export const SIMULATOR_FAILED = M.failed;
 
 const CATEGORY_LABELS: Record<string, string> = Object.fromEntries(

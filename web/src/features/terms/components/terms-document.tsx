@@ -4,6 +4,8 @@ import type { Terms } from '../api/get-terms';
 import { TERMS_COPY as M } from '../messages';
 import { paragraphsOf } from '../utils/terms-state';
 
+import './terms-document.css';
+
 type TermsDocumentProps = { terms: Terms; headingLevel?: 2 | 3 };
 
 /** The text of the terms in force: title, version and date, paragraphs. */

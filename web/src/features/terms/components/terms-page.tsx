@@ -6,6 +6,8 @@ import { TERMS_COPY as M } from '../messages';
 import { TermsDocument } from './terms-document';
 import { TermsLoadFailure } from './terms-load-failure';
 
+import '@/styles/panel.css';
+
 /** /terminos-y-condiciones: the terms in force for anyone, logged in or not. */
 export function TermsPage() {
   const terms = useTerms();

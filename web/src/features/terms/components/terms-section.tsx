@@ -15,6 +15,9 @@ import { termsState } from '../utils/terms-state';
 import { TermsDocument } from './terms-document';
 import { TermsLoadFailure } from './terms-load-failure';
 
+import '@/styles/panel.css';
+import './terms-section.css';
+
 /** Spec section 8, "Terms update failure". */
 export const TERMS_UPDATE_FAILED = M.updateFailed;
 

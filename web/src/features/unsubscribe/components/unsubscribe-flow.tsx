@@ -39,6 +39,9 @@ import {
 } from '../utils/unsubscribe-rules';
 
 import { INITIAL_UNSUBSCRIBE_STATE, unsubscribeReducer, type Carried, type UnsubscribeEvent } from './unsubscribe-state';
+import '@/components/ui/field.css';
+import '@/styles/panel.css';
+import './unsubscribe-flow.css';
 
 const SECTION = 'desuscripcion';
 
