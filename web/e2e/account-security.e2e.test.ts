@@ -27,7 +27,8 @@ let browser: Browser;
 const contexts: BrowserContext[] = [];
 
 beforeAll(async () => {
-  miclub = await startMiclub();
+  // Ana logs in a dozen times in this file: more codes than auth's daily cap per member (10).
+  miclub = await startMiclub({ APP_AUTH__POLICY__DAILY_SEND_CAP: '30' });
   browser = await launchBrowser();
 });
 
@@ -44,6 +45,21 @@ async function anaLoggedIn(): Promise<{ context: BrowserContext; page: Page }> {
   await logIn(page, miclub.baseUrl, { typed: ANA.typed, password: ANA.password, email: ANA_EMAIL });
   await page.getByRole('heading', { level: 1, name: `Hola, ${ANA.name}` }).waitFor();
   return { context, page };
+}
+
+/**
+ * Ends the session of `context` on the server while its browser keeps the cookies: another
+ * context holding a copy of them logs out, as a member would on a second tab or device sharing them.
+ */
+async function revokeElsewhere(context: BrowserContext) {
+  const elsewhere = await browser.newContext({ locale: 'es-CL' });
+  try {
+    await elsewhere.addCookies(await context.cookies());
+    const answer = await elsewhere.request.post(`${miclub.baseUrl}/api/logout`, { headers: { 'x-miclub-csrf': '1' } });
+    expect(answer.status()).toBe(204);
+  } finally {
+    await elsewhere.close();
+  }
 }
 
 function menu(page: Page, label: string) {
@@ -135,6 +151,35 @@ describe(`account security in the browser, against ${PORTAL_UNDER_TEST}`, () => 
     await menu(page, 'Mis Movimientos').click();
     await page.waitForURL('**/login**');
     await page.getByRole('status').filter({ hasText: EXPIRED }).waitFor();
+  });
+
+  it('says so after a reload of Mi Cuenta when the session was revoked elsewhere (the renewal answers 401)', async () => {
+    const { context, page } = await anaLoggedIn();
+    await revokeElsewhere(context);
+    const renewal = apiResponse(page, '/api/refresh');
+    await page.reload();
+    expect((await renewal).status()).toBe(401);
+    await page.waitForURL('**/login**');
+    const notice = page.getByRole('status').filter({ hasText: EXPIRED });
+    await notice.waitFor();
+    expect((await notice.textContent())?.trim()).toBe(EXPIRED);
+    expect((await context.cookies()).find((c) => c.name === 'is-logged')).toBeUndefined();
+    expect(await storedText(page)).toBe('');
+    expect((await page.locator('body').textContent()) ?? '').not.toContain(`Hola, ${ANA.name}`);
+  });
+
+  it('sends a public page to /login on a 401 too, and logging in again comes back to it', async () => {
+    const { context, page } = await anaLoggedIn();
+    await page.goto(`${miclub.baseUrl}/promociones`);
+    await page.getByRole('banner').getByRole('link', { name: `Hola, ${ANA.name}` }).waitFor();
+    await revokeElsewhere(context);
+    await page.reload();
+    await page.waitForURL('**/login**');
+    await page.getByRole('status').filter({ hasText: EXPIRED }).waitFor();
+
+    await logIn(page, miclub.baseUrl, { typed: ANA.typed, password: ANA.password, email: ANA_EMAIL }, { navigate: false, landing: '**/promociones' });
+    await page.getByRole('heading', { level: 1, name: 'Promociones' }).waitFor();
+    await page.getByRole('banner').getByRole('link', { name: `Hola, ${ANA.name}` }).waitFor();
   });
 
   it('says nothing about an expiry after a logout Ana asks for', async () => {

@@ -11,6 +11,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { launchBrowser } from './support/browser';
+import { waitForContextFlag } from './support/context';
 import { setFlag } from './support/grpc';
 import { startMiclub, type Miclub } from './support/miclub';
 import { RESULTS_DIR } from './support/paths';
@@ -32,14 +33,8 @@ afterAll(async () => {
 });
 
 /** Waits until GET /api/context (what the app polls) says `portalEnabled` is `enabled`. */
-async function waitForGatewayFlag(enabled: boolean): Promise<void> {
-  const deadline = Date.now() + 45_000;
-  while (Date.now() < deadline) {
-    const context = (await (await fetch(`${miclub.baseUrl}/api/context`)).json()) as { portalEnabled?: boolean };
-    if ((context.portalEnabled !== false) === enabled) return;
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
-  throw new Error(`the gateway did not report portalEnabled=${enabled} within 45 s`);
+function waitForGatewayFlag(enabled: boolean): Promise<void> {
+  return waitForContextFlag(miclub.baseUrl, 'portalEnabled', enabled);
 }
 
 async function newPage(width = 1280): Promise<{ context: BrowserContext; page: Page }> {

@@ -1,7 +1,8 @@
 /**
- * /registro against the standalone binary: a new member with a fresh RUT goes through the three
+ * /registro against the real portal: a new member with a fresh RUT goes through the three
  * steps (a reload in the middle resumes where they were), opens the verification link from the
- * dev mailbox, and logs in with the password and the mailed code.
+ * dev mailbox, and logs in with the password and the mailed code; a foreign member does the same
+ * with a passport; and step 2 offers the spec's fixed genders when the list cannot be loaded.
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -37,6 +38,21 @@ function freshRut(): { body: string; typed: string; formatted: string } {
   const formatted = `${body.slice(0, 2)}.${body.slice(2, 5)}.${body.slice(5)}-${dv}`;
   return { body, typed: `${body}${dv}`, formatted };
 }
+
+/** A passport number no one has, fresh on every run. */
+function freshPassport(): string {
+  return `P${String(Math.floor(Math.random() * 100_000_000)).padStart(8, '0')}`;
+}
+
+/** Spec section 3: the fixed gender list, after the select's placeholder. */
+const FALLBACK_GENDERS = [
+  'Selecciona una opción',
+  'Femenino',
+  'Masculino',
+  'Prefiero no decir',
+  'No me identifico con las opciones disponibles',
+  'Otros',
+];
 
 let miclub: Miclub;
 let browser: Browser;
@@ -185,4 +201,124 @@ describe(`registration against ${PORTAL_UNDER_TEST}`, () => {
       await context.close();
     }
   });
+
+  it('registers a foreign member with a passport, who then logs in with it', async () => {
+    const passport = freshPassport();
+    const email = `olga.${passport.toLowerCase()}@example.cl`;
+    const { context, page } = await newPage();
+    try {
+      await page.goto(`${miclub.baseUrl}/registro`);
+      await page.getByRole('heading', { level: 2, name: STEP_1 }).waitFor();
+      await page.getByRole('radio', { name: 'Documento extranjero' }).check();
+      expect(await page.getByLabel('RUT', { exact: true }).count()).toBe(0);
+      const country = page.getByLabel('País emisor', { exact: true });
+      const countries = await country.locator('option').allTextContents();
+      expect(countries).toEqual(expect.arrayContaining(['Argentina', 'Perú']));
+      expect(countries).not.toContain('Chile');
+      await page.getByLabel('Tipo de documento', { exact: true }).selectOption({ label: 'Pasaporte' });
+      await page.getByLabel('Número de documento', { exact: true }).fill(passport.toLowerCase());
+      expect(await page.getByLabel('Número de documento', { exact: true }).inputValue()).toBe(passport);
+      await country.selectOption({ label: 'Argentina' });
+      expect(await seriousViolations(page)).toEqual([]);
+      await screenshots(page, 'registro-extranjero-paso-1');
+      const started = apiResponse(page, '/api/registration', 'POST');
+      await page.getByRole('button', { name: 'Continuar' }).click();
+      const start = await started;
+      expect(start.status()).toBe(201);
+      expect(start.request().postDataJSON()).toEqual({ documentType: 'PASSPORT', documentNumber: passport, country: 'AR' });
+      await page.getByRole('heading', { level: 2, name: STEP_2 }).waitFor();
+      expect(await dataLayer(page)).toContainEqual({ event: 'registro_paso_1', tipo_documento: 'extranjero' });
+
+      await page.getByLabel('Nombre', { exact: true }).fill('Olga');
+      await page.getByLabel('Apellido paterno', { exact: true }).fill('Ríos');
+      await page.getByLabel('Celular', { exact: true }).fill('+56 9 8765 4322');
+      await page.getByLabel('Fecha de nacimiento', { exact: true }).fill('1985-11-20');
+      await page.getByLabel('Género', { exact: true }).selectOption({ label: 'Otros' });
+      await page.getByLabel('Correo electrónico', { exact: true }).fill(email);
+      const saved = apiResponse(page, '/api/registration/personal-data', 'PUT');
+      await page.getByRole('button', { name: 'Continuar' }).click();
+      expect((await saved).status()).toBe(200);
+      await page.getByRole('heading', { level: 2, name: STEP_3 }).waitFor();
+
+      await page.getByLabel('Contraseña', { exact: true }).fill(PASSWORD);
+      await page.getByRole('checkbox', { name: 'Acepto los términos y condiciones de Mi Club' }).check();
+      const before = await readMailbox(miclub.baseUrl);
+      const completed = apiResponse(page, '/api/registration/complete', 'POST');
+      await page.getByRole('button', { name: 'Crear mi cuenta' }).click();
+      expect((await completed).status()).toBe(201);
+      await page.getByRole('heading', { level: 2, name: '¡Ya casi eres parte de Mi Club!' }).waitFor();
+      expect(await dataLayer(page)).toContainEqual({ event: 'registro_exitoso', tipo_documento: 'extranjero' });
+
+      const mail = await waitForNewMail(email, before);
+      const link = /\/confirmar-correo\?token=[^\s"<>]+/.exec(mail.body)?.[0];
+      expect(link).toBeTruthy();
+      await page.goto(`${miclub.baseUrl}${link}`);
+      await page.getByText(/Confirmamos tu correo/).waitFor();
+      await page.getByRole('link', { name: 'Iniciar sesión', exact: true }).click();
+      await page.waitForURL('**/login');
+
+      // The passport number is the login user, behind the foreign-document checkbox.
+      await page.getByRole('checkbox', { name: 'No tengo RUT, ingresaré con documento extranjero' }).check();
+      await page.getByLabel('Documento extranjero', { exact: true }).fill(passport);
+      await page.getByLabel('Contraseña', { exact: true }).fill(PASSWORD);
+      const beforeLogin = await readMailbox(miclub.baseUrl);
+      await page.getByRole('button', { name: 'Ingresar' }).click();
+      const codeField = page.getByLabel('Código de verificación');
+      await codeField.waitFor();
+      await codeField.fill(await waitForNewCode(miclub.baseUrl, email, beforeLogin));
+      await page.getByRole('button', { name: 'Validar código' }).click();
+      await page.waitForURL('**/mi-club');
+      await page.getByRole('heading', { level: 1, name: 'Hola, Olga' }).waitFor();
+    } finally {
+      await context.close();
+    }
+  });
+
+  /*
+   * The one test that fakes its failure in the browser (`page.route(...).abort()`, the "missing
+   * response" of the spec's "any failure"): the list is a constant of accounts, which nothing
+   * makes fail for real. Standalone serves it inside its one process; in the distributed topology,
+   * pausing the accounts process (SIGSTOP) leaves GET /api/profile/genders unanswered for over
+   * 30 s instead of failing, so the page would only ever show the list it shows while loading.
+   */
+  it("offers the spec's fixed genders when the list cannot be loaded, and the gateway takes them", async () => {
+    const rut = freshRut();
+    const { context, page } = await newPage();
+    try {
+      const gendersPath = (url: string) => new URL(url).pathname === '/api/profile/genders';
+      const firstGenders = page.waitForResponse((response) => gendersPath(response.url()));
+      await page.goto(`${miclub.baseUrl}/registro`);
+      await page.getByRole('heading', { level: 2, name: STEP_1 }).waitFor();
+      await page.getByLabel('RUT', { exact: true }).pressSequentially(rut.typed);
+      await page.getByLabel('Número de documento', { exact: true }).fill(`1${rut.body.slice(0, 8)}`);
+      await page.getByRole('button', { name: 'Continuar' }).click();
+      await page.getByRole('heading', { level: 2, name: STEP_2 }).waitFor();
+      expect((await firstGenders).status()).toBe(200);
+
+      // A new visit to step 2 (the flow resumes after a reload) asks for the genders again.
+      await page.route('**/api/profile/genders', (route) => route.abort('connectionfailed'));
+      const failed = page.waitForEvent('requestfailed', { predicate: (request) => gendersPath(request.url()) });
+      await page.reload();
+      await page.getByRole('heading', { level: 2, name: STEP_2 }).waitFor();
+      await failed;
+      const options = await page.getByLabel('Género', { exact: true }).locator('option').allTextContents();
+      expect(options).toEqual(FALLBACK_GENDERS);
+
+      // The fixed list's ids are the gateway's: step 2 is saved with one of them.
+      await page.getByLabel('Nombre', { exact: true }).fill('Inés');
+      await page.getByLabel('Apellido paterno', { exact: true }).fill('Vera');
+      await page.getByLabel('Celular', { exact: true }).fill('+56 9 8765 4323');
+      await page.getByLabel('Fecha de nacimiento', { exact: true }).fill('1979-03-14');
+      await page.getByLabel('Género', { exact: true }).selectOption({ label: 'No me identifico con las opciones disponibles' });
+      await page.getByLabel('Correo electrónico', { exact: true }).fill(`ines.${rut.body}@example.cl`);
+      const saved = apiResponse(page, '/api/registration/personal-data', 'PUT');
+      await page.getByRole('button', { name: 'Continuar' }).click();
+      const save = await saved;
+      expect(save.status()).toBe(200);
+      expect(save.request().postDataJSON()).toMatchObject({ genderId: 6 });
+      await page.getByRole('heading', { level: 2, name: STEP_3 }).waitFor();
+    } finally {
+      await context.close();
+    }
+  }, 90_000);
 });

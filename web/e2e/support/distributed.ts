@@ -28,6 +28,8 @@ export type Distributed = {
   ready: Ready;
   /** The internal CA the gRPC ports' certificates chain to. */
   ca: Buffer;
+  /** The pid of `miclub-distributed`, whose children are the six processes. */
+  pid: number;
   logs: () => string;
   stop: () => Promise<void>;
 };
@@ -71,7 +73,7 @@ export async function startDistributed(overrides: Record<string, string>): Promi
     const text = await readFile(readyFile, 'utf8').catch(() => null);
     if (text) {
       const ready = JSON.parse(text) as Ready;
-      return { ready, ca: await readFile(ready.caFile), logs: () => output, stop };
+      return { ready, ca: await readFile(ready.caFile), pid: child.pid ?? 0, logs: () => output, stop };
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }

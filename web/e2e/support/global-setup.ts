@@ -2,7 +2,8 @@
  * Checks what every e2e file needs before any starts: Debian's Chromium (installed by
  * scripts/ensure-chromium.sh, never downloaded by a tool), the web build the binary serves
  * (built here when missing) and the portal's binaries (the standalone one, and the six with
- * miclub-distributed for MICLUB_TOPOLOGY=distributed, and the PostgreSQL and Redis it runs on).
+ * miclub-distributed for MICLUB_TOPOLOGY=distributed, and the PostgreSQL and Redis it runs on),
+ * and the database client the storage faults of ./faults use (`sqlite3`, or `psql`).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
@@ -18,7 +19,9 @@ export default async function setup(project: TestProject): Promise<(() => Promis
     throw new Error(`Chromium not found at ${CHROMIUM_PATH}: run 'bash scripts/ensure-chromium.sh' in web/`);
   }
   if (!existsSync(join(DIST_DIR, 'index.html'))) {
-    execFileSync('npx', ['vite', 'build'], { cwd: WEB_DIR, stdio: 'inherit' });
+    // Vitest sets NODE_ENV=test, which a child build would inherit and turn into a development
+    // bundle (React's dev JSX runtime): the portal is tested as it ships.
+    execFileSync('npx', ['vite', 'build'], { cwd: WEB_DIR, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'production' } });
   }
   if (!existsSync(MICLUB_BIN)) {
     throw new Error(
@@ -34,6 +37,15 @@ export default async function setup(project: TestProject): Promise<(() => Promis
           "build them with 'cargo build --workspace' at the repository root",
       );
     }
+  }
+  const client = TOPOLOGY === 'distributed' ? 'psql' : 'sqlite3';
+  try {
+    execFileSync(client, ['--version'], { stdio: 'ignore' });
+  } catch {
+    throw new Error(
+      `The e2e storage faults need '${client}' on the PATH: install Debian's ` +
+        `${client === 'psql' ? 'postgresql-client' : 'sqlite3'} package`,
+    );
   }
   mkdirSync(join(RESULTS_DIR, 'screenshots'), { recursive: true });
   if (TOPOLOGY === 'distributed') {

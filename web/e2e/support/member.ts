@@ -15,10 +15,15 @@ export const WIDTHS = [375, 958, 1280] as const;
 type Credentials = { typed: string; password: string; email: string };
 
 /**
- * Logs in from /login and waits for /mi-club. `navigate: false` when the page already shows
- * /login (after a logout, say).
+ * Logs in from /login and waits for /mi-club (or `landing`, a URL glob, when the login goes back
+ * where the member was). `navigate: false` when the page already shows /login (after a logout, say).
  */
-export async function logIn(page: Page, baseUrl: string, credentials: Credentials, options: { navigate?: boolean } = {}) {
+export async function logIn(
+  page: Page,
+  baseUrl: string,
+  credentials: Credentials,
+  options: { navigate?: boolean; landing?: string } = {},
+) {
   if (options.navigate ?? true) await page.goto(`${baseUrl}/login`);
   await page.getByLabel('RUT', { exact: true }).pressSequentially(credentials.typed);
   await page.getByLabel('Contraseña', { exact: true }).fill(credentials.password);
@@ -28,7 +33,7 @@ export async function logIn(page: Page, baseUrl: string, credentials: Credential
   await codeField.waitFor();
   await codeField.fill(await waitForNewCode(baseUrl, credentials.email, before));
   await page.getByRole('button', { name: 'Validar código' }).click();
-  await page.waitForURL('**/mi-club');
+  await page.waitForURL(options.landing ?? '**/mi-club');
 }
 
 /** The viewport at each width, as a person sees it (fixed bars included). */

@@ -28,9 +28,17 @@ export type MiclubGrpc = {
   ca: Buffer | null;
 };
 
+/**
+ * Where the services run and keep their data, for the faults of ./faults: one process with a
+ * SQLite file per service in `dataDir` (standalone), or one process per service started by
+ * `miclub-distributed` (pid `topologyPid`), each with its own PostgreSQL database.
+ */
+export type MiclubServices = { kind: 'standalone'; dataDir: string } | { kind: 'distributed'; topologyPid: number };
+
 export type Miclub = {
   baseUrl: string;
   grpc: MiclubGrpc;
+  services: MiclubServices;
   /** Everything the process printed so far, for failure messages. */
   logs: () => string;
   stop: () => Promise<void>;
@@ -100,6 +108,7 @@ async function startDistributedMiclub(settings: Record<string, string>): Promise
       opsClientSecret: ready.clientSecrets.ops,
       ca: distributed.ca,
     },
+    services: { kind: 'distributed', topologyPid: distributed.pid },
     logs: distributed.logs,
     stop: distributed.stop,
   };
@@ -159,7 +168,7 @@ async function startStandalone(settings: Record<string, string>): Promise<Miclub
       const response = await fetch(`${baseUrl}/api/health`);
       if (response.status === 200) {
         mailboxes.set(baseUrl, () => readDevMailbox(baseUrl));
-        return { baseUrl, grpc, logs: () => output, stop };
+        return { baseUrl, grpc, services: { kind: 'standalone', dataDir }, logs: () => output, stop };
       }
     } catch {
       // Not listening yet.
