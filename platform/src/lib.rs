@@ -5,9 +5,11 @@
 //! (PostgreSQL or SQLite through one pool type), the ephemeral store (Redis or memory),
 //! access-token verification and who may call which RPC, notifications, gRPC serving with
 //! health and reflection (over TLS between processes), graceful
-//! shutdown, member identity documents (RUT), and, behind `test-support`, test helpers.
+//! shutdown, member identity documents (RUT), the values that name a member (id, email),
+//! the Chilean calendar, and, behind `test-support`, test helpers.
 
 pub mod access;
+pub mod calendar;
 pub mod config;
 pub mod demo;
 pub mod ephemeral;
@@ -15,6 +17,7 @@ pub mod error;
 pub mod events;
 pub mod grpc;
 pub mod identity;
+pub mod member;
 pub mod notify;
 pub mod shutdown;
 pub mod storage;

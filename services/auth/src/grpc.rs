@@ -199,7 +199,7 @@ impl AuthService for AuthGrpc {
     ) -> Result<Response<pb::VerifyPasswordResponse>, Status> {
         self.service_caller(&request).await?;
         let request = request.into_inner();
-        let member_id = MemberId::parse(&request.member_id)?;
+        let member_id = MemberId::parse(&request.member_id).map_err(AuthError::from)?;
         let password = current_password(request.password)?;
         self.auth
             .verify_password(member_id.as_str(), &password, request.client_ip.trim())
@@ -213,7 +213,7 @@ impl AuthService for AuthGrpc {
     ) -> Result<Response<pb::EndSessionsResponse>, Status> {
         self.service_caller(&request).await?;
         let request = request.into_inner();
-        let member_id = MemberId::parse(&request.member_id)?;
+        let member_id = MemberId::parse(&request.member_id).map_err(AuthError::from)?;
         let ended = self.auth.end_member_sessions(member_id.as_str()).await?;
         Ok(Response::new(pb::EndSessionsResponse {
             revoked_sessions: ended as i64,
@@ -226,8 +226,8 @@ impl AuthService for AuthGrpc {
     ) -> Result<Response<pb::SetLoginEmailResponse>, Status> {
         let caller = self.service_caller(&request).await?;
         let request = request.into_inner();
-        let member_id = MemberId::parse(&request.member_id)?;
-        let email = Email::parse(&request.email)?;
+        let member_id = MemberId::parse(&request.member_id).map_err(AuthError::from)?;
+        let email = Email::parse(&request.email).map_err(AuthError::from)?;
         self.auth
             .set_login_email(&caller.sub, &member_id, &email)
             .await?;
@@ -299,9 +299,9 @@ impl AuthService for AuthGrpc {
     ) -> Result<Response<pb::CreateCredentialsResponse>, Status> {
         let caller = self.service_caller(&request).await?;
         let request = request.into_inner();
-        let member_id = MemberId::parse(&request.member_id)?;
+        let member_id = MemberId::parse(&request.member_id).map_err(AuthError::from)?;
         let login_id = LoginId::parse(&request.login_id).map_err(AuthError::InvalidLoginId)?;
-        let email = Email::parse(&request.email)?;
+        let email = Email::parse(&request.email).map_err(AuthError::from)?;
         let password = NewPassword::parse(request.password).map_err(AuthError::weak_password)?;
         let written = self
             .auth
@@ -318,7 +318,7 @@ impl AuthService for AuthGrpc {
     ) -> Result<Response<pb::DisableCredentialsResponse>, Status> {
         let caller = self.service_caller(&request).await?;
         let request = request.into_inner();
-        let member_id = MemberId::parse(&request.member_id)?;
+        let member_id = MemberId::parse(&request.member_id).map_err(AuthError::from)?;
         let disabled = self
             .auth
             .disable_credentials(&caller.sub, &member_id, request.unsubscribed_at_millis)

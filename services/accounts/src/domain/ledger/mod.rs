@@ -9,7 +9,7 @@
 //! balance is never negative and always equals the sum of the confirmed movements.
 //!
 //! One file per responsibility: the movement model ([`movement`]), the balance ([`balance`]),
-//! the calendar month movements are browsed by ([`month`]) and the pages of it
+//! which months a member may browse ([`month`]) and the pages of one
 //! ([`browsing`]), purchase posting ([`posting`]), back-office movements ([`manual`]) and the
 //! confirmation of due accruals ([`confirmation`]). Each use case is an `impl Ledger` block
 //! in the file of its responsibility.
@@ -31,7 +31,7 @@ use crate::store::Store;
 pub use balance::Balance;
 pub use browsing::{MovementsPage, PageRequest};
 pub use manual::{ManualMovement, RecordedMovement};
-pub use month::Month;
+pub use month::{Month, requested_month};
 pub use movement::{Movement, MovementId, MovementKind, MovementStatus, Reason, parse_instant};
 pub use posting::{NewPurchase, OutboxEvent, StoredPurchase};
 
