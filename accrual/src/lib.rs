@@ -2,8 +2,8 @@
 //!
 //! One engine serves purchase posting (accounts) and the simulator (content), so the
 //! simulator's estimate is exactly what the same purchase accrues. It is a pure library: no IO,
-//! no clock; the caller says on which day the purchase happened ([`weekday_in_chile`] turns an
-//! instant into that day).
+//! no clock; the caller says on which day the purchase happened (platform's
+//! `calendar::weekday_at` turns an instant into that day in Chile).
 //!
 //! The rules are data, a TOML file read by [`RuleSet::from_toml`]; [`RuleSet::builtin`] is the
 //! club's current file, `rules/default.toml`. The semantics:
@@ -26,47 +26,5 @@
 mod purchase;
 mod rules;
 
-use chrono::{DateTime, Datelike, Utc, Weekday};
-
 pub use purchase::{Category, MAX_TOTAL, PaymentMethod, Purchase, PurchaseError, PurchaseLine};
 pub use rules::{Accrual, FULL_RATE_BP, LineAccrual, Rule, RuleSet, RulesError};
-
-/// The day of the week of `instant` in Chile (America/Santiago, daylight saving included):
-/// the day a purchase counts for, whatever the server's time zone.
-pub fn weekday_in_chile(instant: DateTime<Utc>) -> Weekday {
-    instant
-        .with_timezone(&chrono_tz::America::Santiago)
-        .weekday()
-}
-
-#[cfg(test)]
-mod tests {
-    use chrono::TimeZone;
-
-    use super::*;
-
-    #[test]
-    fn two_in_the_morning_utc_on_tuesday_is_still_monday_in_santiago() {
-        // November is summer time in Chile, UTC-3.
-        let instant = Utc.with_ymd_and_hms(2026, 11, 3, 2, 0, 0).unwrap();
-        assert_eq!(instant.weekday(), Weekday::Tue);
-        assert_eq!(weekday_in_chile(instant), Weekday::Mon);
-    }
-
-    #[test]
-    fn the_day_changes_at_midnight_in_santiago_not_in_utc() {
-        let last_minute = Utc.with_ymd_and_hms(2026, 11, 3, 2, 59, 59).unwrap();
-        let next_day = Utc.with_ymd_and_hms(2026, 11, 3, 3, 0, 0).unwrap();
-        assert_eq!(weekday_in_chile(last_minute), Weekday::Mon);
-        assert_eq!(weekday_in_chile(next_day), Weekday::Tue);
-    }
-
-    #[test]
-    fn in_winter_santiago_is_four_hours_behind_utc() {
-        // 2026-07-07 is a Tuesday; winter time is UTC-4, so 03:30Z is Monday 23:30.
-        let instant = Utc.with_ymd_and_hms(2026, 7, 7, 3, 30, 0).unwrap();
-        assert_eq!(weekday_in_chile(instant), Weekday::Mon);
-        let instant = Utc.with_ymd_and_hms(2026, 7, 7, 4, 0, 0).unwrap();
-        assert_eq!(weekday_in_chile(instant), Weekday::Tue);
-    }
-}

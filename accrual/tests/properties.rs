@@ -3,10 +3,10 @@
 //! the examples of the unit tests. Rule sets are generated as TOML text and go through
 //! [`RuleSet::from_toml`], so the parser is exercised on the way.
 
-use chrono::{DateTime, Datelike, Utc, Weekday};
+use chrono::Weekday;
 use miclub_accrual::{
     Accrual, Category, FULL_RATE_BP, MAX_TOTAL, PaymentMethod, Purchase, PurchaseError,
-    PurchaseLine, Rule, RuleSet, weekday_in_chile,
+    PurchaseLine, Rule, RuleSet,
 };
 use proptest::prelude::*;
 
@@ -413,14 +413,5 @@ proptest! {
             prop_assert!(rule.payment_methods().is_none_or(|list| !list.is_empty()));
             prop_assert!(rule.categories().is_none_or(|list| !list.is_empty()));
         }
-    }
-
-    #[test]
-    fn the_chilean_day_is_the_utc_day_or_the_one_before(
-        seconds in 0i64..4_102_444_800, // 1970 to 2100
-    ) {
-        let instant = DateTime::<Utc>::from_timestamp(seconds, 0).unwrap();
-        let chile = weekday_in_chile(instant);
-        prop_assert!(chile == instant.weekday() || chile == instant.weekday().pred());
     }
 }

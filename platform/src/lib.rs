@@ -6,9 +6,11 @@
 //! access-token verification and who may call which RPC, notifications, gRPC serving with
 //! health and reflection (over TLS between processes), graceful
 //! shutdown, the start of every service binary (its modes, the migration step), member
-//! identity documents (RUT), and, behind `test-support`, test helpers.
+//! identity documents (RUT), the values that name a member (id, email), the Chilean calendar,
+//! and, behind `test-support`, test helpers.
 
 pub mod access;
+pub mod calendar;
 pub mod config;
 pub mod demo;
 pub mod ephemeral;
@@ -16,6 +18,7 @@ pub mod error;
 pub mod events;
 pub mod grpc;
 pub mod identity;
+pub mod member;
 pub mod notify;
 pub mod service;
 pub mod shutdown;

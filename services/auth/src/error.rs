@@ -26,9 +26,6 @@ pub const REGISTER_URL_NAME: &str = "Registrarme";
 pub const RECOVER_PASSWORD_URL: &str = "/recuperar-contrasena";
 pub const RECOVER_PASSWORD_URL_NAME: &str = "Recuperar contraseña";
 
-/// The time zone the dates members read are in.
-const MEMBER_TIME_ZONE: chrono_tz::Tz = chrono_tz::America::Santiago;
-
 /// An input field of a request, named as the gateway's REST body names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Field {
@@ -283,8 +280,7 @@ impl AuthError {
 /// "Te diste de baja de Mi Club el 21-11-2026. …", the day in Santiago; `None` for an instant
 /// out of range.
 fn unsubscribed_message(disabled_at: i64) -> Option<String> {
-    let instant = chrono::DateTime::from_timestamp_millis(disabled_at)?;
-    let day = instant.with_timezone(&MEMBER_TIME_ZONE).format("%d-%m-%Y");
+    let day = miclub_platform::calendar::millis_in_chile(disabled_at)?.format("%d-%m-%Y");
     Some(format!(
         "Te diste de baja de Mi Club el {day}. Si quieres volver, puedes registrarte de nuevo."
     ))

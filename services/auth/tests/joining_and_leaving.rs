@@ -88,9 +88,7 @@ async fn rows_for(app: &TestApp, member_id: &str, login_id: &str) -> i64 {
 
 /// The day of `millis` in Santiago, as the unsubscribed message writes it.
 fn santiago_day(millis: i64) -> String {
-    DateTime::from_timestamp_millis(millis)
-        .unwrap()
-        .with_timezone(&chrono_tz::America::Santiago)
+    miclub_platform::calendar::in_chile(DateTime::from_timestamp_millis(millis).unwrap())
         .format("%d-%m-%Y")
         .to_string()
 }

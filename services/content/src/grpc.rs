@@ -10,6 +10,7 @@
 use std::sync::Arc;
 
 use miclub_accrual::Accrual;
+use miclub_platform::calendar;
 use miclub_platform::error::ServiceError;
 use miclub_platform::storage::{millis_to_rfc3339, now_millis};
 use miclub_platform::tokens::TokenVerifier;
@@ -17,7 +18,7 @@ use miclub_proto::content::v1 as pb;
 use miclub_proto::content::v1::content_service_server::ContentService;
 use tonic::{Request, Response, Status};
 
-use crate::domain::{Content, Simulation, category_name, today_in_chile};
+use crate::domain::{Content, Simulation, category_name};
 use crate::error::{ContentError, Result};
 use crate::model::{
     Alliance, AllianceFields, Banner, BannerFields, Faq, FaqAudience, FaqFields, FlagName, Flags,
@@ -61,7 +62,7 @@ impl ContentService for ContentGrpc {
     ) -> Result<Response<pb::ListPromotionsResponse>, Status> {
         let promotions = self
             .content
-            .promotions(today_in_chile(now_millis()))
+            .promotions(calendar::day_of_millis(now_millis()))
             .await
             .map_err(|err| err.into_status("list_promotions"))?;
         Ok(Response::new(pb::ListPromotionsResponse {
@@ -76,7 +77,7 @@ impl ContentService for ContentGrpc {
     ) -> Result<Response<pb::ListAlliancesResponse>, Status> {
         let alliances = self
             .content
-            .alliances(today_in_chile(now_millis()))
+            .alliances(calendar::day_of_millis(now_millis()))
             .await
             .map_err(|err| err.into_status("list_alliances"))?;
         Ok(Response::new(pb::ListAlliancesResponse {
@@ -91,7 +92,7 @@ impl ContentService for ContentGrpc {
     ) -> Result<Response<pb::ListBannersResponse>, Status> {
         let banners = self
             .content
-            .banners(today_in_chile(now_millis()))
+            .banners(calendar::day_of_millis(now_millis()))
             .await
             .map_err(|err| err.into_status("list_banners"))?;
         Ok(Response::new(pb::ListBannersResponse {

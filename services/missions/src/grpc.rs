@@ -8,6 +8,7 @@
 
 use std::sync::Arc;
 
+use miclub_platform::calendar;
 use miclub_platform::error::ServiceError;
 use miclub_platform::storage::{millis_to_rfc3339, now_millis};
 use miclub_platform::tokens::TokenVerifier;
@@ -16,9 +17,7 @@ use miclub_proto::missions::v1::missions_service_server::MissionsService;
 use tonic::{Request, Response, Status};
 
 use crate::domain::mission::format_date;
-use crate::domain::{
-    GoalKind, MemberId, MemberMission, MissionInput, MissionStatus, Missions, santiago_date,
-};
+use crate::domain::{GoalKind, MemberId, MemberMission, MissionInput, MissionStatus, Missions};
 use crate::error::MissionsError;
 
 /// Implements `miclub.missions.v1.MissionsService`.
@@ -36,8 +35,7 @@ impl MissionsGrpc {
     /// The calling member, from their access token.
     async fn caller<T>(&self, request: &Request<T>) -> Result<MemberId, Status> {
         let claims = self.verifier.member(request).await?;
-        MemberId::parse(&claims.sub)
-            .ok_or_else(|| MissionsError::UnknownCaller.into_status("caller"))
+        MemberId::parse(&claims.sub).map_err(|_| MissionsError::UnknownCaller.into_status("caller"))
     }
 }
 
@@ -49,7 +47,7 @@ impl MissionsService for MissionsGrpc {
         request: Request<pb::ListMyMissionsRequest>,
     ) -> Result<Response<pb::ListMyMissionsResponse>, Status> {
         let member = self.caller(&request).await?;
-        let today = santiago_date(now_millis());
+        let today = calendar::day_of_millis(now_millis());
         let missions = self
             .missions
             .list(&member, today)
@@ -71,7 +69,7 @@ impl MissionsService for MissionsGrpc {
         let member = self.caller(&request).await?;
         let has_missions = self
             .missions
-            .has_missions(&member, santiago_date(now_millis()))
+            .has_missions(&member, calendar::day_of_millis(now_millis()))
             .await
             .map_err(|err| err.into_status("has_missions"))?;
         Ok(Response::new(pb::HasMissionsResponse { has_missions }))

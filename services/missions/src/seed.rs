@@ -11,9 +11,10 @@ use miclub_platform::demo::MEMBERS;
 use miclub_platform::storage::now_millis;
 
 use crate::domain::mission::format_date;
-use crate::domain::{GoalKind, MemberId, Mission, MissionId, MissionInput, santiago_date};
+use crate::domain::{GoalKind, MemberId, Mission, MissionId, MissionInput};
 use crate::error::Result;
 use crate::store::Store;
+use miclub_platform::calendar;
 
 pub const DEMO_MEAT: &str = "demo-carnes";
 pub const DEMO_OILS: &str = "demo-aceites";
@@ -99,7 +100,7 @@ pub fn demo_missions(today: NaiveDate) -> Vec<Mission> {
 /// Seeds the demo missions, Ana's progress and Diego's loading history.
 pub async fn seed_demo(store: &Store) -> Result<()> {
     let now = now_millis();
-    let today = santiago_date(now);
+    let today = calendar::day_of_millis(now);
     let missions = demo_missions(today);
     for mission in &missions {
         store.upsert_mission(mission, now).await?;

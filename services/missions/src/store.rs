@@ -145,7 +145,7 @@ impl Store {
             .map(|row| {
                 let raw: String = row.try_get("member_id")?;
                 MemberId::parse(&raw)
-                    .ok_or_else(|| MissionsError::CorruptRecord(format!("member of {}", id)))
+                    .map_err(|_| MissionsError::CorruptRecord(format!("member of {}", id)))
             })
             .collect::<Result<_>>()?;
         Ok(Some(mission))
@@ -293,7 +293,7 @@ impl Store {
             .map(|row| {
                 let mission = MissionId::from_stored(row.try_get("mission_id")?);
                 let member_raw: String = row.try_get("member_id")?;
-                let member = MemberId::parse(&member_raw).ok_or_else(|| {
+                let member = MemberId::parse(&member_raw).map_err(|_| {
                     MissionsError::CorruptRecord(format!("progress of {mission}: member id"))
                 })?;
                 let amount: Option<i64> = row.try_get("reward")?;

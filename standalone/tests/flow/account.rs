@@ -270,9 +270,7 @@ async fn anas_previous_month_pages_ten_then_three_and_the_current_month_is_not_e
     let portal = Portal::start().await;
     let browser = portal.browser();
     browser.log_in("11.111.111-1", "ana@example.cl").await;
-    let today = chrono::Utc::now()
-        .with_timezone(&chrono_tz::America::Santiago)
-        .date_naive();
+    let today = miclub_platform::calendar::today();
     let previous = today.with_day(1).unwrap() - Months::new(1);
     let page = |n: u32| {
         format!(

@@ -1,37 +1,12 @@
 //! A member of the club: identity document, names, contact data and the terms decision.
 
-use std::fmt;
-
 use chrono::{Datelike, NaiveDate};
+use miclub_platform::calendar;
 use miclub_platform::identity::{ForeignDocument, IdentityError, Rut};
+pub use miclub_platform::member::{Email, MemberId};
+use miclub_platform::member::{EmailError, MemberIdError};
 
 use crate::error::{AccountsError, Result};
-
-/// Opaque id of a member (a UUID for members created here); the `sub` of their access tokens.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct MemberId(String);
-
-impl MemberId {
-    /// A fresh random id.
-    pub fn generate() -> Self {
-        Self(uuid::Uuid::new_v4().to_string())
-    }
-
-    pub fn parse(raw: &str) -> Result<Self> {
-        super::check_id("member_id", raw)?;
-        Ok(Self(raw.to_owned()))
-    }
-
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
-
-impl fmt::Display for MemberId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DocumentType {
@@ -163,52 +138,17 @@ impl PersonName {
     }
 }
 
-/// An email address: trimmed, lowercased, `local@domain.tld` with one `@`, no spaces, at most
-/// 254 characters.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Email(String);
-
-impl Email {
-    pub fn parse(raw: &str) -> Result<Self> {
-        let email = raw.trim().to_lowercase();
-        let invalid = || AccountsError::invalid_field("email", messages::EMAIL);
-        if email.is_empty()
-            || email.chars().count() > 254
-            || email.chars().any(|c| c.is_whitespace() || c.is_control())
-        {
-            return Err(invalid());
-        }
-        let (local, domain) = email.split_once('@').ok_or_else(invalid)?;
-        let domain_ok = domain.contains('.')
-            && !domain.contains('@')
-            && !domain.starts_with('.')
-            && !domain.ends_with('.')
-            && !domain.contains("..");
-        if local.is_empty() || local.len() > 64 || !domain_ok {
-            return Err(invalid());
-        }
-        Ok(Self(email))
-    }
-
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-
-    /// For display to someone who may not own it: `ana@example.cl` becomes `a***@example.cl`.
-    pub fn masked(&self) -> String {
-        match self.0.split_once('@') {
-            Some((local, domain)) => {
-                let first: String = local.chars().take(1).collect();
-                format!("{first}***@{domain}")
-            }
-            None => "***".to_owned(),
-        }
+// Platform's member id and email, refused as accounts has always named the field and told
+// the member.
+impl From<MemberIdError> for AccountsError {
+    fn from(_: MemberIdError) -> Self {
+        AccountsError::invalid("member_id", "not a valid id")
     }
 }
 
-impl fmt::Display for Email {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+impl From<EmailError> for AccountsError {
+    fn from(_: EmailError) -> Self {
+        AccountsError::invalid_field("email", messages::EMAIL)
     }
 }
 
@@ -302,13 +242,6 @@ impl GenderId {
     }
 }
 
-/// Today's date in Chile, the calendar ages are counted in.
-pub fn today_in_chile() -> NaiveDate {
-    chrono::Utc::now()
-        .with_timezone(&chrono_tz::America::Santiago)
-        .date_naive()
-}
-
 /// A birth date of someone aged 18 to 120 when they stated it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BirthDate(NaiveDate);
@@ -317,9 +250,9 @@ impl BirthDate {
     pub const MIN_AGE: i32 = 18;
     pub const MAX_AGE: i32 = 120;
 
-    /// Checks the age rule on [`today_in_chile`].
+    /// Checks the age rule on today in Chile, the calendar ages are counted in.
     pub fn new(date: NaiveDate) -> Result<Self> {
-        Self::new_on(date, today_in_chile())
+        Self::new_on(date, calendar::today())
     }
 
     /// Checks the age rule on `today`.
@@ -530,7 +463,7 @@ mod tests {
     }
 
     /// The Spanish message and field of a refused input.
-    fn refusal<T: fmt::Debug>(result: Result<T>) -> (&'static str, &'static str) {
+    fn refusal<T: std::fmt::Debug>(result: Result<T>) -> (&'static str, &'static str) {
         match result {
             Err(AccountsError::InvalidField { field, message }) => (field, message),
             other => panic!("expected a field refusal, got {other:?}"),
@@ -609,11 +542,35 @@ mod tests {
             too_long.as_str(),
         ] {
             assert_eq!(
-                refusal(Email::parse(bad)),
+                refusal(Email::parse(bad).map_err(AccountsError::from)),
                 ("email", "Ingresa un correo electrónico válido."),
                 "{bad:?}"
             );
         }
+    }
+
+    #[test]
+    fn a_member_id_is_read_without_surrounding_spaces_and_refused_as_member_id_otherwise() {
+        // Accounts refused surrounding spaces before platform's one rule; auth and missions
+        // trimmed them.
+        assert_eq!(MemberId::parse(" m-1 ").unwrap().as_str(), "m-1");
+        match MemberId::parse("m 1").map_err(AccountsError::from) {
+            Err(AccountsError::Invalid { field, reason }) => {
+                assert_eq!((field, reason), ("member_id", "not a valid id"));
+            }
+            other => panic!("expected an invalid member_id, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn an_email_over_254_bytes_is_refused_even_within_254_characters() {
+        // Accounts counted characters before platform's one rule; SMTP counts bytes.
+        let wide = format!("ana@{}{}.cl", "ñ".repeat(10), "d".repeat(237));
+        assert_eq!(wide.chars().count(), 254);
+        assert_eq!(
+            refusal(Email::parse(&wide).map_err(AccountsError::from)),
+            ("email", "Ingresa un correo electrónico válido.")
+        );
     }
 
     #[test]

@@ -18,12 +18,12 @@ pub use accounts::Accounts;
 pub use ledger::{
     Balance, Ledger, ManualMovement, Month, Movement, MovementId, MovementKind, MovementStatus,
     MovementsPage, NewPurchase, OutboxEvent, PageRequest, Reason, RecordedMovement, StoredPurchase,
-    parse_instant,
+    parse_instant, requested_month,
 };
 pub use member::{
     BirthDate, Document, DocumentType, Email, GENDERS, Gender, GenderId, Member, MemberId,
     MemberRecord, MemberState, MemberStatus, PersonName, PhoneNumber, TermsAgreement,
-    TermsDecision, UnsubscribedMember, today_in_chile,
+    TermsDecision, UnsubscribedMember,
 };
 pub use outbox::{OutboxRelay, RelayRound};
 pub use profile::{

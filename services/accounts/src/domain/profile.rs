@@ -787,11 +787,11 @@ impl Profile {
 
 /// `at` (Unix milliseconds) as Chileans read it: `23-11-2026 a las 21:15`.
 pub(super) fn chile_date_time(at: i64) -> String {
-    chrono::DateTime::from_timestamp_millis(at)
-        .unwrap_or_default()
-        .with_timezone(&chrono_tz::America::Santiago)
-        .format("%d-%m-%Y a las %H:%M")
-        .to_string()
+    miclub_platform::calendar::in_chile(
+        chrono::DateTime::from_timestamp_millis(at).unwrap_or_default(),
+    )
+    .format("%d-%m-%Y a las %H:%M")
+    .to_string()
 }
 
 fn resend_key(member_id: &MemberId) -> String {

@@ -8,9 +8,8 @@
 //! [`ProductCategoryId`] that missions count.
 
 use chrono::DateTime;
-use miclub_accrual::{
-    Category, PaymentMethod, Purchase, PurchaseError, PurchaseLine, weekday_in_chile,
-};
+use miclub_accrual::{Category, PaymentMethod, Purchase, PurchaseError, PurchaseLine};
+use miclub_platform::calendar;
 use miclub_platform::identity::LoginId;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -225,7 +224,7 @@ impl PurchaseOrder {
             return Err(AccountsError::invalid("lines", "more than 500 lines"));
         }
         let engine_lines = lines.iter().map(OrderLine::for_engine).collect();
-        let purchase = Purchase::new(weekday_in_chile(instant), Some(payment), engine_lines)
+        let purchase = Purchase::new(calendar::weekday_at(instant), Some(payment), engine_lines)
             .map_err(|err| match err {
                 PurchaseError::NoLines => AccountsError::invalid("lines", "no lines"),
                 PurchaseError::NonPositiveAmount { .. } => {

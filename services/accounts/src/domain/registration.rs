@@ -451,7 +451,7 @@ mod tests {
 
     fn today_in_chile_minus_years(years: i32) -> String {
         use chrono::Datelike;
-        let today = super::super::today_in_chile();
+        let today = miclub_platform::calendar::today();
         let date = today.with_year(today.year() - years).unwrap_or_else(|| {
             today
                 .with_day(28)

@@ -10,9 +10,9 @@ use tonic::{Request, Response, Status};
 
 use super::AccountsGrpc;
 use crate::domain::{
-    IdempotencyKey, ManualMovement, MemberDocument, MemberId, Month, Movement, MovementId,
-    MovementKind, MovementStatus, OrderLine, PageRequest, ProductCategoryId, PurchaseOrder, Reason,
-    StoreId, StoreName, parse_instant,
+    IdempotencyKey, ManualMovement, MemberDocument, MemberId, Movement, MovementId, MovementKind,
+    MovementStatus, OrderLine, PageRequest, ProductCategoryId, PurchaseOrder, Reason, StoreId,
+    StoreName, parse_instant, requested_month,
 };
 use crate::error::{AccountsError, Result};
 
@@ -25,7 +25,7 @@ impl AccountsGrpc {
         let member_id = self.caller(&request).await?;
         let message = request.into_inner();
         let listed = async {
-            let month = Month::parse(message.year, message.month, now_millis())?;
+            let month = requested_month(message.year, message.month, now_millis())?;
             let page = PageRequest::parse(message.page, message.page_size)?;
             self.ledger.movements(&member_id, month, page).await
         };

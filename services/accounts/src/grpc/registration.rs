@@ -53,7 +53,7 @@ impl AccountsGrpc {
         self.verifier.service(&request).await?;
         let fail = |err: AccountsError| err.into_status("register_member");
         let message = request.get_ref();
-        let member_id = MemberId::parse(&message.member_id).map_err(fail)?;
+        let member_id = MemberId::parse(&message.member_id).map_err(|err| fail(err.into()))?;
         let document =
             document_from_proto(&message.document_type, &message.document_number).map_err(fail)?;
         let profile = profile_from_proto(message.profile.as_ref()).map_err(fail)?;
@@ -85,7 +85,8 @@ impl AccountsGrpc {
     ) -> Result<Response<pb::ActivateMemberResponse>, Status> {
         self.verifier.service(&request).await?;
         let fail = |err: AccountsError| err.into_status("activate_member");
-        let member_id = MemberId::parse(&request.get_ref().member_id).map_err(fail)?;
+        let member_id =
+            MemberId::parse(&request.get_ref().member_id).map_err(|err| fail(err.into()))?;
         let activation = self.registration.activate(&member_id).await.map_err(fail)?;
         Ok(Response::new(pb::ActivateMemberResponse {
             masked_email: activation.email.masked(),

@@ -33,7 +33,7 @@ impl Store {
         row.map(|row| -> Result<(MemberId, bool)> {
             let id: String = row.try_get("member_id")?;
             let member_id =
-                MemberId::parse(&id).map_err(|err| corrupt(&format!("member {id}"), err))?;
+                MemberId::parse(&id).map_err(|err| corrupt(&format!("member {id}"), err.into()))?;
             Ok((
                 member_id,
                 miclub_platform::storage::flag(&row, "has_club_account")?,

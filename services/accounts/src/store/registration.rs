@@ -74,7 +74,7 @@ impl Store {
             let done = match target {
                 Some(target) => {
                     let target = MemberId::parse(&target)
-                        .map_err(|err| corrupt(&format!("member {target}"), err))?;
+                        .map_err(|err| corrupt(&format!("member {target}"), err.into()))?;
                     self.take_over(&target, member, at).await?.then(|| {
                         if target == member.id {
                             Registered::Created
@@ -349,8 +349,8 @@ impl Store {
             .map(|row| {
                 let id: String = row.try_get("member_id")?;
                 let left: Option<i64> = row.try_get("unsubscribed_at")?;
-                let member =
-                    MemberId::parse(&id).map_err(|err| corrupt(&format!("member {id}"), err))?;
+                let member = MemberId::parse(&id)
+                    .map_err(|err| corrupt(&format!("member {id}"), err.into()))?;
                 Ok((member, left.unwrap_or_default()))
             })
             .collect()

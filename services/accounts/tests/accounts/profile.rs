@@ -2,8 +2,8 @@
 //! their own record with the exact Spanish message of each refused field.
 
 use chrono::{Datelike, Months};
-use miclub_accounts::domain::today_in_chile;
 use miclub_platform::backend_tests;
+use miclub_platform::calendar;
 use miclub_platform::error::{ErrorBody, ErrorCode};
 use miclub_platform::testing::TestEnv;
 use miclub_proto::accounts::v1::{
@@ -173,7 +173,7 @@ async fn each_invalid_field_is_refused_with_its_own_spanish_message_and_changes_
     let token = app.token(&member.id);
     let mut client = app.client().await;
     let email = member.email.as_str();
-    let today = today_in_chile();
+    let today = calendar::today();
     let seventeen = today
         .checked_sub_months(Months::new(17 * 12))
         .unwrap()

@@ -1,7 +1,8 @@
 //! Validated values of the auth flows: a password, a one-time code, a challenge id, a refresh
-//! token, a member id, an email address and the key one-time codes are stored under. Each can
-//! only be built through its checks, so the rest of the domain never meets an empty password or
-//! a code of the wrong shape.
+//! token and the key one-time codes are stored under, plus platform's member id and email
+//! address with the field and problem auth names their refusals by. Each can only be built
+//! through its checks, so the rest of the domain never meets an empty password or a code of
+//! the wrong shape.
 //!
 //! These values stand low in the crate: they import only `crate::error` (whose enum sits
 //! below them and imports nothing of the crate), so the settings (`crate::config`), the key
@@ -14,6 +15,8 @@ use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hmac::{Hmac, Mac};
 use miclub_platform::config::Environment;
+pub use miclub_platform::member::{Email, MemberId, mask_email};
+use miclub_platform::member::{EmailError, MemberIdError};
 use rand::Rng;
 use secrecy::{ExposeSecret, SecretString};
 use sha2::{Digest, Sha256};
@@ -175,81 +178,28 @@ impl fmt::Debug for RefreshToken {
     }
 }
 
-/// A member id as other services send it: 1 to 64 ASCII letters, digits, `-`, `_`, `:` or `.`
-/// (accounts' rule; demo and generated ids are UUIDs).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MemberId(String);
-
-impl MemberId {
-    const MAX_CHARS: usize = 64;
-
-    pub fn parse(input: &str) -> AuthResult<Self> {
-        let input = input.trim();
-        if input.is_empty() {
-            return Err(AuthError::InvalidInput {
-                field: Field::MemberId,
-                problem: Problem::Empty,
-            });
+impl From<MemberIdError> for AuthError {
+    fn from(err: MemberIdError) -> Self {
+        AuthError::InvalidInput {
+            field: Field::MemberId,
+            problem: match err {
+                MemberIdError::Empty => Problem::Empty,
+                MemberIdError::Malformed => Problem::Malformed,
+            },
         }
-        let valid = input.len() <= Self::MAX_CHARS
-            && input
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b':' | b'.'));
-        if !valid {
-            return Err(AuthError::InvalidInput {
-                field: Field::MemberId,
-                problem: Problem::Malformed,
-            });
-        }
-        Ok(Self(input.to_owned()))
-    }
-
-    pub fn as_str(&self) -> &str {
-        &self.0
     }
 }
 
-/// An email address, with the rules accounts and the REST contract use: trimmed, lowercased,
-/// `local@domain.tld`, no spaces or control characters, a local part of at most 64 and a
-/// whole of at most 254 bytes.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Email(String);
-
-impl Email {
-    const MAX_BYTES: usize = 254;
-    const MAX_LOCAL_BYTES: usize = 64;
-
-    pub fn parse(input: &str) -> AuthResult<Self> {
-        let email = input.trim().to_lowercase();
-        let problem = |problem| AuthError::InvalidInput {
+impl From<EmailError> for AuthError {
+    fn from(err: EmailError) -> Self {
+        AuthError::InvalidInput {
             field: Field::Email,
-            problem,
-        };
-        if email.is_empty() {
-            return Err(problem(Problem::Empty));
+            problem: match err {
+                EmailError::Empty => Problem::Empty,
+                EmailError::TooLong => Problem::TooLong,
+                EmailError::Malformed => Problem::Malformed,
+            },
         }
-        if email.len() > Self::MAX_BYTES {
-            return Err(problem(Problem::TooLong));
-        }
-        if email.chars().any(|c| c.is_whitespace() || c.is_control()) {
-            return Err(problem(Problem::Malformed));
-        }
-        let (local, domain) = email
-            .split_once('@')
-            .ok_or_else(|| problem(Problem::Malformed))?;
-        let domain_ok = domain.contains('.')
-            && !domain.contains('@')
-            && !domain.starts_with('.')
-            && !domain.ends_with('.')
-            && !domain.contains("..");
-        if local.is_empty() || local.len() > Self::MAX_LOCAL_BYTES || !domain_ok {
-            return Err(problem(Problem::Malformed));
-        }
-        Ok(Self(email))
-    }
-
-    pub fn as_str(&self) -> &str {
-        &self.0
     }
 }
 
@@ -333,17 +283,6 @@ pub fn hex(bytes: &[u8]) -> String {
         })
 }
 
-/// Where a code went, masked for display: `ana@example.cl` becomes `a***@example.cl`.
-pub fn mask_email(email: &str) -> String {
-    match email.split_once('@') {
-        Some((local, domain)) => {
-            let first: String = local.chars().take(1).collect();
-            format!("{first}***@{domain}")
-        }
-        None => "***".to_owned(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -422,39 +361,21 @@ mod tests {
     }
 
     #[test]
-    fn an_email_is_trimmed_lowercased_and_needs_a_dotted_domain() {
+    fn a_refused_email_or_member_id_names_its_field_and_problem() {
+        let refusal = |err: AuthError| match err {
+            AuthError::InvalidInput { field, problem } => (field, problem),
+            other => panic!("expected an invalid input, got {other:?}"),
+        };
+        let email = |raw: &str| refusal(Email::parse(raw).unwrap_err().into());
+        assert_eq!(email(" "), (Field::Email, Problem::Empty));
         assert_eq!(
-            Email::parse("  Ana.Nueva@Correo.CL ").unwrap().as_str(),
-            "ana.nueva@correo.cl"
+            email(&format!("ana@{}.cl", "d".repeat(248))),
+            (Field::Email, Problem::TooLong)
         );
-        for bad in [
-            "",
-            "ana",
-            "ana@correo",
-            "@correo.cl",
-            "ana@@correo.cl",
-            "ana @correo.cl",
-            "ana@.correo.cl",
-            "ana@correo..cl",
-        ] {
-            assert!(Email::parse(bad).is_err(), "{bad:?}");
-        }
-        assert!(Email::parse(&format!("{}@correo.cl", "a".repeat(65))).is_err());
-    }
-
-    #[test]
-    fn a_member_id_is_a_short_plain_token() {
-        let id = MemberId::parse(" 7b0f6d2e-0000-4000-8000-000000000001 ").unwrap();
-        assert_eq!(id.as_str(), "7b0f6d2e-0000-4000-8000-000000000001");
-        for bad in ["", "a b", "x/y", &"a".repeat(65)] {
-            assert!(MemberId::parse(bad).is_err(), "{bad:?}");
-        }
-    }
-
-    #[test]
-    fn emails_are_masked_to_their_first_letter_and_domain() {
-        assert_eq!(mask_email("ana@example.cl"), "a***@example.cl");
-        assert_eq!(mask_email("nothing"), "***");
+        assert_eq!(email("ana@correo"), (Field::Email, Problem::Malformed));
+        let member_id = |raw: &str| refusal(MemberId::parse(raw).unwrap_err().into());
+        assert_eq!(member_id(""), (Field::MemberId, Problem::Empty));
+        assert_eq!(member_id("x/y"), (Field::MemberId, Problem::Malformed));
     }
 
     #[test]

@@ -13,7 +13,7 @@ mod simulator;
 
 use std::sync::Arc;
 
-use chrono::{DateTime, NaiveDate};
+use chrono::NaiveDate;
 use miclub_accrual::{Accrual, RuleSet};
 
 pub use simulator::{MAX_AMOUNT, Simulation, amount_field, category_name};
@@ -26,15 +26,6 @@ pub use crate::model::{
 };
 use crate::seed::Shipped;
 use crate::store::{Store, Write};
-
-/// The calendar day of `now` (Unix ms) in Chile (America/Santiago), the day content is in
-/// force for.
-pub fn today_in_chile(now: i64) -> NaiveDate {
-    DateTime::from_timestamp_millis(now)
-        .unwrap_or_default()
-        .with_timezone(&chrono_tz::America::Santiago)
-        .date_naive()
-}
 
 /// How many shipped rows a start-up stored, per kind.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -217,6 +208,9 @@ fn iso(date: NaiveDate) -> String {
 
 #[cfg(test)]
 mod tests {
+    use chrono::DateTime;
+    use miclub_platform::calendar;
+
     use super::*;
 
     #[test]
@@ -230,11 +224,11 @@ mod tests {
             "2026-11-22T02:59:59+00:00"
         );
         assert_eq!(
-            today_in_chile(saturday_night),
+            calendar::day_of_millis(saturday_night),
             NaiveDate::from_ymd_opt(2026, 11, 21).unwrap()
         );
         assert_eq!(
-            today_in_chile(saturday_night + 1_000),
+            calendar::day_of_millis(saturday_night + 1_000),
             NaiveDate::from_ymd_opt(2026, 11, 22).unwrap()
         );
     }

@@ -3,9 +3,9 @@
 //! validation and their service-token requirement.
 
 use chrono::{Days, NaiveDate};
-use miclub_content::domain::today_in_chile;
 use miclub_content::seed::shipped;
 use miclub_platform::backend_tests;
+use miclub_platform::calendar;
 use miclub_platform::error::ErrorCode;
 use miclub_platform::storage::now_millis;
 use miclub_platform::testing::TestEnv;
@@ -71,7 +71,7 @@ async fn counts(app: &TestApp) -> [i64; 5] {
 }
 
 fn today() -> NaiveDate {
-    today_in_chile(now_millis())
+    calendar::day_of_millis(now_millis())
 }
 
 fn day(offset: i64) -> String {

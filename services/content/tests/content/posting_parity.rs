@@ -109,7 +109,7 @@ fn ana() -> &'static str {
 /// 23:30 in Santiago on `day`: already the next day in UTC, so a post counted on the UTC day
 /// would be caught.
 fn late_evening_in_santiago(day: NaiveDate) -> String {
-    chrono_tz::America::Santiago
+    miclub_platform::calendar::TIMEZONE
         .from_local_datetime(&day.and_hms_opt(23, 30, 0).unwrap())
         .single()
         .unwrap()

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use chrono::NaiveDate;
 use serde::Deserialize;
 
-use super::mission::{MemberId, santiago_date};
+use super::mission::MemberId;
 
 /// The topic missions counts; every other topic on the stream is acknowledged and skipped.
 pub const PURCHASE_POSTED: &str = "purchase.posted";
@@ -58,7 +58,7 @@ impl Purchase {
         if event_id.is_empty() {
             return Err("no event id".into());
         }
-        let member_id = MemberId::parse(&payload.member_id).ok_or("no valid member_id")?;
+        let member_id = MemberId::parse(&payload.member_id).map_err(|_| "no valid member_id")?;
         let purchased_at = chrono::DateTime::parse_from_rfc3339(payload.purchased_at.trim())
             .map_err(|_| "purchased_at is not RFC 3339")?;
         let mut by_category = BTreeMap::new();
@@ -71,7 +71,7 @@ impl Purchase {
         Ok(Self {
             event_id,
             member_id,
-            day: santiago_date(purchased_at.timestamp_millis()),
+            day: miclub_platform::calendar::day_of_millis(purchased_at.timestamp_millis()),
             by_category,
         })
     }

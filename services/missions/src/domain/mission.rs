@@ -5,8 +5,8 @@
 
 use std::fmt;
 
-use chrono::{NaiveDate, TimeZone};
-use chrono_tz::America::Santiago;
+use chrono::NaiveDate;
+pub use miclub_platform::member::MemberId;
 
 use crate::error::{MissionsError, Result};
 
@@ -49,28 +49,6 @@ impl MissionId {
 }
 
 impl fmt::Display for MissionId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-/// Id of a member as the other services write it (a UUID in practice).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct MemberId(String);
-
-impl MemberId {
-    /// `None` unless 1-64 letters, digits or `-_:.`.
-    pub fn parse(raw: &str) -> Option<Self> {
-        let raw = raw.trim();
-        is_id(raw).then(|| Self(raw.to_owned()))
-    }
-
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
-
-impl fmt::Display for MemberId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
     }
@@ -204,10 +182,12 @@ impl Mission {
             .member_ids
             .iter()
             .map(|raw| {
-                MemberId::parse(raw).ok_or(MissionsError::invalid(
-                    "memberIds",
-                    "Uno de los socios indicados no tiene un identificador válido.",
-                ))
+                MemberId::parse(raw).map_err(|_| {
+                    MissionsError::invalid(
+                        "memberIds",
+                        "Uno de los socios indicados no tiene un identificador válido.",
+                    )
+                })
             })
             .collect::<Result<Vec<_>>>()?;
         member_ids.sort();
@@ -254,12 +234,6 @@ pub fn parse_date(raw: &str) -> Option<NaiveDate> {
 /// The ISO text stored and sent for a date.
 pub fn format_date(date: NaiveDate) -> String {
     date.format("%Y-%m-%d").to_string()
-}
-
-/// The calendar day in Chile of an instant (Unix milliseconds).
-pub fn santiago_date(millis: i64) -> NaiveDate {
-    let utc = chrono::DateTime::from_timestamp_millis(millis).unwrap_or_default();
-    Santiago.from_utc_datetime(&utc.naive_utc()).date_naive()
 }
 
 /// How a mission stands for a member.
@@ -416,7 +390,10 @@ mod tests {
         let millis = chrono::DateTime::parse_from_rfc3339("2026-11-21T02:30:00Z")
             .unwrap()
             .timestamp_millis();
-        assert_eq!(santiago_date(millis), parse_date("2026-11-20").unwrap());
+        assert_eq!(
+            miclub_platform::calendar::day_of_millis(millis),
+            parse_date("2026-11-20").unwrap()
+        );
     }
 
     #[test]

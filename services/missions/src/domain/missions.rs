@@ -107,10 +107,9 @@ impl Missions {
         loading: bool,
         now: i64,
     ) -> Result<()> {
-        let member = MemberId::parse(member_id).ok_or(MissionsError::invalid(
-            "memberId",
-            "El identificador del socio no es válido.",
-        ))?;
+        let member = MemberId::parse(member_id).map_err(|_| {
+            MissionsError::invalid("memberId", "El identificador del socio no es válido.")
+        })?;
         self.store
             .set_history_loading(&member, loading, now)
             .await?;

@@ -11,7 +11,6 @@ pub use consumer::{Consumer, ConsumerOptions, GROUP, Polled};
 pub use event::{PURCHASE_POSTED, Purchase};
 pub use mission::{
     GoalKind, MemberId, MemberMission, Mission, MissionId, MissionInput, MissionStatus,
-    santiago_date,
 };
 pub use missions::{Missions, Processed};
 pub use ports::{Reward, Rewards, reward_movement_id};

@@ -8,9 +8,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use chrono::NaiveDate;
-use miclub_missions::domain::{
-    GROUP, MemberId, MissionId, Missions, Purchase, Reward, Rewards, santiago_date,
-};
+use miclub_missions::domain::{GROUP, MemberId, MissionId, Missions, Purchase, Reward, Rewards};
 use miclub_missions::error::{MissionsError, Result};
 use miclub_missions::store::{Progress, Store};
 use miclub_missions::{Application, Dependencies, Settings};
@@ -281,7 +279,7 @@ pub fn member_id(raw: &str) -> MemberId {
 
 /// Today in Chile.
 pub fn today() -> NaiveDate {
-    santiago_date(now_millis())
+    miclub_platform::calendar::day_of_millis(now_millis())
 }
 
 /// `today` moved by `days`, as ISO text.
