@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CONTEXT_REFETCH_INTERVAL_MS, getContextQueryOptions } from '@/features/context/api/get-context';
 import { sessionStore } from '@/lib/session';
 import { db, loginAs } from '@/testing/mocks/db';
+import { sent } from '@/testing/mocks/requests';
 import { server } from '@/testing/mocks/server';
 import { currentLocation, dataLayerEvents, renderApp, storeHasMissions } from '@/testing/test-utils';
 
@@ -228,7 +229,7 @@ describe('the session', () => {
     renderApp('/mi-club');
     expect(await screen.findByRole('heading', { name: 'Hola, Ana' })).toBeInTheDocument();
     await waitFor(() => expect(sessionStore.get().isConfirmed).toBe(true));
-    expect(db.requests.some((r) => r.path === '/api/profile')).toBe(true);
+    expect(sent.some((r) => r.path === '/api/profile')).toBe(true);
     expect(screen.getByRole('button', { name: 'Misiones' })).toBeInTheDocument();
   });
 
@@ -249,7 +250,7 @@ describe('the session', () => {
     await screen.findByRole('heading', { level: 1, name: 'Inicia sesión' });
     expect(currentLocation()).toBe('/login');
     expect(window.localStorage.length).toBe(0);
-    await waitFor(() => expect(db.requests.filter((r) => r.path === '/api/logout')).toHaveLength(1));
+    await waitFor(() => expect(sent.filter((r) => r.path === '/api/logout')).toHaveLength(1));
   });
 
   it('logs out on a 401 from the balance', async () => {
@@ -273,7 +274,7 @@ describe('the session', () => {
     const { api } = await import('@/lib/api-client');
     await api.get('/api/profile').catch(() => undefined);
     await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(db.requests.filter((r) => r.path === '/api/logout')).toHaveLength(0);
+    expect(sent.filter((r) => r.path === '/api/logout')).toHaveLength(0);
   });
 });
 

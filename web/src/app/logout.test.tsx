@@ -4,13 +4,14 @@ import { describe, expect, it } from 'vitest';
 
 import { SESSION_EXPIRED_NOTICE } from '@/lib/login-notice';
 import { sessionStore } from '@/lib/session';
-import { db, DEMO_PASSWORD, loginAs, MOCK_OTP } from '@/testing/mocks/db';
+import { DEMO_PASSWORD, loginAs, MOCK_OTP } from '@/testing/mocks/db';
 import { apiError } from '@/testing/mocks/handlers';
+import { sent } from '@/testing/mocks/requests';
 import { server } from '@/testing/mocks/server';
 import { currentLocation, renderApp, storeHasMissions } from '@/testing/test-utils';
 
 function logoutCalls() {
-  return db.requests.filter((r) => r.path === '/api/logout');
+  return sent.filter((r) => r.path === '/api/logout');
 }
 
 /** /login's heading; the first route chunks of a file load slowly on a busy machine. */
@@ -48,7 +49,7 @@ describe('a forced logout', () => {
     renderApp('/mi-club');
     await findLoginHeading();
     expect(screen.getByRole('status')).toHaveTextContent(SESSION_EXPIRED_NOTICE);
-    expect(db.requests.map((r) => r.path)).not.toContain('/api/balance');
+    expect(sent.map((r) => r.path)).not.toContain('/api/balance');
   });
 
   it('leaves a page that needs no session for /login, which comes back to it after logging in', async () => {

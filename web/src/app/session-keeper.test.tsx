@@ -3,15 +3,16 @@ import { http, HttpResponse } from 'msw';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
 import { sessionStore } from '@/lib/session';
-import { db, loginAs } from '@/testing/mocks/db';
+import { loginAs } from '@/testing/mocks/db';
 import { apiError } from '@/testing/mocks/handlers';
+import { sent } from '@/testing/mocks/requests';
 import { server } from '@/testing/mocks/server';
 import { currentLocation, renderApp, storeHasMissions } from '@/testing/test-utils';
 
 import { DEFAULT_RENEW_AFTER_MS, renewDelayMs, renewSession } from './session-keeper';
 
 function paths() {
-  return db.requests.map((r) => r.path);
+  return sent.map((r) => r.path);
 }
 
 describe('session renewal', () => {
@@ -34,7 +35,7 @@ describe('session renewal', () => {
     expect(refresh).toBeGreaterThanOrEqual(0);
     expect(refresh).toBeLessThan(paths().indexOf('/api/profile'));
     expect(refresh).toBeLessThan(paths().indexOf('/api/balance'));
-    expect(db.requests[refresh]?.headers['x-miclub-csrf']).toBe('1');
+    expect(sent[refresh]?.headers['x-miclub-csrf']).toBe('1');
   });
 
   it('still shows the account when the renewal fails without a 401', async () => {

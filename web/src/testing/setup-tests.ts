@@ -8,6 +8,7 @@ import { endSession } from '@/lib/session';
 
 import { requestViolation, responseViolation } from './contract';
 import { resetDb } from './mocks/db';
+import { forgetSentRequests, record } from './mocks/requests';
 import { server } from './mocks/server';
 
 beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
@@ -17,6 +18,8 @@ beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
 const checks: Promise<string | null>[] = [];
 server.events.on('request:start', ({ request }) => {
   checks.push(requestViolation(request));
+  // What the app sent, for the tests' assertions (./mocks/requests).
+  void record(request);
 });
 server.events.on('response:mocked', ({ request, response }) => {
   checks.push(responseViolation(request, response));
@@ -24,6 +27,7 @@ server.events.on('response:mocked', ({ request, response }) => {
 
 beforeEach(() => {
   resetDb();
+  forgetSentRequests();
   window.dataLayer = [];
 });
 

@@ -383,7 +383,6 @@ type MockState = {
    * answers 200 with `maskedEmail` (then spent); any other token answers ERR_CONFIRMATION_INVALID.
    */
   emailRestorations: { token: string; maskedEmail: string }[];
-  requests: { method: string; path: string; headers: Record<string, string>; body: unknown }[];
   /** Missions by member user; a member without an entry has none. */
   missions: Record<string, MockMission[]>;
   /** Users whose history is still loading: GET /api/missions answers 409. */
@@ -417,7 +416,6 @@ function initialState(): MockState {
     movements: { '11.111.111-1': anaMovements() },
     emailConfirmations: [],
     emailRestorations: [],
-    requests: [],
     missions: { '11.111.111-1': anaMissions() },
     missionsLoading: [],
     promotions: MOCK_PROMOTIONS.map((promotion) => ({ ...promotion })),

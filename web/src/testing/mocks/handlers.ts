@@ -12,8 +12,13 @@
  */
 import { http, HttpResponse, type DefaultBodyType, type StrictRequest } from 'msw';
 
+
+import type { BodyOf } from '@/lib/api-types';
 import { cleanRut, formatRut, isValidRut } from '@/lib/rut';
 
+import { anaBalance, novemberMovements, octoberMovementsFirstPage, octoberMovementsSecondPage } from '../fixtures/account';
+import { alliances, anaMissions, banners, generalFaqs, loginFaqs, promotions, tuesdayCartResult } from '../fixtures/content';
+import { genders, terms, termsAccepted, termsRejected } from '../fixtures/profile';
 import {
   db,
   findMember,
@@ -27,6 +32,14 @@ import {
   type MockRegistrationIdentity,
   type MockRegistrationPersonalData,
 } from './db';
+
+/** Ana's movements by `year-month-page`; any other month answers an empty page. */
+const ANA_MOVEMENTS: Record<string, object> = {
+  '2026-11-1': novemberMovements,
+  '2026-10-1': octoberMovementsFirstPage,
+  '2026-10-2': octoberMovementsSecondPage,
+};
+
 
 export const API_ERRORS = {
   ERR_INVALID_ARGUMENT: { status: 400, message: 'Revisa los datos ingresados.' },
@@ -107,21 +120,6 @@ export function apiError(
 }
 
 const CHALLENGE = { destination: 'a***@example.cl', expiresInSeconds: 300, resendAfterSeconds: 30 };
-
-async function record(request: StrictRequest<DefaultBodyType>) {
-  let body: unknown;
-  try {
-    body = await request.clone().json();
-  } catch {
-    body = undefined;
-  }
-  db.requests.push({
-    method: request.method,
-    path: new URL(request.url).pathname,
-    headers: Object.fromEntries(request.headers.entries()),
-    body,
-  });
-}
 
 function csrfRejected(request: StrictRequest<DefaultBodyType>) {
   return request.headers.get('x-miclub-csrf') !== '1';
@@ -209,27 +207,12 @@ function mailConfirmation(member: MockMember): string {
   return token;
 }
 
-/** Calendar month of an instant in America/Santiago. */
-function chileMonth(iso: string): { year: number; month: number } {
-  const parts = new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Santiago', year: 'numeric', month: 'numeric' }).formatToParts(
-    new Date(iso),
-  );
-  return {
-    year: Number(parts.find((p) => p.type === 'year')?.value),
-    month: Number(parts.find((p) => p.type === 'month')?.value),
-  };
-}
-
-export const MOVEMENTS_PAGE_SIZE = 10;
-
 const accountAreaHandlers = [
-  http.get('/api/profile/genders', async ({ request }) => {
-    await record(request);
-    return HttpResponse.json(db.genders);
+  http.get('/api/profile/genders', () => {
+    return HttpResponse.json(genders);
   }),
 
   http.put('/api/profile', async ({ request }) => {
-    await record(request);
     if (csrfRejected(request)) return apiError('ERR_CSRF');
     if (!db.session) return apiError('ERR_UNAUTHENTICATED');
     const body = (await request.json()) as ProfileBody;
@@ -255,7 +238,6 @@ const accountAreaHandlers = [
   }),
 
   http.post('/api/profile/email/resend', async ({ request }) => {
-    await record(request);
     if (csrfRejected(request)) return apiError('ERR_CSRF');
     if (!db.session) return apiError('ERR_UNAUTHENTICATED');
     if (db.session.emailConfirmed) return apiError('ERR_EMAIL_ALREADY_CONFIRMED');
@@ -264,7 +246,6 @@ const accountAreaHandlers = [
   }),
 
   http.post('/api/profile/email/confirm', async ({ request }) => {
-    await record(request);
     if (csrfRejected(request)) return apiError('ERR_CSRF');
     const { token } = (await request.json()) as { token?: string };
     const index = db.emailConfirmations.findIndex((entry) => entry.token === token);
@@ -278,7 +259,6 @@ const accountAreaHandlers = [
   }),
 
   http.post('/api/profile/email/restore', async ({ request }) => {
-    await record(request);
     if (csrfRejected(request)) return apiError('ERR_CSRF');
     const { token } = ((await request.json().catch(() => null)) ?? {}) as { token?: unknown };
     const index = db.emailRestorations.findIndex((entry) => entry.token === token);
@@ -289,7 +269,6 @@ const accountAreaHandlers = [
   }),
 
   http.post('/api/profile/password', async ({ request }) => {
-    await record(request);
     if (csrfRejected(request)) return apiError('ERR_CSRF');
     if (!db.session) return apiError('ERR_UNAUTHENTICATED');
     if (db.context.changePasswordEnable !== true) {
@@ -314,62 +293,22 @@ const accountAreaHandlers = [
     return new HttpResponse(null, { status: 204 });
   }),
 
-  http.get('/api/terms-and-conditions', async ({ request }) => {
-    await record(request);
-    return HttpResponse.json(db.terms, { headers: { 'Cache-Control': 'no-cache' } });
+  http.get('/api/terms-and-conditions', () => {
+    return HttpResponse.json(terms, { headers: { 'Cache-Control': 'no-cache' } });
   }),
 
   http.post('/api/terms-and-conditions', async ({ request }) => {
-    await record(request);
-    if (csrfRejected(request)) return apiError('ERR_CSRF');
-    if (!db.session) return apiError('ERR_UNAUTHENTICATED');
-    const body = (await request.json().catch(() => null)) as { acceptTermsAndConditions?: unknown } | null;
-    if (typeof body?.acceptTermsAndConditions !== 'boolean') return apiError('ERR_INVALID_ARGUMENT');
-    db.session.terms = {
-      agreement: body.acceptTermsAndConditions ? 'accepted' : 'rejected',
-      event_date: new Date().toISOString(),
-    };
-    return HttpResponse.json({ terms_agreement: { ...db.session.terms }, version: db.terms.version });
+    const body = (await request.json()) as BodyOf<'/api/terms-and-conditions', 'post'>;
+    return HttpResponse.json(body.acceptTermsAndConditions ? termsAccepted : termsRejected);
   }),
 
   http.get('/api/movements', async ({ request }) => {
-    await record(request);
-    if (!db.session) return apiError('ERR_UNAUTHENTICATED');
     const params = new URL(request.url).searchParams;
-    const number = (name: string) => {
-      const raw = params.get(name)?.trim();
-      return raw && /^-?\d+$/.test(raw) ? Number(raw) : raw ? NaN : null;
-    };
-    const year = number('year');
-    const month = number('month');
-    const page = number('page') ?? 1;
-    if (year === null || Number.isNaN(year) || year < 2000 || year > 9999) {
-      return fieldError('year', 'Elige un año válido.');
-    }
-    if (month === null || Number.isNaN(month) || month < 1 || month > 12) {
-      return fieldError('month', 'Elige un mes válido.');
-    }
-    if (Number.isNaN(page) || page < 1) return fieldError('page', 'Elige una página válida.');
-    if (db.session.balance === null) return apiError('ERR_NO_CLUB_ACCOUNT');
-    const inMonth = (db.movements[db.session.user] ?? [])
-      .filter((m) => {
-        const when = chileMonth(m.occurredAt);
-        return when.year === year && when.month === month;
-      })
-      .sort((a, b) => b.occurredAt.localeCompare(a.occurredAt));
-    const totalPages = Math.ceil(inMonth.length / MOVEMENTS_PAGE_SIZE);
-    return HttpResponse.json(
-      {
-        year,
-        month,
-        page,
-        pageSize: MOVEMENTS_PAGE_SIZE,
-        totalCount: inMonth.length,
-        totalPages,
-        items: inMonth.slice((page - 1) * MOVEMENTS_PAGE_SIZE, page * MOVEMENTS_PAGE_SIZE),
-      },
-      { headers: { 'Cache-Control': 'no-store' } },
-    );
+    const key = `${params.get('year')}-${params.get('month')}-${params.get('page')}`;
+    const year = Number(params.get('year'));
+    const month = Number(params.get('month'));
+    const empty = { year, month, page: 1, pageSize: 10, totalCount: 0, totalPages: 0, items: [] };
+    return HttpResponse.json(ANA_MOVEMENTS[key] ?? empty, noStore);
   }),
 ];
 
@@ -377,7 +316,6 @@ const sessionHandlers = [
   http.get('/api/context', () => HttpResponse.json(db.context)),
 
   http.post('/api/login', async ({ request }) => {
-    await record(request);
     if (csrfRejected(request)) return apiError('ERR_CSRF');
     if (!request.headers.get('recaptcha-token')) return apiError('ERR_RECAPTCHA');
     const { user, password } = (await request.json()) as { user?: string; password?: string };
@@ -397,14 +335,12 @@ const sessionHandlers = [
   }),
 
   http.post('/api/resend-otp', async ({ request }) => {
-    await record(request);
     if (csrfRejected(request)) return apiError('ERR_CSRF');
     if (!db.challenge) return apiError('ERR_OTP_EXPIRED');
     return HttpResponse.json(CHALLENGE);
   }),
 
   http.post('/api/validate-otp', async ({ request }) => {
-    await record(request);
     if (csrfRejected(request)) return apiError('ERR_CSRF');
     const { otp } = (await request.json()) as { otp?: string };
     if (!db.challenge) return apiError('ERR_OTP_EXPIRED');
@@ -425,7 +361,6 @@ const sessionHandlers = [
   }),
 
   http.post('/api/refresh', async ({ request }) => {
-    await record(request);
     if (csrfRejected(request)) return apiError('ERR_CSRF');
     if (!db.session) {
       document.cookie = 'is-logged=; Path=/; Max-Age=0';
@@ -435,27 +370,19 @@ const sessionHandlers = [
   }),
 
   http.post('/api/logout', async ({ request }) => {
-    await record(request);
     if (csrfRejected(request)) return apiError('ERR_CSRF');
     db.session = null;
     document.cookie = 'is-logged=; Path=/; Max-Age=0';
     return new HttpResponse(null, { status: 204 });
   }),
 
-  http.get('/api/profile', async ({ request }) => {
-    await record(request);
+  http.get('/api/profile', () => {
     if (!db.session) return apiError('ERR_UNAUTHENTICATED');
     return HttpResponse.json(profileOf(db.session));
   }),
 
-  http.get('/api/balance', async ({ request }) => {
-    await record(request);
-    if (!db.session) return apiError('ERR_UNAUTHENTICATED');
-    if (db.session.balance === null) return apiError('ERR_NO_CLUB_ACCOUNT');
-    return HttpResponse.json(
-      { balance: db.session.balance, updatedAt: '2026-11-20T15:00:00Z' },
-      { headers: { 'Cache-Control': 'no-store' } },
-    );
+  http.get('/api/balance', () => {
+    return HttpResponse.json(anaBalance, noStore);
   }),
 ];
 
@@ -476,7 +403,6 @@ function weakPasswordProblem(newPassword: string, member: MockMember) {
 
 const passwordRecoveryHandlers = [
   http.post('/api/password-recovery', async ({ request }) => {
-    await record(request);
     if (csrfRejected(request)) return apiError('ERR_CSRF');
     if (!request.headers.get('recaptcha-token')) return apiError('ERR_RECAPTCHA');
     const { user } = ((await request.json().catch(() => null)) ?? {}) as { user?: unknown };
@@ -490,7 +416,6 @@ const passwordRecoveryHandlers = [
   }),
 
   http.post('/api/password-recovery/resend', async ({ request }) => {
-    await record(request);
     if (csrfRejected(request)) return apiError('ERR_CSRF');
     if (!db.recovery) return apiError('ERR_OTP_EXPIRED');
     db.recovery = { ...db.recovery, code: nextRecoveryCode(), attempts: 0 };
@@ -498,7 +423,6 @@ const passwordRecoveryHandlers = [
   }),
 
   http.post('/api/password-recovery/reset', async ({ request }) => {
-    await record(request);
     if (csrfRejected(request)) return apiError('ERR_CSRF');
     const { code = '', newPassword = '' } = ((await request.json().catch(() => null)) ?? {}) as {
       code?: string;
@@ -626,15 +550,13 @@ function registrationPersonalDataProblem(body: Partial<MockRegistrationPersonalD
 }
 
 const registrationHandlers = [
-  http.get('/api/registration', async ({ request }) => {
-    await record(request);
+  http.get('/api/registration', () => {
     const registration = liveRegistration();
     if (!registration) return apiError('ERR_REGISTRATION_EXPIRED');
     return HttpResponse.json(registrationView(registration));
   }),
 
   http.post('/api/registration', async ({ request }) => {
-    await record(request);
     if (csrfRejected(request)) return apiError('ERR_CSRF');
     const body = ((await request.json().catch(() => null)) ?? {}) as Record<string, unknown>;
     const checked = identityProblem(body);
@@ -651,7 +573,6 @@ const registrationHandlers = [
   }),
 
   http.put('/api/registration/personal-data', async ({ request }) => {
-    await record(request);
     if (csrfRejected(request)) return apiError('ERR_CSRF');
     const registration = liveRegistration();
     if (!registration) return apiError('ERR_REGISTRATION_EXPIRED');
@@ -673,7 +594,6 @@ const registrationHandlers = [
   }),
 
   http.post('/api/registration/complete', async ({ request }) => {
-    await record(request);
     if (csrfRejected(request)) return apiError('ERR_CSRF');
     const registration = liveRegistration();
     if (!registration || registration.step !== 3 || !registration.personalData) {
@@ -727,14 +647,12 @@ const registrationHandlers = [
   }),
 
   http.delete('/api/registration', async ({ request }) => {
-    await record(request);
     if (csrfRejected(request)) return apiError('ERR_CSRF');
     db.registration = null;
     return new HttpResponse(null, { status: 204 });
   }),
 
   http.post('/api/registration/verification-email', async ({ request }) => {
-    await record(request);
     if (csrfRejected(request)) return apiError('ERR_CSRF');
     const { user } = ((await request.json().catch(() => null)) ?? {}) as { user?: unknown };
     if (typeof user !== 'string' || !user.trim()) return fieldError('user', 'Ingresa tu RUT o documento.');
@@ -758,14 +676,12 @@ function sameIdentity(member: MockMember, user: unknown, email: unknown): boolea
 }
 
 const unsubscribeHandlers = [
-  http.get('/api/unsubscribe/reasons', async ({ request }) => {
-    await record(request);
+  http.get('/api/unsubscribe/reasons', () => {
     if (!db.session) return apiError('ERR_UNAUTHENTICATED');
     return HttpResponse.json({ reasons: db.unsubscribeReasons });
   }),
 
   http.post('/api/unsubscribe/validate', async ({ request }) => {
-    await record(request);
     if (csrfRejected(request)) return apiError('ERR_CSRF');
     if (!db.session) return apiError('ERR_UNAUTHENTICATED');
     const { user, email } = ((await request.json().catch(() => null)) ?? {}) as { user?: unknown; email?: unknown };
@@ -775,7 +691,6 @@ const unsubscribeHandlers = [
   }),
 
   http.post('/api/unsubscribe', async ({ request }) => {
-    await record(request);
     if (csrfRejected(request)) return apiError('ERR_CSRF');
     if (!db.session) return apiError('ERR_UNAUTHENTICATED');
     const { user, email, reasonId, reasonText } = ((await request.json().catch(() => null)) ?? {}) as {
@@ -811,101 +726,38 @@ const unsubscribeHandlers = [
   }),
 ];
 
-/** The accrual rules of accrual/rules/default.toml: the best matching rule per line, else the base. */
-const MOCK_RULES = {
-  version: '2026-11',
-  base: { rateBp: 80, rule: '0,8% en todas tus compras' },
-  rules: [
-    { rateBp: 90, partnerCard: true, rule: '0,9% en todas tus compras con tarjeta Lider BCI' },
-    { rateBp: 600, weekDay: 1, partnerCard: true, rule: 'Lunes 6% con tarjeta Lider BCI' },
-    { rateBp: 300, weekDay: 2, category: 'fruits_and_vegetables', rule: 'Martes 3% en frutas y verduras' },
-    { rateBp: 300, weekDay: 3, category: 'meat', rule: 'Miércoles 3% en carnes' },
-    { rateBp: 200, weekDay: 5, category: 'drinks', rule: 'Viernes 2% en bebidas' },
-    { rateBp: 200, weekDay: 6, category: 'cleaning', rule: 'Sábado 2% en artículos de limpieza' },
-  ] as { rateBp: number; rule: string; weekDay?: number; partnerCard?: boolean; category?: string }[],
-};
-
-export const SIMULATOR_FIELDS = [
-  ['meatAmount', 'meat'],
-  ['fruitsAndVegetablesAmount', 'fruits_and_vegetables'],
-  ['cleaningAmount', 'cleaning'],
-  ['drinksAmount', 'drinks'],
-  ['otherAmount', 'other'],
-] as const;
-
-/** The gateway's messages for POST /api/simulator (the form shows the same before sending). */
+/** The gateway's field texts for POST /api/simulator a test answers with (the form shows the same before sending). */
 export const SIMULATOR_SERVER_MESSAGES = {
-  weekDay: 'Elige un día de la semana.',
-  negative: 'El monto no puede ser negativo.',
-  notWhole: 'Ingresa el monto en pesos, sin decimales.',
   tooLarge: 'El monto máximo por categoría es $10.000.000.',
-  allZero: 'Ingresa al menos un monto.',
 } as const;
 
+const publicCache = { headers: { 'Cache-Control': 'public, max-age=60' } };
+const noStore = { headers: { 'Cache-Control': 'no-store' } };
+
 const contentHandlers = [
-  http.get('/api/missions', async ({ request }) => {
-    await record(request);
-    if (!db.session) return apiError('ERR_UNAUTHENTICATED');
-    if (db.missionsLoading.includes(db.session.user)) return apiError('ERR_MISSIONS_NOT_READY');
-    return HttpResponse.json(
-      { missions: db.missions[db.session.user] ?? [] },
-      { headers: { 'Cache-Control': 'no-store' } },
-    );
+  http.get('/api/missions', () => {
+    return HttpResponse.json(anaMissions, noStore);
   }),
 
-  http.get('/api/promotions', async ({ request }) => {
-    await record(request);
-    return HttpResponse.json({ promotions: db.promotions }, { headers: { 'Cache-Control': 'public, max-age=60' } });
+  http.get('/api/promotions', () => {
+    return HttpResponse.json(promotions, publicCache);
   }),
 
-  http.get('/api/alliances', async ({ request }) => {
-    await record(request);
-    return HttpResponse.json({ alliances: db.alliances }, { headers: { 'Cache-Control': 'public, max-age=60' } });
+  http.get('/api/alliances', () => {
+    return HttpResponse.json(alliances, publicCache);
   }),
 
-  http.get('/api/banners', async ({ request }) => {
-    await record(request);
-    return HttpResponse.json({ banners: db.banners }, { headers: { 'Cache-Control': 'public, max-age=60' } });
+  http.get('/api/banners', () => {
+    return HttpResponse.json(banners, publicCache);
   }),
 
   http.get('/api/faqs', async ({ request }) => {
-    await record(request);
-    const audience = new URL(request.url).searchParams.get('audience') ?? 'general';
-    if (audience !== 'general' && audience !== 'login') return fieldError('audience', 'Audiencia no válida.');
-    return HttpResponse.json({ faqs: db.faqs[audience] }, { headers: { 'Cache-Control': 'public, max-age=60' } });
+    const audience = new URL(request.url).searchParams.get('audience');
+    return HttpResponse.json(audience === 'login' ? loginFaqs : generalFaqs, publicCache);
   }),
 
-  http.post('/api/simulator', async ({ request }) => {
-    await record(request);
-    if (csrfRejected(request)) return apiError('ERR_CSRF');
-    const body = ((await request.json().catch(() => null)) ?? {}) as Record<string, unknown>;
-    const weekDay = body.weekDay;
-    if (typeof weekDay !== 'number' || !Number.isInteger(weekDay) || weekDay < 1 || weekDay > 7) {
-      return fieldError('weekDay', SIMULATOR_SERVER_MESSAGES.weekDay);
-    }
-    const partnerCard = body.partnerCard === true;
-    const lines = [];
-    for (const [field, category] of SIMULATOR_FIELDS) {
-      const amount = body[field] ?? 0;
-      if (typeof amount !== 'number' || !Number.isInteger(amount)) return fieldError(field, SIMULATOR_SERVER_MESSAGES.notWhole);
-      if (amount < 0) return fieldError(field, SIMULATOR_SERVER_MESSAGES.negative);
-      if (amount > 10_000_000) return fieldError(field, SIMULATOR_SERVER_MESSAGES.tooLarge);
-      const best = MOCK_RULES.rules
-        .filter(
-          (rule) =>
-            (rule.weekDay === undefined || rule.weekDay === weekDay) &&
-            (rule.partnerCard === undefined || rule.partnerCard === partnerCard) &&
-            (rule.category === undefined || rule.category === category),
-        )
-        .reduce((winner, rule) => (rule.rateBp > winner.rateBp ? rule : winner), MOCK_RULES.base);
-      lines.push({ category, amount, earned: Math.floor((amount * best.rateBp) / 10_000), rateBp: best.rateBp, rule: best.rule });
-    }
-    if (lines.every((line) => line.amount === 0)) return apiError('ERR_INVALID_ARGUMENT', { message: SIMULATOR_SERVER_MESSAGES.allZero });
-    return HttpResponse.json({
-      totalEarned: lines.reduce((sum, line) => sum + line.earned, 0),
-      rulesVersion: MOCK_RULES.version,
-      lines,
-    });
+  http.post('/api/simulator', () => {
+    return HttpResponse.json(tuesdayCartResult);
   }),
 ];
 

@@ -2,8 +2,9 @@ import { act, screen, waitFor, within } from '@testing-library/react';
 import { delay, http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
 
-import { db, loginAs } from '@/testing/mocks/db';
+import { loginAs } from '@/testing/mocks/db';
 import { apiError } from '@/testing/mocks/handlers';
+import { sent } from '@/testing/mocks/requests';
 import { server } from '@/testing/mocks/server';
 import { currentLocation, renderApp, storeHasMissions } from '@/testing/test-utils';
 
@@ -91,7 +92,7 @@ describe('the balance', () => {
     loginAs('Ana');
     renderApp('/mi-club');
     await screen.findByTestId('balance-amount');
-    expect(db.requests.find((r) => r.path === '/api/balance')?.headers['cache-control']).toBe('no-store');
+    expect(sent.find((r) => r.path === '/api/balance')?.headers['cache-control']).toBe('no-store');
   });
 
   it('shows a loading state while the balance is on its way', async () => {
@@ -110,6 +111,7 @@ describe('the balance', () => {
 
   it('shows the without-account state on 406', async () => {
     loginAs('Bruno');
+    server.use(http.get('/api/balance', () => apiError('ERR_NO_CLUB_ACCOUNT')));
     renderApp('/mi-club');
     expect(await screen.findByText('Aún no tienes una cuenta Mi Club.')).toBeInTheDocument();
     expect(screen.queryByTestId('balance-amount')).not.toBeInTheDocument();
@@ -136,8 +138,8 @@ describe('logout', () => {
     await user.click(screen.getByRole('button', { name: 'Cerrar sesión' }));
     await screen.findByRole('heading', { level: 1, name: 'Inicia sesión' });
     expect(currentLocation()).toBe('/login');
-    await waitFor(() => expect(db.requests.filter((r) => r.path === '/api/logout')).toHaveLength(1));
-    expect(db.requests.find((r) => r.path === '/api/logout')?.headers['x-miclub-csrf']).toBe('1');
+    await waitFor(() => expect(sent.filter((r) => r.path === '/api/logout')).toHaveLength(1));
+    expect(sent.find((r) => r.path === '/api/logout')?.headers['x-miclub-csrf']).toBe('1');
     expect(window.localStorage.length).toBe(0);
     expect(queryClient.getQueryData(['balance'])).toBeUndefined();
     expect(queryClient.getQueryData(['profile'])).toBeUndefined();

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { offContract } from '@/testing/contract';
 import { db, DEMO_PASSWORD, MOCK_OTP } from '@/testing/mocks/db';
 import { API_ERRORS, apiError, VERIFY_EMAIL_ACTION, type ApiErrorCode } from '@/testing/mocks/handlers';
+import { sent } from '@/testing/mocks/requests';
 import { server } from '@/testing/mocks/server';
 import { currentLocation, dataLayerEvents, renderApp } from '@/testing/test-utils';
 
@@ -63,14 +64,14 @@ describe('the login page', () => {
     const view = await openLogin();
     await submitCredentials(view, '12.345.678-9', DEMO_PASSWORD);
     expect(await screen.findByRole('alert')).toHaveTextContent('El RUT ingresado no es válido.');
-    expect(db.requests.filter((r) => r.path === '/api/login')).toHaveLength(0);
+    expect(sent.filter((r) => r.path === '/api/login')).toHaveLength(0);
   });
 
   it('sends user, password, the standalone recaptcha token and the CSRF header', async () => {
     const view = await openLogin();
     await submitCredentials(view, '111111111', DEMO_PASSWORD);
     await screen.findByLabelText('Código de verificación');
-    const request = db.requests.find((r) => r.path === '/api/login');
+    const request = sent.find((r) => r.path === '/api/login');
     expect(request?.body).toEqual({ user: '11.111.111-1', password: DEMO_PASSWORD });
     expect(request?.headers['recaptcha-token']).toBe('standalone');
     expect(request?.headers['x-miclub-csrf']).toBe('1');
@@ -86,7 +87,7 @@ describe('the login page', () => {
     expect(dataLayerEvents('login_exitoso')).toEqual([
       { event: 'login_exitoso', metodo: 'pagina', usuario_migrando: false },
     ]);
-    expect(db.requests.find((r) => r.path === '/api/validate-otp')?.body).toEqual({ otp: MOCK_OTP });
+    expect(sent.find((r) => r.path === '/api/validate-otp')?.body).toEqual({ otp: MOCK_OTP });
   });
 
   it('never writes the token of the code answer to storage', async () => {
@@ -202,7 +203,7 @@ describe('the login page', () => {
     await submitCredentials(view, '111111111', DEMO_PASSWORD);
     await submitCode(view, '123');
     expect(await screen.findByRole('alert')).toHaveTextContent('Ingresa los 6 dígitos del código.');
-    expect(db.requests.filter((r) => r.path === '/api/validate-otp')).toHaveLength(0);
+    expect(sent.filter((r) => r.path === '/api/validate-otp')).toHaveLength(0);
   });
 
   it('resends the code and says a new one was sent', async () => {
@@ -219,7 +220,7 @@ describe('the login page', () => {
     await view.user.click(screen.getByRole('button', { name: 'Reenviar código' }));
     const notice = await screen.findByText('Te enviamos un nuevo código a a***@example.cl.');
     expect(notice.closest('[role="status"]')).not.toBeNull();
-    expect(db.requests.find((r) => r.path === '/api/resend-otp')?.headers['x-miclub-csrf']).toBe('1');
+    expect(sent.find((r) => r.path === '/api/resend-otp')?.headers['x-miclub-csrf']).toBe('1');
   });
 
   it('shows the cooldown message when a resend is refused', async () => {

@@ -2,8 +2,9 @@ import { screen, waitFor, within } from '@testing-library/react';
 import { delay, http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
 
-import { db } from '@/testing/mocks/db';
+import { anaMissions } from '@/testing/fixtures/content';
 import { apiError } from '@/testing/mocks/handlers';
+import { sent } from '@/testing/mocks/requests';
 import { server } from '@/testing/mocks/server';
 import { renderAccountSection } from '@/testing/test-utils';
 
@@ -89,21 +90,21 @@ describe('Misiones', () => {
   });
 
   it('says so when the member has no missions in force', async () => {
-    db.missions['11.111.111-1'] = [];
+    server.use(http.get('/api/missions', () => HttpResponse.json({ missions: [] })));
     await renderAccountSection('Ana', 'Misiones');
     expect(await screen.findByText(MISSIONS_EMPTY)).toBeInTheDocument();
   });
 
   it('shows the conflict state on 409 and restarts with the retry', async () => {
-    db.missionsLoading.push('11.111.111-1');
+    server.use(http.get('/api/missions', () => apiError('ERR_MISSIONS_NOT_READY')));
     const { user } = await renderAccountSection('Ana', 'Misiones');
     expect(await screen.findByText(MISSIONS_CONFLICT)).toBeInTheDocument();
     expect(screen.queryByText(MISSIONS_FAILED)).not.toBeInTheDocument();
-    db.missionsLoading = [];
+    server.resetHandlers();
     await user.click(screen.getByRole('button', { name: 'Reintentar' }));
     expect(await screen.findByRole('heading', { level: 3, name: 'Misión parrillera' })).toBeInTheDocument();
     expect(screen.queryByText(MISSIONS_CONFLICT)).not.toBeInTheDocument();
-    expect(db.requests.filter((r) => r.path === '/api/missions')).toHaveLength(2);
+    expect(sent.filter((r) => r.path === '/api/missions')).toHaveLength(2);
   });
 
   it('shows the generic failure on other errors and restarts with the retry', async () => {
@@ -118,8 +119,8 @@ describe('Misiones', () => {
   it('asks again every time the section is opened', async () => {
     const { user } = await renderAccountSection('Ana', 'Misiones');
     await screen.findByRole('heading', { level: 3, name: 'Misión parrillera' });
-    const first = db.missions['11.111.111-1']?.[0];
-    if (first) first.progress = 18000;
+    const [first, ...others] = anaMissions.missions;
+    server.use(http.get('/api/missions', () => HttpResponse.json({ missions: [{ ...first!, progress: 18000 }, ...others] })));
     await user.click(screen.getByRole('button', { name: 'Mi Cuenta' }));
     await user.click(screen.getByRole('button', { name: 'Misiones' }));
     await waitFor(() =>

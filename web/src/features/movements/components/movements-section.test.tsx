@@ -2,13 +2,14 @@ import { screen, waitFor, within } from '@testing-library/react';
 import { delay, http, HttpResponse } from 'msw';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
-import { db, MOCK_NOW } from '@/testing/mocks/db';
+import { MOCK_NOW } from '@/testing/fixtures/account';
 import { apiError } from '@/testing/mocks/handlers';
+import { sent } from '@/testing/mocks/requests';
 import { server } from '@/testing/mocks/server';
 import { dataLayerEvents, renderAccountSection } from '@/testing/test-utils';
 
 function movementRequests() {
-  return db.requests.filter((r) => r.path === '/api/movements');
+  return sent.filter((r) => r.path === '/api/movements');
 }
 
 function select(label: 'Mes' | 'Año'): HTMLSelectElement {
@@ -26,20 +27,17 @@ async function listItems() {
   return within(list).getAllByTestId('movement');
 }
 
-let queries: URLSearchParams[] = [];
+/** The query strings of the months asked for, in order. */
+function queries() {
+  return movementRequests().map((request) => request.query);
+}
 
 beforeEach(() => {
   vi.useFakeTimers({ toFake: ['Date'], now: MOCK_NOW });
-  queries = [];
-  server.events.on('request:start', ({ request }) => {
-    const url = new URL(request.url);
-    if (url.pathname === '/api/movements') queries.push(url.searchParams);
-  });
 });
 
 afterEach(() => {
   vi.useRealTimers();
-  server.events.removeAllListeners();
 });
 
 describe('Mis Movimientos', () => {
@@ -50,7 +48,7 @@ describe('Mis Movimientos', () => {
     expect(optionLabels(select('Año'))).toEqual(['2026', '2025', '2024']);
     expect(optionLabels(select('Mes'))).toHaveLength(11);
     await listItems();
-    expect(queries.map((q) => q.toString())).toEqual(['year=2026&month=11&page=1']);
+    expect(queries()).toEqual(['year=2026&month=11&page=1']);
   });
 
   it('counts the month in Santiago: just after midnight UTC on the 1st it is still the month before', async () => {
@@ -102,7 +100,7 @@ describe('Mis Movimientos', () => {
     await waitFor(() => expect(pager).toHaveTextContent('Página 1 de 2'));
     const first = await listItems();
     expect(first.map((item) => within(item).queryByText('-$2.000'))).toContainEqual(expect.anything());
-    expect(queries.slice(0, 3).map((q) => q.toString())).toEqual([
+    expect(queries().slice(0, 3)).toEqual([
       'year=2026&month=11&page=1',
       'year=2026&month=10&page=1',
       'year=2026&month=10&page=2',
@@ -150,6 +148,10 @@ describe('Mis Movimientos', () => {
   });
 
   it('shows the without-account state on 406', async () => {
+    server.use(
+      http.get('/api/balance', () => apiError('ERR_NO_CLUB_ACCOUNT')),
+      http.get('/api/movements', () => apiError('ERR_NO_CLUB_ACCOUNT')),
+    );
     await renderAccountSection('Bruno', 'Mis Movimientos');
     expect(await screen.findByText('Aún no tienes una cuenta Mi Club.')).toBeInTheDocument();
     expect(screen.queryByLabelText('Mes')).not.toBeInTheDocument();

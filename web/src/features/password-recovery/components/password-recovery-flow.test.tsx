@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 
 import { db, DEMO_PASSWORD, loginAs, MOCK_RECOVERY_MAX_ATTEMPTS, memberNamed } from '@/testing/mocks/db';
 import { apiError, PASSWORD_MESSAGES, RECOVERY_MESSAGE, RECOVERY_TIMES } from '@/testing/mocks/handlers';
+import { sent } from '@/testing/mocks/requests';
 import { server } from '@/testing/mocks/server';
 import { currentLocation, dataLayerEvents, renderApp } from '@/testing/test-utils';
 
@@ -50,7 +51,7 @@ function describedText(element: HTMLElement): string {
 }
 
 function resetRequests() {
-  return db.requests.filter((r) => r.path === '/api/password-recovery/reset');
+  return sent.filter((r) => r.path === '/api/password-recovery/reset');
 }
 
 describe('step 1 of the password recovery', () => {
@@ -80,7 +81,7 @@ describe('step 1 of the password recovery', () => {
     const field = screen.getByLabelText('RUT');
     await waitFor(() => expect(field).toHaveAttribute('aria-invalid', 'true'));
     expect(describedText(field)).toContain('El RUT ingresado no es válido.');
-    expect(db.requests.filter((r) => r.path === '/api/password-recovery')).toHaveLength(0);
+    expect(sent.filter((r) => r.path === '/api/password-recovery')).toHaveLength(0);
   });
 
   it('asks for the RUT, or for a long enough foreign document', async () => {
@@ -91,13 +92,13 @@ describe('step 1 of the password recovery', () => {
     await view.user.type(screen.getByLabelText('Documento extranjero'), 'AB1');
     await view.user.click(screen.getByRole('button', { name: 'Enviar código' }));
     expect(await screen.findByText('El número de documento debe tener al menos 5 caracteres.')).toBeInTheDocument();
-    expect(db.requests.filter((r) => r.path === '/api/password-recovery')).toHaveLength(0);
+    expect(sent.filter((r) => r.path === '/api/password-recovery')).toHaveLength(0);
   });
 
   it('sends the user with the recaptcha and CSRF headers, shows the neutral message and focuses step 2', async () => {
     const view = await openRecovery();
     await requestCode(view);
-    const request = db.requests.find((r) => r.path === '/api/password-recovery');
+    const request = sent.find((r) => r.path === '/api/password-recovery');
     expect(request?.body).toEqual({ user: '44.444.444-4' });
     expect(request?.headers['recaptcha-token']).toBe('standalone');
     expect(request?.headers['x-miclub-csrf']).toBe('1');
@@ -277,7 +278,7 @@ describe('step 2 of the password recovery', () => {
     expect(
       await screen.findByText('Si el RUT o documento está registrado, enviamos un nuevo código.'),
     ).toBeInTheDocument();
-    expect(db.requests.filter((r) => r.path === '/api/password-recovery/resend')).toHaveLength(1);
+    expect(sent.filter((r) => r.path === '/api/password-recovery/resend')).toHaveLength(1);
     expect(recoveryCode()).not.toBe('111111');
     expect(screen.getByRole('button', { name: 'Reenviar código' })).toBeDisabled();
 

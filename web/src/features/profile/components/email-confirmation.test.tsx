@@ -4,11 +4,12 @@ import { describe, expect, it } from 'vitest';
 
 import { db, DEMO_PASSWORD, memberNamed } from '@/testing/mocks/db';
 import { apiError } from '@/testing/mocks/handlers';
+import { sent } from '@/testing/mocks/requests';
 import { server } from '@/testing/mocks/server';
 import { dataLayerEvents, renderApp, renderAccountSection } from '@/testing/test-utils';
 
 function confirmRequests() {
-  return db.requests.filter((r) => r.path === '/api/profile/email/confirm');
+  return sent.filter((r) => r.path === '/api/profile/email/confirm');
 }
 
 describe('/confirmar-correo', () => {

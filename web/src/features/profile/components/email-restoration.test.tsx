@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { sessionStore } from '@/lib/session';
 import { db, loginAs } from '@/testing/mocks/db';
 import { apiError } from '@/testing/mocks/handlers';
+import { sent } from '@/testing/mocks/requests';
 import { server } from '@/testing/mocks/server';
 import { dataLayerEvents, renderApp, storeHasMissions } from '@/testing/test-utils';
 
@@ -12,7 +13,7 @@ const RESTORED =
   'Restauramos tu correo a***@example.cl y cerramos todas las sesiones de tu cuenta. Inicia sesión y cambia tu contraseña.';
 
 function restoreRequests() {
-  return db.requests.filter((r) => r.path === '/api/profile/email/restore');
+  return sent.filter((r) => r.path === '/api/profile/email/restore');
 }
 
 /** The page's heading; the route's chunk loads slowly on a busy machine. */
@@ -48,7 +49,7 @@ describe('/restaurar-correo', () => {
     expect(document.cookie).not.toContain('is-logged=true');
     expect(window.localStorage.length).toBe(0);
     expect(queryClient.getQueryData(['profile'])).toBeUndefined();
-    await waitFor(() => expect(db.requests.filter((r) => r.path === '/api/logout')).toHaveLength(1));
+    await waitFor(() => expect(sent.filter((r) => r.path === '/api/logout')).toHaveLength(1));
     // The result stays; the spent token is never sent again.
     expect(screen.getByText(/Restauramos tu correo/)).toBeInTheDocument();
     expect(restoreRequests()).toHaveLength(1);

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { sessionStore } from '@/lib/session';
 import { db, DEMO_PASSWORD, findMember } from '@/testing/mocks/db';
 import { apiError } from '@/testing/mocks/handlers';
+import { sent } from '@/testing/mocks/requests';
 import { server } from '@/testing/mocks/server';
 import { currentLocation, renderAccountSection } from '@/testing/test-utils';
 
@@ -18,7 +19,7 @@ async function openPasswordChange() {
 }
 
 function passwordRequests() {
-  return db.requests.filter((r) => r.path === '/api/profile/password');
+  return sent.filter((r) => r.path === '/api/profile/password');
 }
 
 async function submit(user: Awaited<ReturnType<typeof openPasswordChange>>['user'], current: string, next: string) {
@@ -80,7 +81,7 @@ describe('the password change', () => {
     expect(passwordRequests()[0]?.headers['x-miclub-csrf']).toBe('1');
     expect(sessionStore.get().isLoggedIn).toBe(true);
     expect(currentLocation()).toBe('/mi-club');
-    expect(db.requests.filter((r) => r.path === '/api/logout')).toHaveLength(0);
+    expect(sent.filter((r) => r.path === '/api/logout')).toHaveLength(0);
   });
 
   it("puts ERR_WEAK_PASSWORD's rule under the new password", async () => {
@@ -132,7 +133,7 @@ describe('the password change', () => {
     expect(sessionStore.get().isLoggedIn).toBe(false);
     expect(window.localStorage.length).toBe(0);
     expect(queryClient.getQueryData(['profile'])).toBeUndefined();
-    await waitFor(() => expect(db.requests.filter((r) => r.path === '/api/logout')).toHaveLength(1));
+    await waitFor(() => expect(sent.filter((r) => r.path === '/api/logout')).toHaveLength(1));
   });
 
   it('logs out as well when the notice is closed with Escape', async () => {

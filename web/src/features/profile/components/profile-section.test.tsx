@@ -6,6 +6,7 @@ import { FALLBACK_GENDERS } from '@/lib/genders';
 import { offContract } from '@/testing/contract';
 import { db, DEMO_PASSWORD, findMember, memberNamed, MOCK_NOW } from '@/testing/mocks/db';
 import { apiError } from '@/testing/mocks/handlers';
+import { sent } from '@/testing/mocks/requests';
 import { server } from '@/testing/mocks/server';
 import { renderAccountSection } from '@/testing/test-utils';
 
@@ -34,7 +35,7 @@ function expectFieldError(label: string, message: string) {
 }
 
 function putRequests() {
-  return db.requests.filter((r) => r.method === 'PUT' && r.path === '/api/profile');
+  return sent.filter((r) => r.method === 'PUT' && r.path === '/api/profile');
 }
 
 async function openMisDatos(member = 'Ana') {
@@ -94,7 +95,7 @@ describe('Mis Datos', () => {
     await user.click(screen.getByRole('button', { name: 'Reenviar correo de confirmación' }));
     expect(await screen.findByText('Te enviamos un nuevo enlace de confirmación a carla@example.cl.')).toBeInTheDocument();
     expect(db.emailConfirmations.map((entry) => entry.email)).toEqual(['carla@example.cl']);
-    expect(db.requests.find((r) => r.path === '/api/profile/email/resend')?.headers['x-miclub-csrf']).toBe('1');
+    expect(sent.find((r) => r.path === '/api/profile/email/resend')?.headers['x-miclub-csrf']).toBe('1');
   });
 
   it('shows the email as confirmed when a resend finds it confirmed meanwhile (409)', async () => {
@@ -103,7 +104,7 @@ describe('Mis Datos', () => {
     await user.click(screen.getByRole('button', { name: 'Reenviar correo de confirmación' }));
     await waitFor(() => expect(screen.getByTestId('email-status')).toHaveTextContent('Confirmado'));
     expect(screen.queryByRole('button', { name: 'Reenviar correo de confirmación' })).not.toBeInTheDocument();
-    expect(db.requests.filter((r) => r.path === '/api/profile/email/resend')).toHaveLength(1);
+    expect(sent.filter((r) => r.path === '/api/profile/email/resend')).toHaveLength(1);
   });
 
   it('checks the fields as the gateway does and shows each message under its field', async () => {
@@ -244,10 +245,14 @@ describe('Mis Datos', () => {
   });
 
   it('offers the genders the gateway lists', async () => {
-    db.genders = [
-      { id: 1, label: 'Femenino' },
-      { id: 9, label: 'Otra identidad' },
-    ];
+    server.use(
+      http.get('/api/profile/genders', () =>
+        HttpResponse.json([
+          { id: 1, label: 'Femenino' },
+          { id: 9, label: 'Otra identidad' },
+        ]),
+      ),
+    );
     await openMisDatos();
     const select = input(LABELS.gender);
     await waitFor(() =>

@@ -4,6 +4,7 @@ import { describe, expect, it, vi } from 'vitest';
 
 import { db, memberNamed, UNVERIFIABLE_CARD_SERIAL, type MockRegistration } from '@/testing/mocks/db';
 import { apiError, PASSWORD_MESSAGES } from '@/testing/mocks/handlers';
+import { sent } from '@/testing/mocks/requests';
 import { server } from '@/testing/mocks/server';
 import { currentLocation, dataLayerEvents, renderApp } from '@/testing/test-utils';
 
@@ -29,7 +30,7 @@ const STEP_2 = 'Paso 2 de 3: tus datos';
 const STEP_3 = 'Paso 3 de 3: tu contraseña';
 
 function requests(path: string, method = 'POST') {
-  return db.requests.filter((r) => r.path === path && r.method === method);
+  return sent.filter((r) => r.path === path && r.method === method);
 }
 
 function describedText(element: HTMLElement): string {
@@ -502,7 +503,8 @@ describe('step 3 of the registration', () => {
     await view.user.click(screen.getByRole('button', { name: 'Crear mi cuenta' }));
     expect(await screen.findByRole('heading', { level: 2, name: REGISTRATION_DONE_TITLE })).toBeInTheDocument();
     expect(failedOnce).toBe(1);
-    expect(requests('/api/registration/complete')).toHaveLength(1);
+    // Every request is recorded now, the refused one too: sent once, then once more by the same button.
+    expect(requests('/api/registration/complete')).toHaveLength(2);
     expect(db.members.filter((member) => member.email === 'nora@correo.cl')).toHaveLength(1);
   });
 

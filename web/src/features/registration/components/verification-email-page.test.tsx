@@ -4,13 +4,14 @@ import { describe, expect, it } from 'vitest';
 
 import { db } from '@/testing/mocks/db';
 import { apiError, VERIFY_EMAIL_ACTION } from '@/testing/mocks/handlers';
+import { sentTo } from '@/testing/mocks/requests';
 import { server } from '@/testing/mocks/server';
 import { currentLocation, dataLayerEvents, renderApp } from '@/testing/test-utils';
 
 import { VERIFICATION_EMAIL_SENT } from './verification-email-page';
 
 function sent() {
-  return db.requests.filter((r) => r.path === '/api/registration/verification-email');
+  return sentTo('/api/registration/verification-email');
 }
 
 async function openPage() {

@@ -2,8 +2,10 @@ import { screen, within } from '@testing-library/react';
 import { delay, http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
 
-import { db, loginAs } from '@/testing/mocks/db';
+import { mondayPartnerCardResult, tuesdayFruitsResult } from '@/testing/fixtures/content';
+import { loginAs } from '@/testing/mocks/db';
 import { apiError, SIMULATOR_SERVER_MESSAGES } from '@/testing/mocks/handlers';
+import { sent } from '@/testing/mocks/requests';
 import { server } from '@/testing/mocks/server';
 import { dataLayerEvents, renderApp } from '@/testing/test-utils';
 
@@ -16,7 +18,7 @@ async function openSimulator(path = '/promociones') {
 }
 
 function simulatorRequests() {
-  return db.requests.filter((r) => r.path === '/api/simulator');
+  return sent.filter((r) => r.path === '/api/simulator');
 }
 
 describe('the simulator', () => {
@@ -46,6 +48,7 @@ describe('the simulator', () => {
   });
 
   it('sends the partner card and shows Monday at 6%', async () => {
+    server.use(http.post('/api/simulator', () => HttpResponse.json(mondayPartnerCardResult)));
     const { user, section } = await openSimulator();
     await user.selectOptions(within(section).getByLabelText('Día de la compra'), 'Lunes');
     await user.type(within(section).getByLabelText('Otros productos'), '20000');
@@ -133,7 +136,7 @@ describe('the simulator', () => {
     await user.type(within(section).getByLabelText('Frutas y verduras'), '10000');
     await user.click(within(section).getByRole('button', { name: 'Calcular' }));
     expect(await within(section).findByRole('alert')).toHaveTextContent(SIMULATOR_FAILED);
-    server.resetHandlers();
+    server.use(http.post('/api/simulator', () => HttpResponse.json(tuesdayFruitsResult)));
     await user.click(within(section).getByRole('button', { name: 'Calcular' }));
     expect(await within(section).findByTestId('simulator-total')).toHaveTextContent('Acumularías $300');
     expect(within(section).queryByRole('alert')).not.toBeInTheDocument();

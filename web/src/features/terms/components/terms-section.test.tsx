@@ -2,8 +2,8 @@ import { screen, waitFor, within } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
 
-import { db, memberNamed } from '@/testing/mocks/db';
 import { apiError } from '@/testing/mocks/handlers';
+import { sent } from '@/testing/mocks/requests';
 import { server } from '@/testing/mocks/server';
 import { dataLayerEvents, renderAccountSection } from '@/testing/test-utils';
 
@@ -12,7 +12,7 @@ import { termsState } from '../utils/terms-state';
 const FAILED = 'No pudimos actualizar tus términos y condiciones, intenta de nuevo más tarde.';
 
 function decisions() {
-  return db.requests.filter((r) => r.method === 'POST' && r.path === '/api/terms-and-conditions');
+  return sent.filter((r) => r.method === 'POST' && r.path === '/api/terms-and-conditions');
 }
 
 function menuButton(label: string) {
@@ -72,7 +72,6 @@ describe('Términos y Condiciones in the account menu', () => {
     expect(decisions()).toHaveLength(1);
     expect(decisions()[0]?.body).toEqual({ acceptTermsAndConditions: true });
     expect(decisions()[0]?.headers['x-miclub-csrf']).toBe('1');
-    expect(memberNamed('Carla').terms.agreement).toBe('accepted');
     expect(dataLayerEvents('terminos_y_condiciones_aceptado')).toEqual([
       { event: 'terminos_y_condiciones_aceptado', version: '2026-02' },
     ]);
@@ -104,7 +103,6 @@ describe('Términos y Condiciones in the account menu', () => {
     expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
     expect(menuButton('Mi Cuenta')).toHaveAttribute('aria-current', 'page');
     expect(decisions()[0]?.body).toEqual({ acceptTermsAndConditions: false });
-    expect(memberNamed('Ana').terms.agreement).toBe('rejected');
     expect(dataLayerEvents('terminos_y_condiciones_rechazado')).toEqual([
       { event: 'terminos_y_condiciones_rechazado', version: '2026-02' },
     ]);

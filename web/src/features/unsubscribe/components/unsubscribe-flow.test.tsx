@@ -2,8 +2,9 @@ import { screen, waitFor, within } from '@testing-library/react';
 import { delay, http } from 'msw';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
-import { db, DEMO_PASSWORD, memberNamed, MOCK_NOW } from '@/testing/mocks/db';
+import { DEMO_PASSWORD, memberNamed, MOCK_NOW } from '@/testing/mocks/db';
 import { apiError, REGISTER_ACTION } from '@/testing/mocks/handlers';
+import { sent } from '@/testing/mocks/requests';
 import { server } from '@/testing/mocks/server';
 import { currentLocation, dataLayerEvents, renderAccountSection } from '@/testing/test-utils';
 
@@ -21,7 +22,7 @@ afterEach(() => {
 });
 
 function requests(path: string) {
-  return db.requests.filter((r) => r.path === path);
+  return sent.filter((r) => r.path === path);
 }
 
 function describedText(element: HTMLElement): string {
