@@ -1,8 +1,8 @@
 import { http, HttpResponse } from 'msw';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
+import { apiError } from '@/testing/api-errors';
 import { offContract } from '@/testing/contract';
-import { apiError } from '@/testing/mocks/handlers';
 import { sent } from '@/testing/mocks/requests';
 import { server } from '@/testing/mocks/server';
 
@@ -69,6 +69,7 @@ describe('the API client', () => {
   });
 
   it('does not log out on a 401 from /api/login', async () => {
+    server.use(http.post('/api/login', () => apiError('ERR_INVALID_CREDENTIALS')));
     const onUnauthorized = vi.fn();
     unregister = setUnauthorizedHandler(onUnauthorized);
     const error = await api

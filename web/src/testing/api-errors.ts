@@ -70,3 +70,14 @@ export const VERIFY_EMAIL_ACTION: ErrorAction = {
 };
 export const RECOVER_PASSWORD_ACTION: ErrorAction = { url: '/recuperar-contrasena', urlName: 'Recuperar contraseña' };
 export const REGISTER_ACTION: ErrorAction = { url: '/registro', urlName: 'Registrarme' };
+
+/**
+ * Field-specific texts the gateway puts in `message` instead of the standard one (docs/api.md,
+ * the password rules and the simulator's limits), for tests that answer with them.
+ */
+export const FIELD_MESSAGES = {
+  passwordShort: 'La contraseña debe tener al menos 8 caracteres.',
+  passwordLong: 'La contraseña puede tener hasta 64 caracteres.',
+  passwordCommon: 'Esa contraseña es muy común. Elige otra más difícil de adivinar.',
+  simulatorTooLarge: 'El monto máximo por categoría es $10.000.000.',
+} as const;

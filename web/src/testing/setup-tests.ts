@@ -7,7 +7,6 @@ import { closeLoginModal } from '@/lib/login-modal';
 import { endSession } from '@/lib/session';
 
 import { requestViolation, responseViolation } from './contract';
-import { resetDb } from './mocks/db';
 import { forgetSentRequests, record } from './mocks/requests';
 import { server } from './mocks/server';
 
@@ -26,7 +25,6 @@ server.events.on('response:mocked', ({ request, response }) => {
 });
 
 beforeEach(() => {
-  resetDb();
   forgetSentRequests();
   window.dataLayer = [];
 });

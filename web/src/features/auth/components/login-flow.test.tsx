@@ -2,12 +2,12 @@ import { screen, waitFor, within } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
 
+import { apiError, type ApiErrorCode, messageOf, VERIFY_EMAIL_ACTION } from '@/testing/api-errors';
 import { offContract } from '@/testing/contract';
-import { db, DEMO_PASSWORD, MOCK_OTP } from '@/testing/mocks/db';
-import { API_ERRORS, apiError, VERIFY_EMAIL_ACTION, type ApiErrorCode } from '@/testing/mocks/handlers';
+import { anaLogin, DEMO_PASSWORD, diegoProfile, TYPED_OTP } from '@/testing/fixtures/session';
 import { sent } from '@/testing/mocks/requests';
 import { server } from '@/testing/mocks/server';
-import { currentLocation, dataLayerEvents, renderApp } from '@/testing/test-utils';
+import { contextSays, currentLocation, dataLayerEvents, loginAs, renderApp } from '@/testing/test-utils';
 
 import { LOGIN_GENERIC_ERROR } from './login-errors';
 
@@ -81,19 +81,19 @@ describe('the login page', () => {
     const view = await openLogin();
     await submitCredentials(view, '111111111', DEMO_PASSWORD);
     expect(await screen.findByText('a***@example.cl')).toBeInTheDocument();
-    await submitCode(view, MOCK_OTP);
+    await submitCode(view, TYPED_OTP);
     expect(await screen.findByRole('heading', { name: 'Hola, Ana' })).toBeInTheDocument();
     expect(currentLocation()).toBe('/mi-club');
     expect(dataLayerEvents('login_exitoso')).toEqual([
       { event: 'login_exitoso', metodo: 'pagina', usuario_migrando: false },
     ]);
-    expect(sent.find((r) => r.path === '/api/validate-otp')?.body).toEqual({ otp: MOCK_OTP });
+    expect(sent.find((r) => r.path === '/api/validate-otp')?.body).toEqual({ otp: TYPED_OTP });
   });
 
   it('never writes the token of the code answer to storage', async () => {
     const view = await openLogin();
     await submitCredentials(view, '111111111', DEMO_PASSWORD);
-    await submitCode(view, MOCK_OTP);
+    await submitCode(view, TYPED_OTP);
     await screen.findByRole('heading', { name: 'Hola, Ana' });
     const stored = [
       ...Object.keys(window.localStorage).map((key) => window.localStorage.getItem(key)),
@@ -105,6 +105,7 @@ describe('the login page', () => {
   });
 
   it('shows the server message and pushes login_fallido on a wrong password', async () => {
+    server.use(http.post('/api/login', () => apiError('ERR_INVALID_CREDENTIALS')));
     const view = await openLogin();
     await submitCredentials(view, '111111111', 'incorrecta');
     expect(await screen.findByRole('alert')).toHaveTextContent('RUT o contraseña incorrectos.');
@@ -114,10 +115,11 @@ describe('the login page', () => {
   });
 
   it('shows the unverified-email message with its action link', async () => {
+    server.use(http.post('/api/login', () => apiError('ERR_EMAIL_NOT_VERIFIED', { action: VERIFY_EMAIL_ACTION })));
     const view = await openLogin();
     await submitCredentials(view, '333333333', DEMO_PASSWORD);
     const alert = await screen.findByRole('alert');
-    expect(alert).toHaveTextContent(API_ERRORS.ERR_EMAIL_NOT_VERIFIED.message);
+    expect(alert).toHaveTextContent(messageOf('ERR_EMAIL_NOT_VERIFIED'));
     const link = within(alert).getByRole('link', { name: VERIFY_EMAIL_ACTION.urlName });
     expect(link).toHaveAttribute('href', VERIFY_EMAIL_ACTION.url);
   });
@@ -135,7 +137,7 @@ describe('the login page', () => {
     server.use(http.post('/api/login', () => apiError(code)));
     const view = await openLogin();
     await submitCredentials(view, '111111111', DEMO_PASSWORD);
-    expect(await screen.findByRole('alert')).toHaveTextContent(API_ERRORS[code].message);
+    expect(await screen.findByRole('alert')).toHaveTextContent(messageOf(code));
   });
 
   it('capitalises the first letter of the server message', async () => {
@@ -171,6 +173,7 @@ describe('the login page', () => {
   });
 
   it('shows the server message for a wrong code and pushes login_fallido for the code step', async () => {
+    server.use(http.post('/api/validate-otp', () => apiError('ERR_OTP_INVALID')));
     const view = await openLogin();
     await submitCredentials(view, '111111111', DEMO_PASSWORD);
     await submitCode(view, '000000');
@@ -184,7 +187,7 @@ describe('the login page', () => {
     server.use(http.post('/api/validate-otp', () => apiError('ERR_INTERNAL')));
     const view = await openLogin();
     await submitCredentials(view, '111111111', DEMO_PASSWORD);
-    await submitCode(view, MOCK_OTP);
+    await submitCode(view, TYPED_OTP);
     expect(await screen.findByRole('alert')).toHaveTextContent(LOGIN_GENERIC_ERROR);
   });
 
@@ -192,8 +195,8 @@ describe('the login page', () => {
     server.use(http.post('/api/validate-otp', () => apiError('ERR_OTP_EXPIRED')));
     const view = await openLogin();
     await submitCredentials(view, '111111111', DEMO_PASSWORD);
-    await submitCode(view, MOCK_OTP);
-    expect(await screen.findByRole('alert')).toHaveTextContent(API_ERRORS.ERR_OTP_EXPIRED.message);
+    await submitCode(view, TYPED_OTP);
+    expect(await screen.findByRole('alert')).toHaveTextContent(messageOf('ERR_OTP_EXPIRED'));
     expect(screen.getByLabelText('RUT')).toHaveValue('11.111.111-1');
     expect(screen.getByLabelText('Contraseña')).toBeInTheDocument();
   });
@@ -215,8 +218,6 @@ describe('the login page', () => {
     const view = await openLogin();
     await submitCredentials(view, '111111111', DEMO_PASSWORD);
     await screen.findByLabelText('Código de verificación');
-    // The overridden login above opens no challenge in the db; open one as the gateway would.
-    db.challenge = { member: db.members[0]!, otp: MOCK_OTP };
     await view.user.click(screen.getByRole('button', { name: 'Reenviar código' }));
     const notice = await screen.findByText('Te enviamos un nuevo código a a***@example.cl.');
     expect(notice.closest('[role="status"]')).not.toBeNull();
@@ -234,7 +235,7 @@ describe('the login page', () => {
     await submitCredentials(view, '111111111', DEMO_PASSWORD);
     await screen.findByLabelText('Código de verificación');
     await view.user.click(screen.getByRole('button', { name: 'Reenviar código' }));
-    expect(await screen.findByRole('alert')).toHaveTextContent(API_ERRORS.ERR_OTP_RESEND_COOLDOWN.message);
+    expect(await screen.findByRole('alert')).toHaveTextContent(messageOf('ERR_OTP_RESEND_COOLDOWN'));
   });
 
   it('disables resend while the gateway cooldown runs', async () => {
@@ -246,9 +247,16 @@ describe('the login page', () => {
   });
 
   it('welcomes a migrating member before going on', async () => {
+    server.use(
+      http.post('/api/validate-otp', () => {
+        document.cookie = 'is-logged=true; Path=/';
+        return HttpResponse.json({ ...anaLogin, user: diegoProfile, has_missions: false, is_user_migrating: true });
+      }),
+      http.get('/api/profile', () => HttpResponse.json(diegoProfile)),
+    );
     const view = await openLogin();
     await submitCredentials(view, '444444444', DEMO_PASSWORD);
-    await submitCode(view, MOCK_OTP);
+    await submitCode(view, TYPED_OTP);
     expect(
       await screen.findByRole('heading', { name: '¡Te damos la bienvenida al nuevo Mi Club, Diego!' }),
     ).toBeInTheDocument();
@@ -259,7 +267,7 @@ describe('the login page', () => {
   });
 
   it('shows a clear message instead of the form during login maintenance', async () => {
-    db.context.isLoginMaintenance = true;
+    contextSays({ isLoginMaintenance: true });
     renderApp('/login');
     expect(await screen.findByText('Inicio de sesión en mantención')).toBeInTheDocument();
     expect(screen.queryByLabelText('RUT')).not.toBeInTheDocument();
@@ -267,8 +275,7 @@ describe('the login page', () => {
   });
 
   it('sends a member who is already logged in to /mi-club', async () => {
-    document.cookie = 'is-logged=true; Path=/';
-    db.session = db.members[0]!;
+    loginAs();
     renderApp('/login');
     await waitFor(() => expect(currentLocation()).toBe('/mi-club'));
   });

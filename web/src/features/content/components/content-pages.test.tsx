@@ -2,12 +2,11 @@ import { fireEvent, screen, within } from '@testing-library/react';
 import { delay, http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
 
+import { apiError } from '@/testing/api-errors';
 import { alliances, banners, loginFaqs, promotions } from '@/testing/fixtures/content';
-import { loginAs } from '@/testing/mocks/db';
-import { apiError } from '@/testing/mocks/handlers';
 import { sent } from '@/testing/mocks/requests';
 import { server } from '@/testing/mocks/server';
-import { currentLocation, dataLayerEvents, renderApp } from '@/testing/test-utils';
+import { currentLocation, dataLayerEvents, loginAs, renderApp } from '@/testing/test-utils';
 
 import { ALLIANCES_EMPTY, ALLIANCES_FAILED } from './alliances-page';
 import { BANNERS_FAILED } from './banner-strip';
@@ -195,7 +194,7 @@ describe('the FAQs', () => {
 
 describe('the campaign banners on the /mi-club home', () => {
   it('shows one banner at a time with its alt text, moved only by the member', async () => {
-    loginAs('Ana');
+    loginAs();
     const { user } = renderApp('/mi-club');
     const carousel = await screen.findByRole('region', { name: 'Campañas Mi Club' });
     expect(within(carousel).getByRole('img')).toHaveAttribute(
@@ -221,7 +220,7 @@ describe('the campaign banners on the /mi-club home', () => {
   });
 
   it('shows nothing when there are no banners, a loading state and a failure with retry', async () => {
-    loginAs('Ana');
+    loginAs();
     server.use(http.get('/api/banners', () => HttpResponse.json({ ...banners, banners: [] })));
     const first = renderApp('/mi-club');
     await screen.findByTestId('balance-amount');

@@ -3,11 +3,10 @@ import { delay, http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
 
 import { sessionStore } from '@/lib/session';
-import { db, loginAs } from '@/testing/mocks/db';
-import { apiError } from '@/testing/mocks/handlers';
+import { apiError } from '@/testing/api-errors';
 import { sent } from '@/testing/mocks/requests';
 import { server } from '@/testing/mocks/server';
-import { dataLayerEvents, renderApp, storeHasMissions } from '@/testing/test-utils';
+import { dataLayerEvents, loginAs, renderApp, storeHasMissions } from '@/testing/test-utils';
 
 const RESTORED =
   'Restauramos tu correo a***@example.cl y cerramos todas las sesiones de tu cuenta. Inicia sesión y cambia tu contraseña.';
@@ -23,7 +22,6 @@ function findHeading() {
 
 describe('/restaurar-correo', () => {
   it('restores the previous email once, says every session was closed, and links to the login', async () => {
-    db.emailRestorations.push({ token: 'vuelve-1', maskedEmail: 'a***@example.cl' });
     renderApp('/restaurar-correo?token=vuelve-1');
     await findHeading();
     const success = await screen.findByText(/Restauramos tu correo/);
@@ -38,9 +36,8 @@ describe('/restaurar-correo', () => {
   });
 
   it('logs this browser out as well, keeping the answer on screen and asking only once', async () => {
-    loginAs('Ana');
+    loginAs();
     storeHasMissions(true);
-    db.emailRestorations.push({ token: 'vuelve-2', maskedEmail: 'a***@example.cl' });
     const { queryClient } = renderApp('/restaurar-correo?token=vuelve-2');
     await screen.findByText(/Restauramos tu correo/, undefined, { timeout: 5000 });
     await waitFor(() => expect(sessionStore.get().isLoggedIn).toBe(false));
@@ -90,7 +87,6 @@ describe('/restaurar-correo', () => {
   });
 
   it('can be tried again when the gateway did not answer', async () => {
-    db.emailRestorations.push({ token: 'vuelve-3', maskedEmail: 'a***@example.cl' });
     server.use(http.post('/api/profile/email/restore', () => apiError('ERR_UNAVAILABLE')));
     const { user } = renderApp('/restaurar-correo?token=vuelve-3');
     expect(await screen.findByRole('alert', undefined, { timeout: 5000 })).toHaveTextContent(

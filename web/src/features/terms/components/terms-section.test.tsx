@@ -2,7 +2,8 @@ import { screen, waitFor, within } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
 
-import { apiError } from '@/testing/mocks/handlers';
+import { apiError } from '@/testing/api-errors';
+import { anaProfile, carlaProfile } from '@/testing/fixtures/session';
 import { sent } from '@/testing/mocks/requests';
 import { server } from '@/testing/mocks/server';
 import { dataLayerEvents, renderAccountSection } from '@/testing/test-utils';
@@ -19,8 +20,8 @@ function menuButton(label: string) {
   return within(screen.getByRole('navigation', { name: 'Menú de mi cuenta' })).getByRole('button', { name: label });
 }
 
-async function openTerms(member = 'Ana') {
-  const view = await renderAccountSection(member, 'Términos y Condiciones');
+async function openTerms(profile = anaProfile) {
+  const view = await renderAccountSection('Términos y Condiciones', { profile });
   await screen.findByRole('heading', { level: 3, name: 'Términos y condiciones del programa Mi Club' });
   return view;
 }
@@ -56,14 +57,14 @@ describe('Términos y Condiciones in the account menu', () => {
   });
 
   it('says so when the member never decided', async () => {
-    await openTerms('Carla');
+    await openTerms(carlaProfile);
     expect(screen.getByTestId('terms-decision')).toHaveTextContent(
       'Aún no has aceptado ni rechazado los términos y condiciones.',
     );
   });
 
   it('accepts, records it, goes back to Mi Cuenta and pushes the analytics event', async () => {
-    const { user } = await openTerms('Carla');
+    const { user } = await openTerms(carlaProfile);
     await user.click(screen.getByRole('button', { name: 'Aceptar' }));
 
     expect(await screen.findByText('Aceptaste los términos y condiciones.')).toBeInTheDocument();
@@ -133,7 +134,7 @@ describe('Términos y Condiciones in the account menu', () => {
 
   it('shows a failure with a retry when the text cannot be read, and no decision buttons', async () => {
     server.use(http.get('/api/terms-and-conditions', () => apiError('ERR_UNAVAILABLE')));
-    const { user } = await renderAccountSection('Ana', 'Términos y Condiciones');
+    const { user } = await renderAccountSection('Términos y Condiciones');
     expect(await screen.findByRole('alert')).toHaveTextContent(
       'No pudimos cargar los términos y condiciones. Intenta de nuevo más tarde.',
     );
