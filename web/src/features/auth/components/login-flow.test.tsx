@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { apiError, type ApiErrorCode, messageOf, VERIFY_EMAIL_ACTION } from '@/testing/api-errors';
 import { offContract } from '@/testing/contract';
 import { anaLogin, DEMO_PASSWORD, diegoProfile, TYPED_OTP } from '@/testing/fixtures/session';
+import { setLoggedCookie } from '@/testing/mocks/handlers';
 import { sent } from '@/testing/mocks/requests';
 import { server } from '@/testing/mocks/server';
 import { contextSays, currentLocation, dataLayerEvents, loginAs, renderApp } from '@/testing/test-utils';
@@ -249,7 +250,7 @@ describe('the login page', () => {
   it('welcomes a migrating member before going on', async () => {
     server.use(
       http.post('/api/validate-otp', () => {
-        document.cookie = 'is-logged=true; Path=/';
+        setLoggedCookie(true);
         return HttpResponse.json({ ...anaLogin, user: diegoProfile, has_missions: false, is_user_migrating: true });
       }),
       http.get('/api/profile', () => HttpResponse.json(diegoProfile)),

@@ -6,6 +6,7 @@ import type { Schemas } from '@/lib/api-types';
 import { apiError, FIELD_MESSAGES, RECOVER_PASSWORD_ACTION } from '@/testing/api-errors';
 import { noraPersonalData, registrationAtStep2 } from '@/testing/fixtures/registration';
 import { anaLogin, anaProfile } from '@/testing/fixtures/session';
+import { setLoggedCookie } from '@/testing/mocks/handlers';
 import { sent } from '@/testing/mocks/requests';
 import { server } from '@/testing/mocks/server';
 import { contextSays, currentLocation, dataLayerEvents, renderApp } from '@/testing/test-utils';
@@ -318,7 +319,7 @@ describe('the whole registration', () => {
     server.use(
       http.post('/api/profile/email/confirm', () => HttpResponse.json({ maskedEmail: 'n***@correo.cl' })),
       http.post('/api/validate-otp', () => {
-        document.cookie = 'is-logged=true; Path=/';
+        setLoggedCookie(true);
         return HttpResponse.json({ ...anaLogin, user: nora, has_missions: false });
       }),
       http.get('/api/profile', () => HttpResponse.json(nora)),
