@@ -4,16 +4,18 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 
 import { CONTEXT_REFETCH_INTERVAL_MS, getContextQueryOptions } from '@/features/context/api/get-context';
 import { sessionStore } from '@/lib/session';
-import { db, loginAs } from '@/testing/mocks/db';
+import { apiError } from '@/testing/api-errors';
+import { context } from '@/testing/fixtures/session';
+import { sent } from '@/testing/mocks/requests';
 import { server } from '@/testing/mocks/server';
-import { currentLocation, dataLayerEvents, renderApp, storeHasMissions } from '@/testing/test-utils';
+import { contextSays, currentLocation, dataLayerEvents, loginAs, renderApp, storeHasMissions } from '@/testing/test-utils';
 
 import { focusMainHeading } from './route-focus';
 import { pageTypeOf } from './router';
 
 describe('the maintenance screen', () => {
   it('replaces the whole page when the context switches the portal off', async () => {
-    db.context.portalEnabled = false;
+    contextSays({ portalEnabled: false });
     renderApp('/login');
     expect(await screen.findByText('Estamos trabajando para brindarte la mejor experiencia')).toBeInTheDocument();
     expect(screen.getByRole('heading', { name: '¡PRONTO EL NUEVO MI CLUB!' })).toBeInTheDocument();
@@ -22,7 +24,7 @@ describe('the maintenance screen', () => {
   });
 
   it('replaces routes with header and footer too', async () => {
-    db.context.portalEnabled = false;
+    contextSays({ portalEnabled: false });
     renderApp('/promociones');
     expect(await screen.findByText('¡PRONTO EL NUEVO MI CLUB!')).toBeInTheDocument();
     expect(screen.queryByRole('banner')).not.toBeInTheDocument();
@@ -69,13 +71,13 @@ describe('runtime flags changed while the page is open', () => {
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     renderApp('/promociones');
     await screen.findByRole('heading', { level: 1, name: 'Promociones' });
-    db.context.portalEnabled = false;
+    contextSays({ portalEnabled: false });
     await nextContextPoll();
     expect(await screen.findByRole('heading', { name: '¡PRONTO EL NUEVO MI CLUB!' })).toBeInTheDocument();
     expect(screen.queryByRole('banner')).not.toBeInTheDocument();
     expect(dataLayerEvents('tipo_pagina').at(-1)).toMatchObject({ tipo_pagina: 'mantencion' });
     // And back, when ops open the portal again.
-    db.context.portalEnabled = true;
+    contextSays({ portalEnabled: true });
     await nextContextPoll();
     expect(await screen.findByRole('heading', { level: 1, name: 'Promociones' })).toBeInTheDocument();
   });
@@ -84,24 +86,24 @@ describe('runtime flags changed while the page is open', () => {
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     renderApp('/login');
     await screen.findByLabelText('RUT');
-    db.context.isLoginMaintenance = true;
+    contextSays({ isLoginMaintenance: true });
     await nextContextPoll();
     await waitFor(() => expect(screen.queryByLabelText('RUT')).not.toBeInTheDocument());
-    db.context.isLoginMaintenance = false;
+    contextSays({ isLoginMaintenance: false });
     await nextContextPoll();
     expect(await screen.findByLabelText('RUT')).toBeInTheDocument();
   });
 
   it('offers the password change in Mis Datos once changePasswordEnable turns on', async () => {
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
-    loginAs('Ana');
+    loginAs();
     const { user } = renderApp('/mi-club');
     await screen.findByRole('heading', { name: 'Hola, Ana' });
     await user.click(screen.getByRole('button', { name: 'Mis Datos' }));
     await screen.findByRole('heading', { level: 2, name: 'Mis Datos' });
     await screen.findByLabelText('Correo electrónico');
     expect(screen.queryByLabelText('Contraseña actual')).not.toBeInTheDocument();
-    db.context.changePasswordEnable = true;
+    contextSays({ changePasswordEnable: true });
     await nextContextPoll();
     expect(await screen.findByLabelText('Contraseña actual')).toBeInTheDocument();
   });
@@ -136,7 +138,7 @@ describe('the shell', () => {
   });
 
   it('takes the navigation URLs from the context and ignores unsafe ones', async () => {
-    db.context.links = { alliances: 'https://example.cl/alianzas', home: 'javascript:alert(1)' };
+    contextSays({ links: { ...context.links, alliances: 'https://example.cl/alianzas', home: 'javascript:alert(1)' } });
     renderApp('/promociones');
     const nav = await screen.findByRole('navigation', { name: 'Principal' });
     expect(within(nav).getByRole('link', { name: 'Alianzas' })).toHaveAttribute('href', 'https://example.cl/alianzas');
@@ -172,7 +174,7 @@ describe('the shell', () => {
   });
 
   it('adds the bottom spacer on /mi-club only', async () => {
-    loginAs('Ana');
+    loginAs();
     const first = renderApp('/mi-club');
     await screen.findByRole('heading', { name: /Hola/ });
     expect(screen.getByTestId('bottom-spacer')).toBeInTheDocument();
@@ -223,17 +225,17 @@ describe('the session', () => {
   });
 
   it('keeps the member name on screen after a reload and confirms it with /api/profile', async () => {
-    loginAs('Ana');
+    loginAs();
     storeHasMissions(true);
     renderApp('/mi-club');
     expect(await screen.findByRole('heading', { name: 'Hola, Ana' })).toBeInTheDocument();
     await waitFor(() => expect(sessionStore.get().isConfirmed).toBe(true));
-    expect(db.requests.some((r) => r.path === '/api/profile')).toBe(true);
+    expect(sent.some((r) => r.path === '/api/profile')).toBe(true);
     expect(screen.getByRole('button', { name: 'Misiones' })).toBeInTheDocument();
   });
 
   it('shows the member in the header while logged in', async () => {
-    loginAs('Ana');
+    loginAs();
     storeHasMissions(true);
     renderApp('/promociones');
     const header = await screen.findByRole('banner');
@@ -244,16 +246,17 @@ describe('the session', () => {
 
   it('logs out when a reload finds the session gone (401 on /api/profile)', async () => {
     document.cookie = 'is-logged=true; Path=/';
+    server.use(http.get('/api/profile', () => apiError('ERR_UNAUTHENTICATED')));
     storeHasMissions(true);
     renderApp('/mi-club');
     await screen.findByRole('heading', { level: 1, name: 'Inicia sesión' });
     expect(currentLocation()).toBe('/login');
     expect(window.localStorage.length).toBe(0);
-    await waitFor(() => expect(db.requests.filter((r) => r.path === '/api/logout')).toHaveLength(1));
+    await waitFor(() => expect(sent.filter((r) => r.path === '/api/logout')).toHaveLength(1));
   });
 
   it('logs out on a 401 from the balance', async () => {
-    loginAs('Ana');
+    loginAs();
     server.use(
       http.get('/api/balance', () =>
         HttpResponse.json({ code: 'ERR_UNAUTHENTICATED', message: 'Tu sesión expiró.' }, { status: 401 }),
@@ -273,7 +276,7 @@ describe('the session', () => {
     const { api } = await import('@/lib/api-client');
     await api.get('/api/profile').catch(() => undefined);
     await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(db.requests.filter((r) => r.path === '/api/logout')).toHaveLength(0);
+    expect(sent.filter((r) => r.path === '/api/logout')).toHaveLength(0);
   });
 });
 
@@ -289,7 +292,7 @@ describe('focus after navigation', () => {
   });
 
   it('waits for a lazy route to show its heading', async () => {
-    loginAs('Ana');
+    loginAs();
     storeHasMissions(true);
     const { user } = renderApp('/promociones');
     await screen.findByRole('heading', { level: 1, name: 'Promociones' });

@@ -4,13 +4,14 @@ import { describe, expect, it } from 'vitest';
 
 import { SESSION_EXPIRED_NOTICE } from '@/lib/login-notice';
 import { sessionStore } from '@/lib/session';
-import { db, DEMO_PASSWORD, loginAs, MOCK_OTP } from '@/testing/mocks/db';
-import { apiError } from '@/testing/mocks/handlers';
+import { apiError } from '@/testing/api-errors';
+import { DEMO_PASSWORD, TYPED_OTP } from '@/testing/fixtures/session';
+import { sent } from '@/testing/mocks/requests';
 import { server } from '@/testing/mocks/server';
-import { currentLocation, renderApp, storeHasMissions } from '@/testing/test-utils';
+import { currentLocation, loginAs, renderApp, storeHasMissions } from '@/testing/test-utils';
 
 function logoutCalls() {
-  return db.requests.filter((r) => r.path === '/api/logout');
+  return sent.filter((r) => r.path === '/api/logout');
 }
 
 /** /login's heading; the first route chunks of a file load slowly on a busy machine. */
@@ -25,7 +26,7 @@ function storedText(): string {
 
 describe('a forced logout', () => {
   it('says on /login that the session expired when a member request answers 401', async () => {
-    loginAs('Ana');
+    loginAs();
     storeHasMissions(true);
     server.use(http.get('/api/balance', () => apiError('ERR_UNAUTHENTICATED')));
     const { queryClient } = renderApp('/mi-club');
@@ -44,15 +45,16 @@ describe('a forced logout', () => {
   it('says so as well when a reload finds the session idled out (the renewal answers 401)', async () => {
     // The gateway refuses the refresh of a session past its idle or absolute limit.
     document.cookie = 'is-logged=true; Path=/';
+    server.use(http.post('/api/refresh', () => apiError('ERR_UNAUTHENTICATED')));
     storeHasMissions(true);
     renderApp('/mi-club');
     await findLoginHeading();
     expect(screen.getByRole('status')).toHaveTextContent(SESSION_EXPIRED_NOTICE);
-    expect(db.requests.map((r) => r.path)).not.toContain('/api/balance');
+    expect(sent.map((r) => r.path)).not.toContain('/api/balance');
   });
 
   it('leaves a page that needs no session for /login, which comes back to it after logging in', async () => {
-    const ana = loginAs('Ana');
+    loginAs();
     server.use(http.get('/api/profile', () => apiError('ERR_UNAUTHENTICATED'), { once: true }));
     const { user } = renderApp('/promociones');
     await findLoginHeading();
@@ -60,16 +62,16 @@ describe('a forced logout', () => {
     expect(screen.getByRole('status')).toHaveTextContent(SESSION_EXPIRED_NOTICE);
 
     await user.type(screen.getByLabelText('RUT'), '111111111');
-    await user.type(screen.getByLabelText('Contraseña'), ana.password);
+    await user.type(screen.getByLabelText('Contraseña'), DEMO_PASSWORD);
     await user.click(screen.getByRole('button', { name: 'Ingresar' }));
-    await user.type(await screen.findByLabelText('Código de verificación'), MOCK_OTP);
+    await user.type(await screen.findByLabelText('Código de verificación'), TYPED_OTP);
     await user.click(screen.getByRole('button', { name: 'Validar código' }));
     await screen.findByRole('heading', { level: 1, name: 'Promociones' });
     expect(currentLocation()).toBe('/promociones');
   });
 
   it('shows the notice once: a later visit to /login does not repeat it', async () => {
-    loginAs('Ana');
+    loginAs();
     server.use(http.get('/api/balance', () => apiError('ERR_UNAUTHENTICATED')));
     const { user } = renderApp('/mi-club');
     await screen.findByText(SESSION_EXPIRED_NOTICE);
@@ -93,7 +95,7 @@ describe('a forced logout', () => {
 
 describe('a logout the member asks for', () => {
   it('shows no expiry notice on /login', async () => {
-    loginAs('Ana');
+    loginAs();
     const { user } = renderApp('/mi-club');
     await screen.findByTestId('balance-amount');
     await user.click(screen.getByRole('button', { name: 'Cerrar sesión' }));
@@ -104,7 +106,7 @@ describe('a logout the member asks for', () => {
   });
 
   it('still logs out in this browser when the gateway answers 503 (it could not record the logout)', async () => {
-    loginAs('Ana');
+    loginAs();
     storeHasMissions(true);
     let answered503 = 0;
     server.use(
@@ -129,13 +131,13 @@ describe('a logout the member asks for', () => {
   });
 
   it("leaves no name, email or RUT of the member in browser storage, logged in or out", async () => {
-    const ana = loginAs('Ana');
+    const ana = loginAs();
     storeHasMissions(true);
     const { user } = renderApp('/mi-club');
     await screen.findByRole('heading', { level: 1, name: 'Hola, Ana' });
     await user.click(screen.getByRole('button', { name: 'Mis Datos' }));
     await screen.findByDisplayValue(ana.email);
-    for (const personal of [ana.name, ana.last_name, ana.email, ana.user, ana.document_number, '111111111']) {
+    for (const personal of [ana.name, ana.last_name, ana.email, '11.111.111-1', ana.documentNumber, '111111111']) {
       expect(storedText()).not.toContain(personal);
     }
     expect(storedText()).not.toContain(DEMO_PASSWORD);
@@ -148,7 +150,7 @@ describe('a logout the member asks for', () => {
 
 describe('the session after a reload', () => {
   it('shows the name GET /api/profile gives, never one from storage', async () => {
-    loginAs('Ana');
+    loginAs();
     // What an earlier version left behind, with a name the gateway does not give.
     window.localStorage.setItem('miclub:session', JSON.stringify({ name: 'Impostora', hasMissions: true }));
     renderApp('/mi-club');
@@ -158,7 +160,7 @@ describe('the session after a reload', () => {
   });
 
   it('greets without a name until the profile answers', async () => {
-    loginAs('Ana');
+    loginAs();
     server.use(http.get('/api/profile', () => apiError('ERR_UNAVAILABLE'), { once: true }));
     renderApp('/mi-club');
     expect(await screen.findByRole('heading', { level: 1, name: 'Hola' })).toBeInTheDocument();

@@ -3,15 +3,15 @@ import { http, HttpResponse } from 'msw';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
 import { sessionStore } from '@/lib/session';
-import { db, loginAs } from '@/testing/mocks/db';
-import { apiError } from '@/testing/mocks/handlers';
+import { apiError } from '@/testing/api-errors';
+import { sent } from '@/testing/mocks/requests';
 import { server } from '@/testing/mocks/server';
-import { currentLocation, renderApp, storeHasMissions } from '@/testing/test-utils';
+import { currentLocation, loginAs, renderApp, storeHasMissions } from '@/testing/test-utils';
 
 import { DEFAULT_RENEW_AFTER_MS, renewDelayMs, renewSession } from './session-keeper';
 
 function paths() {
-  return db.requests.map((r) => r.path);
+  return sent.map((r) => r.path);
 }
 
 describe('session renewal', () => {
@@ -25,7 +25,7 @@ describe('session renewal', () => {
   });
 
   it('renews a session restored from a reload before asking for the profile and the balance', async () => {
-    loginAs('Ana');
+    loginAs();
     storeHasMissions(true);
     renderApp('/mi-club');
     expect(await screen.findByTestId('balance-amount')).toHaveTextContent('$12.345');
@@ -34,11 +34,11 @@ describe('session renewal', () => {
     expect(refresh).toBeGreaterThanOrEqual(0);
     expect(refresh).toBeLessThan(paths().indexOf('/api/profile'));
     expect(refresh).toBeLessThan(paths().indexOf('/api/balance'));
-    expect(db.requests[refresh]?.headers['x-miclub-csrf']).toBe('1');
+    expect(sent[refresh]?.headers['x-miclub-csrf']).toBe('1');
   });
 
   it('still shows the account when the renewal fails without a 401', async () => {
-    loginAs('Ana');
+    loginAs();
     server.use(http.post('/api/refresh', () => apiError('ERR_UNAVAILABLE')));
     renderApp('/mi-club');
     expect(await screen.findByTestId('balance-amount')).toHaveTextContent('$12.345');
@@ -47,6 +47,7 @@ describe('session renewal', () => {
 
   it('logs out when the renewal answers 401', async () => {
     document.cookie = 'is-logged=true; Path=/';
+    server.use(http.post('/api/refresh', () => apiError('ERR_UNAUTHENTICATED')));
     renderApp('/mi-club');
     await screen.findByRole('heading', { level: 1, name: 'Inicia sesión' });
     expect(currentLocation()).toBe('/login');
@@ -54,7 +55,7 @@ describe('session renewal', () => {
   });
 
   it('never sends two renewals at once', async () => {
-    loginAs('Ana');
+    loginAs();
     sessionStore.set({ isLoggedIn: true, isConfirmed: true, name: 'Ana', hasMissions: true });
     await Promise.all([renewSession(), renewSession(), renewSession()]);
     expect(paths().filter((path) => path === '/api/refresh')).toHaveLength(1);
@@ -62,7 +63,7 @@ describe('session renewal', () => {
 
   it('renews on a timer after logging in', async () => {
     vi.useFakeTimers({ shouldAdvanceTime: true });
-    loginAs('Ana');
+    loginAs();
     renderApp('/mi-club');
     await screen.findByTestId('balance-amount');
     const before = paths().filter((path) => path === '/api/refresh').length;
@@ -72,7 +73,7 @@ describe('session renewal', () => {
 
   it('answers the renewal with the lifetime the gateway gives', async () => {
     server.use(http.post('/api/refresh', () => HttpResponse.json({ expiresInSeconds: 60 })));
-    loginAs('Ana');
+    loginAs();
     sessionStore.set({ isLoggedIn: true, isConfirmed: true, name: 'Ana', hasMissions: true });
     await expect(renewSession()).resolves.toBe(true);
   });

@@ -1,8 +1,9 @@
 import { http, HttpResponse } from 'msw';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
+import { apiError } from '@/testing/api-errors';
 import { offContract } from '@/testing/contract';
-import { db } from '@/testing/mocks/db';
+import { sent } from '@/testing/mocks/requests';
 import { server } from '@/testing/mocks/server';
 
 import { api, ApiError, NetworkError, setUnauthorizedHandler } from './api-client';
@@ -14,11 +15,11 @@ describe('the API client', () => {
   it('sends the CSRF header and JSON on every POST', async () => {
     await api.post('/api/resend-otp').catch(() => undefined);
     await api.post('/api/validate-otp', { otp: '000000' }).catch(() => undefined);
-    for (const request of db.requests) {
+    for (const request of sent) {
       expect(request.headers['x-miclub-csrf']).toBe('1');
     }
-    expect(db.requests.at(-1)?.headers['content-type']).toBe('application/json');
-    expect(db.requests.at(-1)?.body).toEqual({ otp: '000000' });
+    expect(sent.at(-1)?.headers['content-type']).toBe('application/json');
+    expect(sent.at(-1)?.body).toEqual({ otp: '000000' });
   });
 
   it('sends the CSRF header and JSON on PUT', async () => {
@@ -32,7 +33,7 @@ describe('the API client', () => {
       gender_id: 0,
     };
     await api.put('/api/profile', update).catch(() => undefined);
-    const request = db.requests.find((r) => r.method === 'PUT');
+    const request = sent.find((r) => r.method === 'PUT');
     expect(request?.headers['x-miclub-csrf']).toBe('1');
     expect(request?.headers['content-type']).toBe('application/json');
     expect(request?.body).toEqual(update);
@@ -49,12 +50,13 @@ describe('the API client', () => {
 
   it('does not send the CSRF header on GET', async () => {
     await api.get('/api/profile').catch(() => undefined);
-    expect(db.requests.at(-1)?.headers['x-miclub-csrf']).toBeUndefined();
+    expect(sent.at(-1)?.headers['x-miclub-csrf']).toBeUndefined();
   });
 
   it('turns a 401 from any URL other than /api/login into a logout', async () => {
     const onUnauthorized = vi.fn();
     unregister = setUnauthorizedHandler(onUnauthorized);
+    server.use(http.get('/api/balance', () => apiError('ERR_UNAUTHENTICATED')));
     await expect(api.get('/api/balance')).rejects.toBeInstanceOf(ApiError);
     expect(onUnauthorized).toHaveBeenCalledTimes(1);
     server.use(
@@ -67,6 +69,7 @@ describe('the API client', () => {
   });
 
   it('does not log out on a 401 from /api/login', async () => {
+    server.use(http.post('/api/login', () => apiError('ERR_INVALID_CREDENTIALS')));
     const onUnauthorized = vi.fn();
     unregister = setUnauthorizedHandler(onUnauthorized);
     const error = await api

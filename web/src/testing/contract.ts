@@ -42,6 +42,12 @@ function validatorAt(pointer: string): ValidateFunction {
   return validate;
 }
 
+/** What is wrong with `value` as an instance of the document's schema `name`; null when nothing. */
+export function schemaViolation(name: string, value: unknown): string | null {
+  const validate = validatorAt(`/components/schemas/${name}`);
+  return validate(value) ? null : `${name}: ${describe(validate.errors)}`;
+}
+
 const escape = (segment: string) => segment.replaceAll('~', '~0').replaceAll('/', '~1');
 
 const paths = document.paths as Record<string, Record<string, Operation>>;

@@ -7,7 +7,7 @@ import { closeLoginModal } from '@/lib/login-modal';
 import { endSession } from '@/lib/session';
 
 import { requestViolation, responseViolation } from './contract';
-import { resetDb } from './mocks/db';
+import { forgetSentRequests, record } from './mocks/requests';
 import { server } from './mocks/server';
 
 beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
@@ -17,13 +17,15 @@ beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
 const checks: Promise<string | null>[] = [];
 server.events.on('request:start', ({ request }) => {
   checks.push(requestViolation(request));
+  // What the app sent, for the tests' assertions (./mocks/requests).
+  void record(request);
 });
 server.events.on('response:mocked', ({ request, response }) => {
   checks.push(responseViolation(request, response));
 });
 
 beforeEach(() => {
-  resetDb();
+  forgetSentRequests();
   window.dataLayer = [];
 });
 

@@ -2,15 +2,18 @@
 import { QueryClient } from '@tanstack/react-query';
 import { render, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
+import { http, HttpResponse } from 'msw';
 import { useLayoutEffect } from 'react';
 import { MemoryRouter, useLocation } from 'react-router-dom';
 
 import { AppProvider } from '@/app/provider';
 import { AppRoutes } from '@/app/router';
 import { resetAccountMenu } from '@/features/account/stores/account-menu';
+import type { Schemas } from '@/lib/api-types';
 import { HAS_MISSIONS_STORAGE_KEY, restoreSession } from '@/lib/session';
 
-import { loginAs } from './mocks/db';
+import { anaProfile, context } from './fixtures/session';
+import { server } from './mocks/server';
 
 export function createTestQueryClient(): QueryClient {
   return new QueryClient({
@@ -56,11 +59,26 @@ export function renderApp(path: string, options: { queryClient?: QueryClient } =
 }
 
 /**
+ * A member with a session, as a reload finds it: the `is-logged` cookie set, and GET /api/profile
+ * answering `profile` (Ana by default, whom the default handlers answer for).
+ */
+export function loginAs(profile: Schemas['User'] = anaProfile): Schemas['User'] {
+  document.cookie = 'is-logged=true; Path=/';
+  if (profile !== anaProfile) server.use(http.get('/api/profile', () => HttpResponse.json(profile)));
+  return profile;
+}
+
+/**
  * What a reload finds in storage for a logged-in member: the has-missions flag at most, never the
  * name (src/lib/session.ts). Pair it with `loginAs`, which sets the `is-logged` cookie.
  */
 export function storeHasMissions(hasMissions: boolean): void {
   if (hasMissions) window.localStorage.setItem(HAS_MISSIONS_STORAGE_KEY, 'true');
+}
+
+/** GET /api/context answers the default context with `changes`, from now on (a flag turned by ops). */
+export function contextSays(changes: Partial<Schemas['Context']>): void {
+  server.use(http.get('/api/context', () => HttpResponse.json({ ...context, ...changes })));
 }
 
 /** The `window.dataLayer` entries with this event name. */
@@ -70,11 +88,14 @@ export function dataLayerEvents(event: string): Record<string, unknown>[] {
 
 /**
  * A member back on /mi-club after a reload (session cookie set, name read again), with the menu entry
- * `section` open and its heading shown.
+ * `section` open and its heading shown. Ana by default, who has missions; another `profile` has none.
  */
-export async function renderAccountSection(memberName: string, section: string, options: { queryClient?: QueryClient } = {}) {
-  const member = loginAs(memberName);
-  storeHasMissions(member.hasMissions);
+export async function renderAccountSection(
+  section: string,
+  options: { profile?: Schemas['User']; queryClient?: QueryClient } = {},
+) {
+  const profile = loginAs(options.profile);
+  storeHasMissions(profile === anaProfile);
   const view = renderApp('/mi-club', options);
   // The greeting is there at once; the name follows from GET /api/profile (never from storage).
   await screen.findByRole('heading', { level: 1, name: /^Hola/ });

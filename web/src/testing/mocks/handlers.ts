@@ -1,918 +1,124 @@
 /**
- * MSW handlers for the component tests; every request and answer is checked against the
- * gateway's OpenAPI document (../contract.ts). They mirror the gateway contract: error bodies
- * `{code, message, action?, field?}`, the CSRF header on POST and PUT, the recaptcha header on
- * login and the password recovery, the `is-logged` cookie set on the code step and cleared on
- * logout and on a password change, the validation table of PUT /api/profile, the password rules
- * with their messages, and the password recovery (its code in `db.recovery.code`).
- *
- * The step-up fields (`currentPassword` of PUT /api/profile and of both unsubscribe steps) are
- * accepted and recorded, never checked here: a test that needs the gateway's refusal
- * (ERR_WRONG_PASSWORD, ERR_TOO_MANY_ATTEMPTS…) answers it with `server.use` and `apiError`.
+ * The default answers of the component tests' mock gateway: the happy path of every route, from
+ * the fixtures (../fixtures), for a logged-in Ana or a visitor. They decide nothing a server
+ * decides (no password, code, attempt, cooldown, step, maintenance or validation rule): a test
+ * that needs a refusal or another answer states it with `server.use` and `apiError`. What the app
+ * sent is recorded for every request in ./requests; every answer is held to docs/openapi.json
+ * (../contract.ts).
  */
-import { http, HttpResponse, type DefaultBodyType, type StrictRequest } from 'msw';
+import { http, HttpResponse } from 'msw';
 
-import { cleanRut, formatRut, isValidRut } from '@/lib/rut';
+import type { BodyOf, Schemas } from '@/lib/api-types';
 
-import {
-  db,
-  findMember,
-  MOCK_OTP,
-  MOCK_RECOVERY_MAX_ATTEMPTS,
-  nextRecoveryCode,
-  profileOf,
-  UNVERIFIABLE_CARD_SERIAL,
-  type MockMember,
-  type MockRegistration,
-  type MockRegistrationIdentity,
-  type MockRegistrationPersonalData,
-} from './db';
+import { apiError } from '../api-errors';
+import { anaBalance, novemberMovements, octoberMovementsFirstPage, octoberMovementsSecondPage } from '../fixtures/account';
+import { alliances, anaMissions, banners, generalFaqs, loginFaqs, promotions, tuesdayCartResult } from '../fixtures/content';
+import { anaEmailConfirmed, anaProfileSaved, genders, terms, termsAccepted, termsRejected } from '../fixtures/profile';
+import { recoveryResent, recoveryStarted } from '../fixtures/recovery';
+import { noraRegistered, registrationAtStep2, registrationAtStep3 } from '../fixtures/registration';
+import { anaLogin, anaProfile, context, otpSent, refreshed } from '../fixtures/session';
+import { identityConfirmed, unsubscribed, unsubscribeReasons } from '../fixtures/unsubscribe';
 
-export const API_ERRORS = {
-  ERR_INVALID_ARGUMENT: { status: 400, message: 'Revisa los datos ingresados.' },
-  ERR_INVALID_RUT: { status: 400, message: 'El RUT ingresado no es válido.' },
-  ERR_RECAPTCHA: { status: 400, message: 'No pudimos verificar que no eres un robot. Intenta de nuevo.' },
-  ERR_INVALID_CREDENTIALS: { status: 401, message: 'RUT o contraseña incorrectos.' },
-  ERR_UNAUTHENTICATED: { status: 401, message: 'Tu sesión expiró. Inicia sesión nuevamente.' },
-  ERR_EMAIL_NOT_VERIFIED: {
-    status: 403,
-    message: 'Debes verificar tu correo electrónico antes de iniciar sesión.',
-  },
-  ERR_CSRF: { status: 403, message: 'No pudimos verificar la solicitud. Recarga la página e intenta de nuevo.' },
-  ERR_FORBIDDEN: { status: 403, message: 'No tienes permiso para realizar esta acción.' },
-  ERR_CONFIRMATION_INVALID: {
-    status: 404,
-    message: 'El enlace de confirmación no es válido o ya expiró. Pide uno nuevo.',
-  },
-  ERR_NO_CLUB_ACCOUNT: { status: 406, message: 'Aún no tienes una cuenta Mi Club.' },
-  ERR_OTP_INVALID: { status: 422, message: 'El código ingresado no es correcto.' },
-  ERR_OTP_EXPIRED: { status: 422, message: 'El código expiró. Inicia sesión nuevamente para recibir uno nuevo.' },
-  ERR_WRONG_PASSWORD: { status: 422, message: 'La contraseña actual no es correcta.' },
-  ERR_WEAK_PASSWORD: { status: 422, message: 'La nueva contraseña no cumple los requisitos.' },
-  ERR_EMAIL_ALREADY_CONFIRMED: { status: 409, message: 'Tu correo electrónico ya está confirmado.' },
-  ERR_OTP_TOO_MANY_ATTEMPTS: { status: 429, message: 'Superaste el número de intentos. Inicia sesión nuevamente.' },
-  ERR_OTP_RESEND_COOLDOWN: { status: 429, message: 'Espera un momento antes de pedir un nuevo código.' },
-  ERR_OTP_DAILY_LIMIT: {
-    status: 429,
-    message: 'Alcanzaste el máximo de códigos por hoy. Intenta nuevamente mañana.',
-  },
-  ERR_TOO_MANY_ATTEMPTS: { status: 429, message: 'Demasiados intentos. Espera unos minutos e intenta de nuevo.' },
-  ERR_RUT_ALREADY_REGISTERED: {
-    status: 409,
-    message: 'Este RUT ya está registrado en Mi Club. Inicia sesión o recupera tu contraseña.',
-  },
-  ERR_EMAIL_ALREADY_REGISTERED: {
-    status: 409,
-    message: 'Este correo electrónico ya está registrado en Mi Club. Usa otro correo o inicia sesión.',
-  },
-  ERR_IDENTITY_NOT_VERIFIED: {
-    status: 422,
-    message: 'No pudimos validar tu documento. Revisa los datos e intenta de nuevo.',
-  },
-  ERR_REGISTRATION_EXPIRED: { status: 404, message: 'Tu registro expiró por inactividad. Comienza de nuevo.' },
-  ERR_TERMS_NOT_ACCEPTED: { status: 422, message: 'Debes aceptar los términos y condiciones para registrarte.' },
-  ERR_MEMBER_UNSUBSCRIBED: {
-    status: 403,
-    message: 'Te diste de baja de Mi Club. Si quieres volver, puedes registrarte de nuevo.',
-  },
-  ERR_IDENTITY_MISMATCH: { status: 422, message: 'Los datos ingresados no coinciden con los de tu cuenta.' },
-  ERR_ALREADY_UNSUBSCRIBED: { status: 409, message: 'Ya te diste de baja de Mi Club.' },
-  ERR_MISSIONS_NOT_READY: {
-    status: 409,
-    message: 'Estamos preparando tus misiones. Vuelve a intentarlo en unos minutos.',
-  },
-  ERR_INTERNAL: { status: 500, message: 'Ocurrió un error inesperado. Intenta de nuevo más tarde.' },
-  ERR_UNAVAILABLE: {
-    status: 503,
-    message: 'El servicio no está disponible en este momento. Intenta de nuevo más tarde.',
-  },
-} as const;
+const noStore = { headers: { 'Cache-Control': 'no-store' } };
+const publicCache = { headers: { 'Cache-Control': 'public, max-age=60' } };
+const noContent = () => new HttpResponse(null, { status: 204 });
 
-export type ApiErrorCode = keyof typeof API_ERRORS;
+/** The `is-logged` cookie the gateway sets and clears beside its httpOnly session cookie (invisible here). */
+export function setLoggedCookie(on: boolean): void {
+  document.cookie = on ? 'is-logged=true; Path=/' : 'is-logged=; Path=/; Max-Age=0';
+}
 
-export const VERIFY_EMAIL_ACTION = {
-  url: '/registro/verificar-correo',
-  urlName: 'Reenviar correo de verificación',
+/** Ana's movements by `year-month-page`; any other month answers an empty page. */
+const ANA_MOVEMENTS: Record<string, Schemas['MovementsPage']> = {
+  '2026-11-1': novemberMovements,
+  '2026-10-1': octoberMovementsFirstPage,
+  '2026-10-2': octoberMovementsSecondPage,
 };
-
-export const RECOVER_PASSWORD_ACTION = { url: '/recuperar-contrasena', urlName: 'Recuperar contraseña' };
-export const REGISTER_ACTION = { url: '/registro', urlName: 'Registrarme' };
-
-export function apiError(
-  code: ApiErrorCode,
-  extra: { message?: string; action?: { url: string; urlName: string }; field?: string } = {},
-) {
-  const { status, message } = API_ERRORS[code];
-  return HttpResponse.json({ code, message: extra.message ?? message, ...extra }, { status });
-}
-
-const CHALLENGE = { destination: 'a***@example.cl', expiresInSeconds: 300, resendAfterSeconds: 30 };
-
-async function record(request: StrictRequest<DefaultBodyType>) {
-  let body: unknown;
-  try {
-    body = await request.clone().json();
-  } catch {
-    body = undefined;
-  }
-  db.requests.push({
-    method: request.method,
-    path: new URL(request.url).pathname,
-    headers: Object.fromEntries(request.headers.entries()),
-    body,
-  });
-}
-
-function csrfRejected(request: StrictRequest<DefaultBodyType>) {
-  return request.headers.get('x-miclub-csrf') !== '1';
-}
-
-
-/** The field-specific texts of docs/api.md ("Validation of PUT /api/profile"). */
-export const PROFILE_MESSAGES = {
-  email: 'Ingresa un correo electrónico válido.',
-  name: 'Ingresa tu nombre.',
-  last_name: 'Ingresa tu apellido paterno.',
-  characters: 'Usa solo letras, espacios, apóstrofes o guiones.',
-  phone_number: 'Ingresa un celular chileno válido, por ejemplo +56 9 1234 5678.',
-  birth_date: 'Ingresa una fecha de nacimiento válida.',
-  underage: 'Debes ser mayor de 18 años.',
-  gender_id: 'Selecciona una opción de la lista.',
-} as const;
-
-export const PASSWORD_MESSAGES = {
-  short: 'La contraseña debe tener al menos 8 caracteres.',
-  long: 'La contraseña puede tener hasta 64 caracteres.',
-  common: 'Esa contraseña es muy común. Elige otra más difícil de adivinar.',
-  same: 'La nueva contraseña debe ser distinta de la actual.',
-} as const;
-
-/** A few entries of the common-password list the gateway ships. */
-export const COMMON_PASSWORDS = ['12345678', 'password', 'contraseña', 'qwertyui', 'miclub123'];
-
-function fieldError(field: string, message: string) {
-  return apiError('ERR_INVALID_ARGUMENT', { field, message });
-}
-
-type ProfileBody = Partial<Record<'email' | 'name' | 'last_name' | 'mother_surname' | 'phone_number' | 'birth_date', string>> & {
-  gender_id?: number | null;
-};
-
-const NAME = /^[\p{L}\p{M}' ’-]{1,50}$/u;
-
-/** The server's side of the validation table, written apart from the form's on purpose. */
-function profileProblem(body: ProfileBody, today: Date) {
-  const email = (body.email ?? '').trim();
-  const [local, domain, ...rest] = email.split('@');
-  if (!local || !domain || rest.length > 0 || !/^[^.\s]+(\.[^.\s]+)+$/.test(domain) || email.length > 254) {
-    return fieldError('email', PROFILE_MESSAGES.email);
-  }
-  for (const field of ['name', 'last_name', 'mother_surname'] as const) {
-    const value = (body[field] ?? '').trim();
-    if (!value) {
-      if (field === 'mother_surname') continue;
-      return fieldError(field, PROFILE_MESSAGES[field]);
-    }
-    if (!NAME.test(value)) return fieldError(field, PROFILE_MESSAGES.characters);
-  }
-  const phone = (body.phone_number ?? '').replace(/\s/g, '');
-  if (phone && !/^(\+?56)?9\d{8}$/.test(phone)) return fieldError('phone_number', PROFILE_MESSAGES.phone_number);
-  const birth = (body.birth_date ?? '').trim();
-  if (birth) {
-    const date = new Date(`${birth}T12:00:00Z`);
-    if (!/^\d{4}-\d{2}-\d{2}$/.test(birth) || Number.isNaN(date.getTime())) {
-      return fieldError('birth_date', PROFILE_MESSAGES.birth_date);
-    }
-    const years = (today.getTime() - date.getTime()) / (365.2425 * 24 * 3600 * 1000);
-    if (years < 0 || years > 120) return fieldError('birth_date', PROFILE_MESSAGES.birth_date);
-    if (years < 18) return fieldError('birth_date', PROFILE_MESSAGES.underage);
-  }
-  const gender = body.gender_id ?? 0;
-  if (gender !== 0 && !db.genders.some((g) => g.id === gender)) return fieldError('gender_id', PROFILE_MESSAGES.gender_id);
-  return null;
-}
-
-function normalizedPhone(raw: string): string {
-  const digits = raw.replace(/\D/g, '');
-  return digits ? `+56${digits.slice(-9)}` : '';
-}
-
-function maskEmail(email: string): string {
-  const [local = '', domain = ''] = email.split('@');
-  return `${local.charAt(0)}***@${domain}`;
-}
-
-/** "Mailing" a confirmation link: the token the link would carry. */
-function mailConfirmation(member: MockMember): string {
-  const token = `token-${db.emailConfirmations.length + 1}-${member.name.toLowerCase()}`;
-  db.emailConfirmations.push({ token, member, email: member.email });
-  return token;
-}
-
-/** Calendar month of an instant in America/Santiago. */
-function chileMonth(iso: string): { year: number; month: number } {
-  const parts = new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Santiago', year: 'numeric', month: 'numeric' }).formatToParts(
-    new Date(iso),
-  );
-  return {
-    year: Number(parts.find((p) => p.type === 'year')?.value),
-    month: Number(parts.find((p) => p.type === 'month')?.value),
-  };
-}
-
-export const MOVEMENTS_PAGE_SIZE = 10;
-
-const accountAreaHandlers = [
-  http.get('/api/profile/genders', async ({ request }) => {
-    await record(request);
-    return HttpResponse.json(db.genders);
-  }),
-
-  http.put('/api/profile', async ({ request }) => {
-    await record(request);
-    if (csrfRejected(request)) return apiError('ERR_CSRF');
-    if (!db.session) return apiError('ERR_UNAUTHENTICATED');
-    const body = (await request.json()) as ProfileBody;
-    const problem = profileProblem(body, new Date());
-    if (problem) return problem;
-    const member = db.session;
-    const email = (body.email ?? '').trim().toLowerCase();
-    const emailChanged = email !== member.email;
-    Object.assign(member, {
-      email,
-      name: (body.name ?? '').trim(),
-      last_name: (body.last_name ?? '').trim(),
-      mother_surname: (body.mother_surname ?? '').trim(),
-      phone_number: normalizedPhone(body.phone_number ?? ''),
-      birth_date: (body.birth_date ?? '').trim() || null,
-      gender_id: body.gender_id ? body.gender_id : null,
-    });
-    if (emailChanged) {
-      member.emailConfirmed = false;
-      mailConfirmation(member);
-    }
-    return HttpResponse.json({ user: profileOf(member), emailConfirmationSent: emailChanged });
-  }),
-
-  http.post('/api/profile/email/resend', async ({ request }) => {
-    await record(request);
-    if (csrfRejected(request)) return apiError('ERR_CSRF');
-    if (!db.session) return apiError('ERR_UNAUTHENTICATED');
-    if (db.session.emailConfirmed) return apiError('ERR_EMAIL_ALREADY_CONFIRMED');
-    mailConfirmation(db.session);
-    return new HttpResponse(null, { status: 204 });
-  }),
-
-  http.post('/api/profile/email/confirm', async ({ request }) => {
-    await record(request);
-    if (csrfRejected(request)) return apiError('ERR_CSRF');
-    const { token } = (await request.json()) as { token?: string };
-    const index = db.emailConfirmations.findIndex((entry) => entry.token === token);
-    const entry = db.emailConfirmations[index];
-    if (!entry || entry.member.email !== entry.email) return apiError('ERR_CONFIRMATION_INVALID');
-    db.emailConfirmations.splice(index, 1);
-    entry.member.emailConfirmed = true;
-    // The link of a new registration is also what lets the member log in.
-    entry.member.emailVerified = true;
-    return HttpResponse.json({ maskedEmail: maskEmail(entry.email) });
-  }),
-
-  http.post('/api/profile/email/restore', async ({ request }) => {
-    await record(request);
-    if (csrfRejected(request)) return apiError('ERR_CSRF');
-    const { token } = ((await request.json().catch(() => null)) ?? {}) as { token?: unknown };
-    const index = db.emailRestorations.findIndex((entry) => entry.token === token);
-    const entry = db.emailRestorations[index];
-    if (!entry) return apiError('ERR_CONFIRMATION_INVALID');
-    db.emailRestorations.splice(index, 1);
-    return HttpResponse.json({ maskedEmail: entry.maskedEmail }, { headers: { 'Cache-Control': 'no-store' } });
-  }),
-
-  http.post('/api/profile/password', async ({ request }) => {
-    await record(request);
-    if (csrfRejected(request)) return apiError('ERR_CSRF');
-    if (!db.session) return apiError('ERR_UNAUTHENTICATED');
-    if (db.context.changePasswordEnable !== true) {
-      return apiError('ERR_FORBIDDEN', { message: 'El cambio de contraseña no está disponible en este momento.' });
-    }
-    const { currentPassword = '', newPassword = '' } = (await request.json()) as {
-      currentPassword?: string;
-      newPassword?: string;
-    };
-    const member = db.session;
-    if (currentPassword !== member.password) return apiError('ERR_WRONG_PASSWORD', { field: 'currentPassword' });
-    const weak = (message: string) => apiError('ERR_WEAK_PASSWORD', { field: 'newPassword', message });
-    const length = Array.from(newPassword).length;
-    if (length < 8) return weak(PASSWORD_MESSAGES.short);
-    if (length > 64) return weak(PASSWORD_MESSAGES.long);
-    if (COMMON_PASSWORDS.includes(newPassword.toLowerCase())) return weak(PASSWORD_MESSAGES.common);
-    if (newPassword === currentPassword) return weak(PASSWORD_MESSAGES.same);
-    member.password = newPassword;
-    // Every session of the member is revoked and the cookies cleared.
-    db.session = null;
-    document.cookie = 'is-logged=; Path=/; Max-Age=0';
-    return new HttpResponse(null, { status: 204 });
-  }),
-
-  http.get('/api/terms-and-conditions', async ({ request }) => {
-    await record(request);
-    return HttpResponse.json(db.terms, { headers: { 'Cache-Control': 'no-cache' } });
-  }),
-
-  http.post('/api/terms-and-conditions', async ({ request }) => {
-    await record(request);
-    if (csrfRejected(request)) return apiError('ERR_CSRF');
-    if (!db.session) return apiError('ERR_UNAUTHENTICATED');
-    const body = (await request.json().catch(() => null)) as { acceptTermsAndConditions?: unknown } | null;
-    if (typeof body?.acceptTermsAndConditions !== 'boolean') return apiError('ERR_INVALID_ARGUMENT');
-    db.session.terms = {
-      agreement: body.acceptTermsAndConditions ? 'accepted' : 'rejected',
-      event_date: new Date().toISOString(),
-    };
-    return HttpResponse.json({ terms_agreement: { ...db.session.terms }, version: db.terms.version });
-  }),
-
-  http.get('/api/movements', async ({ request }) => {
-    await record(request);
-    if (!db.session) return apiError('ERR_UNAUTHENTICATED');
-    const params = new URL(request.url).searchParams;
-    const number = (name: string) => {
-      const raw = params.get(name)?.trim();
-      return raw && /^-?\d+$/.test(raw) ? Number(raw) : raw ? NaN : null;
-    };
-    const year = number('year');
-    const month = number('month');
-    const page = number('page') ?? 1;
-    if (year === null || Number.isNaN(year) || year < 2000 || year > 9999) {
-      return fieldError('year', 'Elige un año válido.');
-    }
-    if (month === null || Number.isNaN(month) || month < 1 || month > 12) {
-      return fieldError('month', 'Elige un mes válido.');
-    }
-    if (Number.isNaN(page) || page < 1) return fieldError('page', 'Elige una página válida.');
-    if (db.session.balance === null) return apiError('ERR_NO_CLUB_ACCOUNT');
-    const inMonth = (db.movements[db.session.user] ?? [])
-      .filter((m) => {
-        const when = chileMonth(m.occurredAt);
-        return when.year === year && when.month === month;
-      })
-      .sort((a, b) => b.occurredAt.localeCompare(a.occurredAt));
-    const totalPages = Math.ceil(inMonth.length / MOVEMENTS_PAGE_SIZE);
-    return HttpResponse.json(
-      {
-        year,
-        month,
-        page,
-        pageSize: MOVEMENTS_PAGE_SIZE,
-        totalCount: inMonth.length,
-        totalPages,
-        items: inMonth.slice((page - 1) * MOVEMENTS_PAGE_SIZE, page * MOVEMENTS_PAGE_SIZE),
-      },
-      { headers: { 'Cache-Control': 'no-store' } },
-    );
-  }),
-];
 
 const sessionHandlers = [
-  http.get('/api/context', () => HttpResponse.json(db.context)),
-
-  http.post('/api/login', async ({ request }) => {
-    await record(request);
-    if (csrfRejected(request)) return apiError('ERR_CSRF');
-    if (!request.headers.get('recaptcha-token')) return apiError('ERR_RECAPTCHA');
-    const { user, password } = (await request.json()) as { user?: string; password?: string };
-    if (!user || !password) return apiError('ERR_INVALID_ARGUMENT');
-    const member = findMember(user);
-    if (!member || member.password !== password) return apiError('ERR_INVALID_CREDENTIALS');
-    if (member.unsubscribedAt) {
-      const [year, month, day] = member.unsubscribedAt.slice(0, 10).split('-');
-      return apiError('ERR_MEMBER_UNSUBSCRIBED', {
-        message: `Te diste de baja de Mi Club el ${day}-${month}-${year}. Si quieres volver, puedes registrarte de nuevo.`,
-        action: REGISTER_ACTION,
-      });
-    }
-    if (!member.emailVerified) return apiError('ERR_EMAIL_NOT_VERIFIED', { action: VERIFY_EMAIL_ACTION });
-    db.challenge = { member, otp: MOCK_OTP };
-    return HttpResponse.json(CHALLENGE);
+  http.get('/api/context', () => HttpResponse.json(context)),
+  http.post('/api/login', () => HttpResponse.json(otpSent)),
+  http.post('/api/resend-otp', () => HttpResponse.json(otpSent)),
+  http.post('/api/validate-otp', () => {
+    setLoggedCookie(true);
+    return HttpResponse.json(anaLogin);
   }),
-
-  http.post('/api/resend-otp', async ({ request }) => {
-    await record(request);
-    if (csrfRejected(request)) return apiError('ERR_CSRF');
-    if (!db.challenge) return apiError('ERR_OTP_EXPIRED');
-    return HttpResponse.json(CHALLENGE);
-  }),
-
-  http.post('/api/validate-otp', async ({ request }) => {
-    await record(request);
-    if (csrfRejected(request)) return apiError('ERR_CSRF');
-    const { otp } = (await request.json()) as { otp?: string };
-    if (!db.challenge) return apiError('ERR_OTP_EXPIRED');
-    if (!otp || !/^\d{6}$/.test(otp)) return apiError('ERR_INVALID_ARGUMENT');
-    if (otp !== db.challenge.otp) return apiError('ERR_OTP_INVALID');
-    const member = db.challenge.member;
-    db.challenge = null;
-    db.session = member;
-    // The gateway sets mc_session (httpOnly, invisible here) and the readable is-logged cookie.
-    document.cookie = 'is-logged=true; Path=/';
-    return HttpResponse.json({
-      token: 'header.payload.signature',
-      // The gateway's login user is the profile's: the spec's fields and three more.
-      user: profileOf(member),
-      has_missions: member.hasMissions,
-      is_user_migrating: member.migrating,
-    });
-  }),
-
-  http.post('/api/refresh', async ({ request }) => {
-    await record(request);
-    if (csrfRejected(request)) return apiError('ERR_CSRF');
-    if (!db.session) {
-      document.cookie = 'is-logged=; Path=/; Max-Age=0';
-      return apiError('ERR_UNAUTHENTICATED');
-    }
-    return HttpResponse.json({ expiresInSeconds: 900 });
-  }),
-
-  http.post('/api/logout', async ({ request }) => {
-    await record(request);
-    if (csrfRejected(request)) return apiError('ERR_CSRF');
-    db.session = null;
-    document.cookie = 'is-logged=; Path=/; Max-Age=0';
-    return new HttpResponse(null, { status: 204 });
-  }),
-
-  http.get('/api/profile', async ({ request }) => {
-    await record(request);
-    if (!db.session) return apiError('ERR_UNAUTHENTICATED');
-    return HttpResponse.json(profileOf(db.session));
-  }),
-
-  http.get('/api/balance', async ({ request }) => {
-    await record(request);
-    if (!db.session) return apiError('ERR_UNAUTHENTICATED');
-    if (db.session.balance === null) return apiError('ERR_NO_CLUB_ACCOUNT');
-    return HttpResponse.json(
-      { balance: db.session.balance, updatedAt: '2026-11-20T15:00:00Z' },
-      { headers: { 'Cache-Control': 'no-store' } },
-    );
+  http.post('/api/refresh', () => HttpResponse.json(refreshed)),
+  http.post('/api/logout', () => {
+    setLoggedCookie(false);
+    return noContent();
   }),
 ];
 
-/** The neutral answer of step 1, the same whether or not the member exists. */
-export const RECOVERY_MESSAGE = 'Si el RUT o documento está registrado, enviamos un código a su correo electrónico.';
-export const RECOVERY_TIMES = { expiresInSeconds: 600, resendAfterSeconds: 30 };
-
-/** The gateway's password rules for a reset (no current password is typed, but it still counts). */
-function weakPasswordProblem(newPassword: string, member: MockMember) {
-  const weak = (message: string) => apiError('ERR_WEAK_PASSWORD', { field: 'newPassword', message });
-  const length = Array.from(newPassword).length;
-  if (length < 8) return weak(PASSWORD_MESSAGES.short);
-  if (length > 64) return weak(PASSWORD_MESSAGES.long);
-  if (COMMON_PASSWORDS.includes(newPassword.toLowerCase())) return weak(PASSWORD_MESSAGES.common);
-  if (newPassword === member.password) return weak(PASSWORD_MESSAGES.same);
-  return null;
-}
-
-const passwordRecoveryHandlers = [
-  http.post('/api/password-recovery', async ({ request }) => {
-    await record(request);
-    if (csrfRejected(request)) return apiError('ERR_CSRF');
-    if (!request.headers.get('recaptcha-token')) return apiError('ERR_RECAPTCHA');
-    const { user } = ((await request.json().catch(() => null)) ?? {}) as { user?: unknown };
-    if (typeof user !== 'string' || !user.trim()) return fieldError('user', 'Ingresa tu RUT o documento.');
-    // Something written like a RUT (digits, dots, a hyphen and a check digit) must be a valid one.
-    if (/^[\d.]+-[\dkK]$/.test(user.trim()) && !isValidRut(user)) {
-      return apiError('ERR_INVALID_RUT', { field: 'user' });
-    }
-    db.recovery = { member: findMember(user) ?? null, code: nextRecoveryCode(), attempts: 0 };
-    return HttpResponse.json({ message: RECOVERY_MESSAGE, ...RECOVERY_TIMES });
+const accountHandlers = [
+  http.get('/api/profile', () => HttpResponse.json(anaProfile)),
+  http.get('/api/balance', () => HttpResponse.json(anaBalance, noStore)),
+  http.get('/api/movements', ({ request }) => {
+    const params = new URL(request.url).searchParams;
+    const year = Number(params.get('year'));
+    const month = Number(params.get('month'));
+    const empty = { year, month, page: 1, pageSize: 10, totalCount: 0, totalPages: 0, items: [] };
+    return HttpResponse.json(ANA_MOVEMENTS[`${year}-${month}-${params.get('page')}`] ?? empty, noStore);
   }),
-
-  http.post('/api/password-recovery/resend', async ({ request }) => {
-    await record(request);
-    if (csrfRejected(request)) return apiError('ERR_CSRF');
-    if (!db.recovery) return apiError('ERR_OTP_EXPIRED');
-    db.recovery = { ...db.recovery, code: nextRecoveryCode(), attempts: 0 };
-    return HttpResponse.json(RECOVERY_TIMES);
+  http.get('/api/missions', () => HttpResponse.json(anaMissions, noStore)),
+  http.get('/api/profile/genders', () => HttpResponse.json(genders)),
+  http.put('/api/profile', () => HttpResponse.json(anaProfileSaved)),
+  http.post('/api/profile/email/resend', noContent),
+  http.post('/api/profile/email/confirm', () => HttpResponse.json(anaEmailConfirmed)),
+  http.post('/api/profile/email/restore', () => HttpResponse.json(anaEmailConfirmed, noStore)),
+  http.post('/api/profile/password', () => {
+    // The gateway revokes every session of the member and clears the cookies.
+    setLoggedCookie(false);
+    return noContent();
   }),
-
-  http.post('/api/password-recovery/reset', async ({ request }) => {
-    await record(request);
-    if (csrfRejected(request)) return apiError('ERR_CSRF');
-    const { code = '', newPassword = '' } = ((await request.json().catch(() => null)) ?? {}) as {
-      code?: string;
-      newPassword?: string;
-    };
-    const recovery = db.recovery;
-    if (!recovery) return apiError('ERR_OTP_EXPIRED');
-    if (!recovery.member || code !== recovery.code) {
-      recovery.attempts += 1;
-      if (recovery.attempts >= MOCK_RECOVERY_MAX_ATTEMPTS) {
-        db.recovery = null;
-        return apiError('ERR_OTP_TOO_MANY_ATTEMPTS');
-      }
-      return apiError('ERR_OTP_INVALID', { field: 'code' });
-    }
-    const member = recovery.member;
-    const weak = weakPasswordProblem(newPassword, member);
-    if (weak) return weak;
-    member.password = newPassword;
-    db.recovery = null;
-    // Every session of the member is revoked.
-    if (db.session === member) db.session = null;
-    return new HttpResponse(null, { status: 204 });
+  http.get('/api/terms-and-conditions', () => HttpResponse.json(terms, { headers: { 'Cache-Control': 'no-cache' } })),
+  http.post('/api/terms-and-conditions', async ({ request }) => {
+    const body = (await request.json()) as BodyOf<'/api/terms-and-conditions', 'post'>;
+    return HttpResponse.json(body.acceptTermsAndConditions ? termsAccepted : termsRejected);
   }),
 ];
-
-/** The step 2 messages that differ from Mis Datos'. */
-export const REGISTRATION_SERVER_MESSAGES = {
-  underage: 'Debes ser mayor de 18 años para registrarte.',
-  cardSerial: 'El número de documento no es válido.',
-  foreignNumber: 'El número de documento debe tener entre 5 y 20 letras y números, con al menos una letra.',
-  documentType: 'Selecciona el tipo de documento.',
-  country: 'Selecciona el país que emitió tu documento.',
-} as const;
-
-const REGISTRATION_EXPIRES_IN_SECONDS = 1800;
-
-function registrationView(registration: MockRegistration) {
-  return {
-    step: registration.step,
-    identity: { ...registration.identity },
-    personalData: registration.personalData ? { ...registration.personalData } : null,
-    expiresInSeconds: REGISTRATION_EXPIRES_IN_SECONDS,
-  };
-}
-
-/** The flow of this browser, or null when there is none or it expired. */
-function liveRegistration(): MockRegistration | null {
-  return db.registration && !db.registration.expired ? db.registration : null;
-}
-
-function identityKey(identity: MockRegistrationIdentity): string {
-  return identity.documentType === 'RUT' ? cleanRut(identity.rut) : identity.documentNumber;
-}
-
-function memberWithIdentity(identity: MockRegistrationIdentity): MockMember | undefined {
-  const key = identityKey(identity);
-  return db.members.find((member) => (member.document_type === 'RUT' ? cleanRut(member.user) : member.user) === key);
-}
-
-function memberWithEmail(email: string): MockMember | undefined {
-  const wanted = email.trim().toLowerCase();
-  return db.members.find((member) => member.email.toLowerCase() === wanted);
-}
-
-/** Step 1 as the registration service checks it; the identity in canonical form, or the error. */
-function identityProblem(body: Record<string, unknown>): { identity: MockRegistrationIdentity } | { error: Response } {
-  const text = (key: string) => (typeof body[key] === 'string' ? (body[key] as string).trim() : '');
-  if (body.documentType === 'RUT') {
-    if (!isValidRut(text('rut'))) return { error: apiError('ERR_INVALID_RUT', { field: 'rut' }) };
-    const serial = text('documentNumber').toUpperCase().replace(/\./g, '');
-    if (!/^A?\d{9}$/.test(serial)) {
-      return { error: fieldError('documentNumber', REGISTRATION_SERVER_MESSAGES.cardSerial) };
-    }
-    return { identity: { documentType: 'RUT', rut: formatRut(text('rut')), documentNumber: serial } };
-  }
-  if (body.documentType === 'PASSPORT' || body.documentType === 'NATIONAL_ID') {
-    const number = text('documentNumber').toUpperCase().replace(/[-. ]/g, '');
-    if (!/^[A-Z0-9]{5,20}$/.test(number) || !/[A-Z]/.test(number)) {
-      return { error: fieldError('documentNumber', REGISTRATION_SERVER_MESSAGES.foreignNumber) };
-    }
-    const country = text('country').toUpperCase();
-    if (!/^[A-Z]{2}$/.test(country) || country === 'CL') {
-      return { error: fieldError('country', REGISTRATION_SERVER_MESSAGES.country) };
-    }
-    return { identity: { documentType: body.documentType, documentNumber: number, country } };
-  }
-  return { error: fieldError('documentType', REGISTRATION_SERVER_MESSAGES.documentType) };
-}
-
-/** Step 2: the Mis Datos table in camelCase, every field required but the mother's surname. */
-function registrationPersonalDataProblem(body: Partial<MockRegistrationPersonalData>, today: Date): Response | null {
-  const email = (body.email ?? '').trim();
-  const [local, domain, ...rest] = email.split('@');
-  if (!local || !domain || rest.length > 0 || !/^[^.\s]+(\.[^.\s]+)+$/.test(domain) || email.length > 254) {
-    return fieldError('email', PROFILE_MESSAGES.email);
-  }
-  const names = [
-    ['name', PROFILE_MESSAGES.name],
-    ['lastName', PROFILE_MESSAGES.last_name],
-    ['motherSurname', null],
-  ] as const;
-  for (const [field, emptyMessage] of names) {
-    const value = (body[field] ?? '').trim();
-    if (!value) {
-      if (emptyMessage) return fieldError(field, emptyMessage);
-      continue;
-    }
-    if (!NAME.test(value)) return fieldError(field, PROFILE_MESSAGES.characters);
-  }
-  const phone = (body.phoneNumber ?? '').replace(/\s/g, '');
-  if (!/^(\+?56)?9\d{8}$/.test(phone)) return fieldError('phoneNumber', PROFILE_MESSAGES.phone_number);
-  const birth = (body.birthDate ?? '').trim();
-  const date = new Date(`${birth}T12:00:00Z`);
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(birth) || Number.isNaN(date.getTime())) {
-    return fieldError('birthDate', PROFILE_MESSAGES.birth_date);
-  }
-  const years = (today.getTime() - date.getTime()) / (365.2425 * 24 * 3600 * 1000);
-  if (years < 0 || years > 120) return fieldError('birthDate', PROFILE_MESSAGES.birth_date);
-  if (years < 18) return fieldError('birthDate', REGISTRATION_SERVER_MESSAGES.underage);
-  if (!db.genders.some((gender) => gender.id === body.genderId)) {
-    return fieldError('genderId', PROFILE_MESSAGES.gender_id);
-  }
-  return null;
-}
-
-const registrationHandlers = [
-  http.get('/api/registration', async ({ request }) => {
-    await record(request);
-    const registration = liveRegistration();
-    if (!registration) return apiError('ERR_REGISTRATION_EXPIRED');
-    return HttpResponse.json(registrationView(registration));
-  }),
-
-  http.post('/api/registration', async ({ request }) => {
-    await record(request);
-    if (csrfRejected(request)) return apiError('ERR_CSRF');
-    const body = ((await request.json().catch(() => null)) ?? {}) as Record<string, unknown>;
-    const checked = identityProblem(body);
-    if ('error' in checked) return checked.error;
-    if (memberWithIdentity(checked.identity)) {
-      return apiError('ERR_RUT_ALREADY_REGISTERED', { action: RECOVER_PASSWORD_ACTION });
-    }
-    if (checked.identity.documentType === 'RUT' && checked.identity.documentNumber === UNVERIFIABLE_CARD_SERIAL) {
-      return apiError('ERR_IDENTITY_NOT_VERIFIED');
-    }
-    // A new flow replaces any earlier one of this browser.
-    db.registration = { step: 2, identity: checked.identity, personalData: null, expired: false };
-    return HttpResponse.json(registrationView(db.registration), { status: 201 });
-  }),
-
-  http.put('/api/registration/personal-data', async ({ request }) => {
-    await record(request);
-    if (csrfRejected(request)) return apiError('ERR_CSRF');
-    const registration = liveRegistration();
-    if (!registration) return apiError('ERR_REGISTRATION_EXPIRED');
-    const body = ((await request.json().catch(() => null)) ?? {}) as Partial<MockRegistrationPersonalData>;
-    const problem = registrationPersonalDataProblem(body, new Date());
-    if (problem) return problem;
-    // The gateway never says whether the email is a member's (it is dealt with at completion).
-    registration.personalData = {
-      name: (body.name ?? '').trim(),
-      lastName: (body.lastName ?? '').trim(),
-      motherSurname: (body.motherSurname ?? '').trim(),
-      phoneNumber: normalizedPhone(body.phoneNumber ?? ''),
-      birthDate: (body.birthDate ?? '').trim(),
-      genderId: body.genderId ?? 0,
-      email: (body.email ?? '').trim().toLowerCase(),
-    };
-    registration.step = 3;
-    return HttpResponse.json(registrationView(registration));
-  }),
-
-  http.post('/api/registration/complete', async ({ request }) => {
-    await record(request);
-    if (csrfRejected(request)) return apiError('ERR_CSRF');
-    const registration = liveRegistration();
-    if (!registration || registration.step !== 3 || !registration.personalData) {
-      return apiError('ERR_REGISTRATION_EXPIRED');
-    }
-    const { password = '', acceptTerms } = ((await request.json().catch(() => null)) ?? {}) as {
-      password?: string;
-      acceptTerms?: unknown;
-    };
-    const weak = (message: string) => apiError('ERR_WEAK_PASSWORD', { field: 'password', message });
-    const length = Array.from(password).length;
-    if (length < 8) return weak(PASSWORD_MESSAGES.short);
-    if (length > 64) return weak(PASSWORD_MESSAGES.long);
-    if (COMMON_PASSWORDS.includes(password.toLowerCase())) return weak(PASSWORD_MESSAGES.common);
-    if (acceptTerms !== true) return apiError('ERR_TERMS_NOT_ACCEPTED', { field: 'acceptTerms' });
-    // Someone may have finished first with the same document or email.
-    if (memberWithIdentity(registration.identity)) {
-      return apiError('ERR_RUT_ALREADY_REGISTERED', { action: RECOVER_PASSWORD_ACTION });
-    }
-    const data = registration.personalData;
-    if (memberWithEmail(data.email)) {
-      // Answered exactly as a success: nothing is created, the owner is told by mail.
-      db.registration = null;
-      return HttpResponse.json({ maskedEmail: maskEmail(data.email) }, { status: 201 });
-    }
-    const identity = registration.identity;
-    const member: MockMember = {
-      user: identity.documentType === 'RUT' ? identity.rut : identity.documentNumber,
-      password,
-      name: data.name,
-      last_name: data.lastName,
-      mother_surname: data.motherSurname,
-      phone_number: data.phoneNumber,
-      gender_id: data.genderId,
-      birth_date: data.birthDate,
-      email: data.email,
-      emailConfirmed: false,
-      document_type: identity.documentType === 'RUT' ? 'RUT' : 'FOREIGN',
-      document_number: identity.documentType === 'RUT' ? cleanRut(identity.rut).replace(/(.)$/, '-$1') : identity.documentNumber,
-      terms: { agreement: 'accepted', event_date: new Date().toISOString() },
-      balance: 0,
-      hasMissions: false,
-      emailVerified: false,
-      migrating: false,
-      unsubscribedAt: null,
-    };
-    db.members.push(member);
-    mailConfirmation(member);
-    db.registration = null;
-    return HttpResponse.json({ maskedEmail: maskEmail(member.email) }, { status: 201 });
-  }),
-
-  http.delete('/api/registration', async ({ request }) => {
-    await record(request);
-    if (csrfRejected(request)) return apiError('ERR_CSRF');
-    db.registration = null;
-    return new HttpResponse(null, { status: 204 });
-  }),
-
-  http.post('/api/registration/verification-email', async ({ request }) => {
-    await record(request);
-    if (csrfRejected(request)) return apiError('ERR_CSRF');
-    const { user } = ((await request.json().catch(() => null)) ?? {}) as { user?: unknown };
-    if (typeof user !== 'string' || !user.trim()) return fieldError('user', 'Ingresa tu RUT o documento.');
-    if (/^[\d.]+-[\dkK]$/.test(user.trim()) && !isValidRut(user)) return apiError('ERR_INVALID_RUT', { field: 'user' });
-    const member = findMember(user);
-    if (member && !member.emailVerified) {
-      db.verificationEmailsSent.push(member.user);
-      mailConfirmation(member);
-    }
-    return HttpResponse.json({}, { status: 202 });
-  }),
-];
-
-function sameIdentity(member: MockMember, user: unknown, email: unknown): boolean {
-  return (
-    typeof user === 'string' &&
-    typeof email === 'string' &&
-    findMember(user) === member &&
-    member.email.toLowerCase() === email.trim().toLowerCase()
-  );
-}
-
-const unsubscribeHandlers = [
-  http.get('/api/unsubscribe/reasons', async ({ request }) => {
-    await record(request);
-    if (!db.session) return apiError('ERR_UNAUTHENTICATED');
-    return HttpResponse.json({ reasons: db.unsubscribeReasons });
-  }),
-
-  http.post('/api/unsubscribe/validate', async ({ request }) => {
-    await record(request);
-    if (csrfRejected(request)) return apiError('ERR_CSRF');
-    if (!db.session) return apiError('ERR_UNAUTHENTICATED');
-    const { user, email } = ((await request.json().catch(() => null)) ?? {}) as { user?: unknown; email?: unknown };
-    if (!sameIdentity(db.session, user, email)) return apiError('ERR_IDENTITY_MISMATCH');
-    const at = db.session.unsubscribedAt;
-    return HttpResponse.json(at ? { alreadyUnsubscribed: true, unsubscribedAt: at } : { alreadyUnsubscribed: false });
-  }),
-
-  http.post('/api/unsubscribe', async ({ request }) => {
-    await record(request);
-    if (csrfRejected(request)) return apiError('ERR_CSRF');
-    if (!db.session) return apiError('ERR_UNAUTHENTICATED');
-    const { user, email, reasonId, reasonText } = ((await request.json().catch(() => null)) ?? {}) as {
-      user?: unknown;
-      email?: unknown;
-      reasonId?: unknown;
-      reasonText?: unknown;
-    };
-    const member = db.session;
-    if (!sameIdentity(member, user, email)) return apiError('ERR_IDENTITY_MISMATCH');
-    if (member.unsubscribedAt) return apiError('ERR_ALREADY_UNSUBSCRIBED');
-    const reason = db.unsubscribeReasons.find((candidate) => candidate.id === reasonId);
-    if (!reason) return fieldError('reasonId', 'Elige un motivo de la lista.');
-    const text = typeof reasonText === 'string' ? reasonText.trim() : '';
-    if ((reason.requiresText && !text) || Array.from(text).length > 500) {
-      return fieldError('reasonText', 'Cuéntanos el motivo en hasta 500 caracteres.');
-    }
-    member.unsubscribedAt = new Date().toISOString();
-    // Personal data erased; the document stays so login can say the member left.
-    Object.assign(member, {
-      name: '',
-      last_name: '',
-      mother_surname: '',
-      phone_number: '',
-      birth_date: null,
-      gender_id: null,
-      email: '',
-    });
-    // Every session revoked and the cookies cleared.
-    db.session = null;
-    document.cookie = 'is-logged=; Path=/; Max-Age=0';
-    return HttpResponse.json({ unsubscribedAt: member.unsubscribedAt });
-  }),
-];
-
-/** The accrual rules of accrual/rules/default.toml: the best matching rule per line, else the base. */
-const MOCK_RULES = {
-  version: '2026-11',
-  base: { rateBp: 80, rule: '0,8% en todas tus compras' },
-  rules: [
-    { rateBp: 90, partnerCard: true, rule: '0,9% en todas tus compras con tarjeta Lider BCI' },
-    { rateBp: 600, weekDay: 1, partnerCard: true, rule: 'Lunes 6% con tarjeta Lider BCI' },
-    { rateBp: 300, weekDay: 2, category: 'fruits_and_vegetables', rule: 'Martes 3% en frutas y verduras' },
-    { rateBp: 300, weekDay: 3, category: 'meat', rule: 'Miércoles 3% en carnes' },
-    { rateBp: 200, weekDay: 5, category: 'drinks', rule: 'Viernes 2% en bebidas' },
-    { rateBp: 200, weekDay: 6, category: 'cleaning', rule: 'Sábado 2% en artículos de limpieza' },
-  ] as { rateBp: number; rule: string; weekDay?: number; partnerCard?: boolean; category?: string }[],
-};
-
-export const SIMULATOR_FIELDS = [
-  ['meatAmount', 'meat'],
-  ['fruitsAndVegetablesAmount', 'fruits_and_vegetables'],
-  ['cleaningAmount', 'cleaning'],
-  ['drinksAmount', 'drinks'],
-  ['otherAmount', 'other'],
-] as const;
-
-/** The gateway's messages for POST /api/simulator (the form shows the same before sending). */
-export const SIMULATOR_SERVER_MESSAGES = {
-  weekDay: 'Elige un día de la semana.',
-  negative: 'El monto no puede ser negativo.',
-  notWhole: 'Ingresa el monto en pesos, sin decimales.',
-  tooLarge: 'El monto máximo por categoría es $10.000.000.',
-  allZero: 'Ingresa al menos un monto.',
-} as const;
 
 const contentHandlers = [
-  http.get('/api/missions', async ({ request }) => {
-    await record(request);
-    if (!db.session) return apiError('ERR_UNAUTHENTICATED');
-    if (db.missionsLoading.includes(db.session.user)) return apiError('ERR_MISSIONS_NOT_READY');
-    return HttpResponse.json(
-      { missions: db.missions[db.session.user] ?? [] },
-      { headers: { 'Cache-Control': 'no-store' } },
-    );
+  http.get('/api/promotions', () => HttpResponse.json(promotions, publicCache)),
+  http.get('/api/alliances', () => HttpResponse.json(alliances, publicCache)),
+  http.get('/api/banners', () => HttpResponse.json(banners, publicCache)),
+  http.get('/api/faqs', ({ request }) => {
+    const audience = new URL(request.url).searchParams.get('audience');
+    return HttpResponse.json(audience === 'login' ? loginFaqs : generalFaqs, publicCache);
   }),
+  http.post('/api/simulator', () => HttpResponse.json(tuesdayCartResult)),
+];
 
-  http.get('/api/promotions', async ({ request }) => {
-    await record(request);
-    return HttpResponse.json({ promotions: db.promotions }, { headers: { 'Cache-Control': 'public, max-age=60' } });
-  }),
+const passwordRecoveryHandlers = [
+  http.post('/api/password-recovery', () => HttpResponse.json(recoveryStarted)),
+  http.post('/api/password-recovery/resend', () => HttpResponse.json(recoveryResent)),
+  http.post('/api/password-recovery/reset', noContent),
+];
 
-  http.get('/api/alliances', async ({ request }) => {
-    await record(request);
-    return HttpResponse.json({ alliances: db.alliances }, { headers: { 'Cache-Control': 'public, max-age=60' } });
-  }),
+const registrationHandlers = [
+  // A visitor has no registration in progress until step 1 starts one.
+  http.get('/api/registration', () => apiError('ERR_REGISTRATION_EXPIRED')),
+  http.post('/api/registration', () => HttpResponse.json(registrationAtStep2, { status: 201 })),
+  http.put('/api/registration/personal-data', () => HttpResponse.json(registrationAtStep3)),
+  http.post('/api/registration/complete', () => HttpResponse.json(noraRegistered, { status: 201 })),
+  http.delete('/api/registration', noContent),
+  http.post('/api/registration/verification-email', () => HttpResponse.json({}, { status: 202 })),
+];
 
-  http.get('/api/banners', async ({ request }) => {
-    await record(request);
-    return HttpResponse.json({ banners: db.banners }, { headers: { 'Cache-Control': 'public, max-age=60' } });
-  }),
-
-  http.get('/api/faqs', async ({ request }) => {
-    await record(request);
-    const audience = new URL(request.url).searchParams.get('audience') ?? 'general';
-    if (audience !== 'general' && audience !== 'login') return fieldError('audience', 'Audiencia no válida.');
-    return HttpResponse.json({ faqs: db.faqs[audience] }, { headers: { 'Cache-Control': 'public, max-age=60' } });
-  }),
-
-  http.post('/api/simulator', async ({ request }) => {
-    await record(request);
-    if (csrfRejected(request)) return apiError('ERR_CSRF');
-    const body = ((await request.json().catch(() => null)) ?? {}) as Record<string, unknown>;
-    const weekDay = body.weekDay;
-    if (typeof weekDay !== 'number' || !Number.isInteger(weekDay) || weekDay < 1 || weekDay > 7) {
-      return fieldError('weekDay', SIMULATOR_SERVER_MESSAGES.weekDay);
-    }
-    const partnerCard = body.partnerCard === true;
-    const lines = [];
-    for (const [field, category] of SIMULATOR_FIELDS) {
-      const amount = body[field] ?? 0;
-      if (typeof amount !== 'number' || !Number.isInteger(amount)) return fieldError(field, SIMULATOR_SERVER_MESSAGES.notWhole);
-      if (amount < 0) return fieldError(field, SIMULATOR_SERVER_MESSAGES.negative);
-      if (amount > 10_000_000) return fieldError(field, SIMULATOR_SERVER_MESSAGES.tooLarge);
-      const best = MOCK_RULES.rules
-        .filter(
-          (rule) =>
-            (rule.weekDay === undefined || rule.weekDay === weekDay) &&
-            (rule.partnerCard === undefined || rule.partnerCard === partnerCard) &&
-            (rule.category === undefined || rule.category === category),
-        )
-        .reduce((winner, rule) => (rule.rateBp > winner.rateBp ? rule : winner), MOCK_RULES.base);
-      lines.push({ category, amount, earned: Math.floor((amount * best.rateBp) / 10_000), rateBp: best.rateBp, rule: best.rule });
-    }
-    if (lines.every((line) => line.amount === 0)) return apiError('ERR_INVALID_ARGUMENT', { message: SIMULATOR_SERVER_MESSAGES.allZero });
-    return HttpResponse.json({
-      totalEarned: lines.reduce((sum, line) => sum + line.earned, 0),
-      rulesVersion: MOCK_RULES.version,
-      lines,
-    });
+const unsubscribeHandlers = [
+  http.get('/api/unsubscribe/reasons', () => HttpResponse.json(unsubscribeReasons)),
+  http.post('/api/unsubscribe/validate', () => HttpResponse.json(identityConfirmed)),
+  http.post('/api/unsubscribe', () => {
+    // Every session of the member revoked and the cookies cleared.
+    setLoggedCookie(false);
+    return HttpResponse.json(unsubscribed);
   }),
 ];
 
 export const handlers = [
   ...sessionHandlers,
+  ...accountHandlers,
   ...contentHandlers,
-  ...accountAreaHandlers,
   ...passwordRecoveryHandlers,
   ...registrationHandlers,
   ...unsubscribeHandlers,

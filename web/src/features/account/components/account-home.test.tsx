@@ -2,10 +2,11 @@ import { act, screen, waitFor, within } from '@testing-library/react';
 import { delay, http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
 
-import { db, loginAs } from '@/testing/mocks/db';
-import { apiError } from '@/testing/mocks/handlers';
+import { apiError } from '@/testing/api-errors';
+import { brunoProfile } from '@/testing/fixtures/session';
+import { sent } from '@/testing/mocks/requests';
 import { server } from '@/testing/mocks/server';
-import { currentLocation, renderApp, storeHasMissions } from '@/testing/test-utils';
+import { currentLocation, loginAs, renderApp, storeHasMissions } from '@/testing/test-utils';
 
 import { ACCOUNT_MENU, visibleMenuItems } from '../stores/account-menu';
 
@@ -31,7 +32,7 @@ describe('the account menu', () => {
   });
 
   it('renders Misiones for a member with missions, Mi Cuenta selected by default', async () => {
-    loginAs('Ana');
+    loginAs();
     storeHasMissions(true);
     renderApp('/mi-club');
     await screen.findByRole('heading', { name: 'Hola, Ana' });
@@ -49,14 +50,14 @@ describe('the account menu', () => {
   });
 
   it('hides Misiones for a member without missions', async () => {
-    loginAs('Bruno');
+    loginAs(brunoProfile);
     renderApp('/mi-club');
     await screen.findByRole('heading', { name: 'Hola, Bruno' });
     expect(screen.queryByRole('button', { name: 'Misiones' })).not.toBeInTheDocument();
   });
 
   it('shows each section under its entry, Misiones included', async () => {
-    loginAs('Ana');
+    loginAs();
     storeHasMissions(true);
     const { user } = renderApp('/mi-club');
     await screen.findByRole('heading', { name: 'Hola, Ana' });
@@ -69,7 +70,7 @@ describe('the account menu', () => {
   });
 
   it('clears a notice once the member uses the menu again', async () => {
-    loginAs('Ana');
+    loginAs();
     const { user } = renderApp('/mi-club');
     await screen.findByRole('heading', { name: 'Hola, Ana' });
     const { selectAccountMenuWithNotice } = await import('../stores/account-menu');
@@ -82,20 +83,20 @@ describe('the account menu', () => {
 
 describe('the balance', () => {
   it('shows the balance in pesos with thousands dots', async () => {
-    loginAs('Ana');
+    loginAs();
     renderApp('/mi-club');
     expect(await screen.findByTestId('balance-amount')).toHaveTextContent('$12.345');
   });
 
   it('asks for the balance without cache', async () => {
-    loginAs('Ana');
+    loginAs();
     renderApp('/mi-club');
     await screen.findByTestId('balance-amount');
-    expect(db.requests.find((r) => r.path === '/api/balance')?.headers['cache-control']).toBe('no-store');
+    expect(sent.find((r) => r.path === '/api/balance')?.headers['cache-control']).toBe('no-store');
   });
 
   it('shows a loading state while the balance is on its way', async () => {
-    loginAs('Ana');
+    loginAs();
     server.use(
       http.get('/api/balance', async () => {
         await delay('infinite');
@@ -109,14 +110,15 @@ describe('the balance', () => {
   });
 
   it('shows the without-account state on 406', async () => {
-    loginAs('Bruno');
+    loginAs(brunoProfile);
+    server.use(http.get('/api/balance', () => apiError('ERR_NO_CLUB_ACCOUNT')));
     renderApp('/mi-club');
     expect(await screen.findByText('Aún no tienes una cuenta Mi Club.')).toBeInTheDocument();
     expect(screen.queryByTestId('balance-amount')).not.toBeInTheDocument();
   });
 
   it('shows a failure with a retry on other errors', async () => {
-    loginAs('Ana');
+    loginAs();
     server.use(http.get('/api/balance', () => apiError('ERR_UNAVAILABLE')));
     const { user } = renderApp('/mi-club');
     expect(await screen.findByRole('alert')).toHaveTextContent('No pudimos cargar tu saldo. Intenta de nuevo más tarde.');
@@ -128,7 +130,7 @@ describe('the balance', () => {
 
 describe('logout', () => {
   it('calls /api/logout, resets the state and goes to /login', async () => {
-    loginAs('Ana');
+    loginAs();
     storeHasMissions(true);
     const { user, queryClient } = renderApp('/mi-club');
     await screen.findByTestId('balance-amount');
@@ -136,8 +138,8 @@ describe('logout', () => {
     await user.click(screen.getByRole('button', { name: 'Cerrar sesión' }));
     await screen.findByRole('heading', { level: 1, name: 'Inicia sesión' });
     expect(currentLocation()).toBe('/login');
-    await waitFor(() => expect(db.requests.filter((r) => r.path === '/api/logout')).toHaveLength(1));
-    expect(db.requests.find((r) => r.path === '/api/logout')?.headers['x-miclub-csrf']).toBe('1');
+    await waitFor(() => expect(sent.filter((r) => r.path === '/api/logout')).toHaveLength(1));
+    expect(sent.find((r) => r.path === '/api/logout')?.headers['x-miclub-csrf']).toBe('1');
     expect(window.localStorage.length).toBe(0);
     expect(queryClient.getQueryData(['balance'])).toBeUndefined();
     expect(queryClient.getQueryData(['profile'])).toBeUndefined();
@@ -145,7 +147,7 @@ describe('logout', () => {
   });
 
   it('resets the menu to Mi Cuenta for the next login', async () => {
-    loginAs('Ana');
+    loginAs();
     storeHasMissions(true);
     const { user } = renderApp('/mi-club');
     await screen.findByTestId('balance-amount');

@@ -2,11 +2,13 @@ import { screen, waitFor, within } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
 
+import { apiError, type ApiErrorCode, messageOf, VERIFY_EMAIL_ACTION } from '@/testing/api-errors';
 import { offContract } from '@/testing/contract';
-import { db, DEMO_PASSWORD, MOCK_OTP } from '@/testing/mocks/db';
-import { API_ERRORS, apiError, VERIFY_EMAIL_ACTION, type ApiErrorCode } from '@/testing/mocks/handlers';
+import { anaLogin, DEMO_PASSWORD, diegoProfile, TYPED_OTP } from '@/testing/fixtures/session';
+import { setLoggedCookie } from '@/testing/mocks/handlers';
+import { sent } from '@/testing/mocks/requests';
 import { server } from '@/testing/mocks/server';
-import { currentLocation, dataLayerEvents, renderApp } from '@/testing/test-utils';
+import { contextSays, currentLocation, dataLayerEvents, loginAs, renderApp } from '@/testing/test-utils';
 
 import { LOGIN_GENERIC_ERROR } from './login-errors';
 
@@ -63,14 +65,14 @@ describe('the login page', () => {
     const view = await openLogin();
     await submitCredentials(view, '12.345.678-9', DEMO_PASSWORD);
     expect(await screen.findByRole('alert')).toHaveTextContent('El RUT ingresado no es válido.');
-    expect(db.requests.filter((r) => r.path === '/api/login')).toHaveLength(0);
+    expect(sent.filter((r) => r.path === '/api/login')).toHaveLength(0);
   });
 
   it('sends user, password, the standalone recaptcha token and the CSRF header', async () => {
     const view = await openLogin();
     await submitCredentials(view, '111111111', DEMO_PASSWORD);
     await screen.findByLabelText('Código de verificación');
-    const request = db.requests.find((r) => r.path === '/api/login');
+    const request = sent.find((r) => r.path === '/api/login');
     expect(request?.body).toEqual({ user: '11.111.111-1', password: DEMO_PASSWORD });
     expect(request?.headers['recaptcha-token']).toBe('standalone');
     expect(request?.headers['x-miclub-csrf']).toBe('1');
@@ -80,19 +82,19 @@ describe('the login page', () => {
     const view = await openLogin();
     await submitCredentials(view, '111111111', DEMO_PASSWORD);
     expect(await screen.findByText('a***@example.cl')).toBeInTheDocument();
-    await submitCode(view, MOCK_OTP);
+    await submitCode(view, TYPED_OTP);
     expect(await screen.findByRole('heading', { name: 'Hola, Ana' })).toBeInTheDocument();
     expect(currentLocation()).toBe('/mi-club');
     expect(dataLayerEvents('login_exitoso')).toEqual([
       { event: 'login_exitoso', metodo: 'pagina', usuario_migrando: false },
     ]);
-    expect(db.requests.find((r) => r.path === '/api/validate-otp')?.body).toEqual({ otp: MOCK_OTP });
+    expect(sent.find((r) => r.path === '/api/validate-otp')?.body).toEqual({ otp: TYPED_OTP });
   });
 
   it('never writes the token of the code answer to storage', async () => {
     const view = await openLogin();
     await submitCredentials(view, '111111111', DEMO_PASSWORD);
-    await submitCode(view, MOCK_OTP);
+    await submitCode(view, TYPED_OTP);
     await screen.findByRole('heading', { name: 'Hola, Ana' });
     const stored = [
       ...Object.keys(window.localStorage).map((key) => window.localStorage.getItem(key)),
@@ -104,6 +106,7 @@ describe('the login page', () => {
   });
 
   it('shows the server message and pushes login_fallido on a wrong password', async () => {
+    server.use(http.post('/api/login', () => apiError('ERR_INVALID_CREDENTIALS')));
     const view = await openLogin();
     await submitCredentials(view, '111111111', 'incorrecta');
     expect(await screen.findByRole('alert')).toHaveTextContent('RUT o contraseña incorrectos.');
@@ -113,10 +116,11 @@ describe('the login page', () => {
   });
 
   it('shows the unverified-email message with its action link', async () => {
+    server.use(http.post('/api/login', () => apiError('ERR_EMAIL_NOT_VERIFIED', { action: VERIFY_EMAIL_ACTION })));
     const view = await openLogin();
     await submitCredentials(view, '333333333', DEMO_PASSWORD);
     const alert = await screen.findByRole('alert');
-    expect(alert).toHaveTextContent(API_ERRORS.ERR_EMAIL_NOT_VERIFIED.message);
+    expect(alert).toHaveTextContent(messageOf('ERR_EMAIL_NOT_VERIFIED'));
     const link = within(alert).getByRole('link', { name: VERIFY_EMAIL_ACTION.urlName });
     expect(link).toHaveAttribute('href', VERIFY_EMAIL_ACTION.url);
   });
@@ -134,7 +138,7 @@ describe('the login page', () => {
     server.use(http.post('/api/login', () => apiError(code)));
     const view = await openLogin();
     await submitCredentials(view, '111111111', DEMO_PASSWORD);
-    expect(await screen.findByRole('alert')).toHaveTextContent(API_ERRORS[code].message);
+    expect(await screen.findByRole('alert')).toHaveTextContent(messageOf(code));
   });
 
   it('capitalises the first letter of the server message', async () => {
@@ -170,6 +174,7 @@ describe('the login page', () => {
   });
 
   it('shows the server message for a wrong code and pushes login_fallido for the code step', async () => {
+    server.use(http.post('/api/validate-otp', () => apiError('ERR_OTP_INVALID')));
     const view = await openLogin();
     await submitCredentials(view, '111111111', DEMO_PASSWORD);
     await submitCode(view, '000000');
@@ -183,7 +188,7 @@ describe('the login page', () => {
     server.use(http.post('/api/validate-otp', () => apiError('ERR_INTERNAL')));
     const view = await openLogin();
     await submitCredentials(view, '111111111', DEMO_PASSWORD);
-    await submitCode(view, MOCK_OTP);
+    await submitCode(view, TYPED_OTP);
     expect(await screen.findByRole('alert')).toHaveTextContent(LOGIN_GENERIC_ERROR);
   });
 
@@ -191,8 +196,8 @@ describe('the login page', () => {
     server.use(http.post('/api/validate-otp', () => apiError('ERR_OTP_EXPIRED')));
     const view = await openLogin();
     await submitCredentials(view, '111111111', DEMO_PASSWORD);
-    await submitCode(view, MOCK_OTP);
-    expect(await screen.findByRole('alert')).toHaveTextContent(API_ERRORS.ERR_OTP_EXPIRED.message);
+    await submitCode(view, TYPED_OTP);
+    expect(await screen.findByRole('alert')).toHaveTextContent(messageOf('ERR_OTP_EXPIRED'));
     expect(screen.getByLabelText('RUT')).toHaveValue('11.111.111-1');
     expect(screen.getByLabelText('Contraseña')).toBeInTheDocument();
   });
@@ -202,7 +207,7 @@ describe('the login page', () => {
     await submitCredentials(view, '111111111', DEMO_PASSWORD);
     await submitCode(view, '123');
     expect(await screen.findByRole('alert')).toHaveTextContent('Ingresa los 6 dígitos del código.');
-    expect(db.requests.filter((r) => r.path === '/api/validate-otp')).toHaveLength(0);
+    expect(sent.filter((r) => r.path === '/api/validate-otp')).toHaveLength(0);
   });
 
   it('resends the code and says a new one was sent', async () => {
@@ -214,12 +219,10 @@ describe('the login page', () => {
     const view = await openLogin();
     await submitCredentials(view, '111111111', DEMO_PASSWORD);
     await screen.findByLabelText('Código de verificación');
-    // The overridden login above opens no challenge in the db; open one as the gateway would.
-    db.challenge = { member: db.members[0]!, otp: MOCK_OTP };
     await view.user.click(screen.getByRole('button', { name: 'Reenviar código' }));
     const notice = await screen.findByText('Te enviamos un nuevo código a a***@example.cl.');
     expect(notice.closest('[role="status"]')).not.toBeNull();
-    expect(db.requests.find((r) => r.path === '/api/resend-otp')?.headers['x-miclub-csrf']).toBe('1');
+    expect(sent.find((r) => r.path === '/api/resend-otp')?.headers['x-miclub-csrf']).toBe('1');
   });
 
   it('shows the cooldown message when a resend is refused', async () => {
@@ -233,7 +236,7 @@ describe('the login page', () => {
     await submitCredentials(view, '111111111', DEMO_PASSWORD);
     await screen.findByLabelText('Código de verificación');
     await view.user.click(screen.getByRole('button', { name: 'Reenviar código' }));
-    expect(await screen.findByRole('alert')).toHaveTextContent(API_ERRORS.ERR_OTP_RESEND_COOLDOWN.message);
+    expect(await screen.findByRole('alert')).toHaveTextContent(messageOf('ERR_OTP_RESEND_COOLDOWN'));
   });
 
   it('disables resend while the gateway cooldown runs', async () => {
@@ -245,9 +248,16 @@ describe('the login page', () => {
   });
 
   it('welcomes a migrating member before going on', async () => {
+    server.use(
+      http.post('/api/validate-otp', () => {
+        setLoggedCookie(true);
+        return HttpResponse.json({ ...anaLogin, user: diegoProfile, has_missions: false, is_user_migrating: true });
+      }),
+      http.get('/api/profile', () => HttpResponse.json(diegoProfile)),
+    );
     const view = await openLogin();
     await submitCredentials(view, '444444444', DEMO_PASSWORD);
-    await submitCode(view, MOCK_OTP);
+    await submitCode(view, TYPED_OTP);
     expect(
       await screen.findByRole('heading', { name: '¡Te damos la bienvenida al nuevo Mi Club, Diego!' }),
     ).toBeInTheDocument();
@@ -258,7 +268,7 @@ describe('the login page', () => {
   });
 
   it('shows a clear message instead of the form during login maintenance', async () => {
-    db.context.isLoginMaintenance = true;
+    contextSays({ isLoginMaintenance: true });
     renderApp('/login');
     expect(await screen.findByText('Inicio de sesión en mantención')).toBeInTheDocument();
     expect(screen.queryByLabelText('RUT')).not.toBeInTheDocument();
@@ -266,8 +276,7 @@ describe('the login page', () => {
   });
 
   it('sends a member who is already logged in to /mi-club', async () => {
-    document.cookie = 'is-logged=true; Path=/';
-    db.session = db.members[0]!;
+    loginAs();
     renderApp('/login');
     await waitFor(() => expect(currentLocation()).toBe('/mi-club'));
   });

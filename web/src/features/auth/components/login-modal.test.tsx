@@ -1,7 +1,7 @@
 import { screen, waitFor } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 
-import { DEMO_PASSWORD, MOCK_OTP } from '@/testing/mocks/db';
+import { DEMO_PASSWORD, TYPED_OTP } from '@/testing/fixtures/session';
 import { currentLocation, dataLayerEvents, renderApp } from '@/testing/test-utils';
 
 async function openModal() {
@@ -57,7 +57,7 @@ describe('the login modal', () => {
     await user.type(screen.getByLabelText('RUT'), '111111111');
     await user.type(screen.getByLabelText('Contraseña'), DEMO_PASSWORD);
     await user.click(screen.getByRole('button', { name: 'Ingresar' }));
-    await user.type(await screen.findByLabelText('Código de verificación'), MOCK_OTP);
+    await user.type(await screen.findByLabelText('Código de verificación'), TYPED_OTP);
     await user.click(screen.getByRole('button', { name: 'Validar código' }));
     expect(await screen.findByRole('heading', { name: 'Hola, Ana' })).toBeInTheDocument();
     expect(screen.queryByRole('dialog')).not.toBeInTheDocument();

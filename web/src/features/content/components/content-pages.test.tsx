@@ -2,10 +2,11 @@ import { fireEvent, screen, within } from '@testing-library/react';
 import { delay, http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
 
-import { db, loginAs } from '@/testing/mocks/db';
-import { apiError } from '@/testing/mocks/handlers';
+import { apiError } from '@/testing/api-errors';
+import { alliances, banners, loginFaqs, promotions } from '@/testing/fixtures/content';
+import { sent } from '@/testing/mocks/requests';
 import { server } from '@/testing/mocks/server';
-import { currentLocation, dataLayerEvents, renderApp } from '@/testing/test-utils';
+import { currentLocation, dataLayerEvents, loginAs, renderApp } from '@/testing/test-utils';
 
 import { ALLIANCES_EMPTY, ALLIANCES_FAILED } from './alliances-page';
 import { BANNERS_FAILED } from './banner-strip';
@@ -37,7 +38,7 @@ describe('/promociones', () => {
       'href',
       'https://www.lider.cl/promociones/martes',
     );
-    expect(db.requests.filter((r) => r.path === '/api/promotions')).toHaveLength(1);
+    expect(sent.filter((r) => r.path === '/api/promotions')).toHaveLength(1);
   });
 
   it('pushes promocion_seleccion when a promotion is opened and promocion_click when its link is followed', async () => {
@@ -76,7 +77,7 @@ describe('/promociones', () => {
   });
 
   it('says so when there are no promotions', async () => {
-    db.promotions = [];
+    server.use(http.get('/api/promotions', () => HttpResponse.json({ ...promotions, promotions: [] })));
     renderApp('/promociones');
     expect(await screen.findByText(PROMOTIONS_EMPTY)).toBeInTheDocument();
   });
@@ -99,7 +100,8 @@ describe('/promociones', () => {
   });
 
   it('never renders an unsafe link', async () => {
-    db.promotions = [{ ...db.promotions[0]!, linkUrl: 'javascript:alert(1)' }];
+    const [tuesday] = promotions.promotions;
+    server.use(http.get('/api/promotions', () => HttpResponse.json({ promotions: [{ ...tuesday!, linkUrl: 'javascript:alert(1)' }] })));
     renderApp('/promociones');
     await screen.findByRole('heading', { level: 2, name: 'Martes de frutas y verduras' });
     expect(screen.queryByRole('link', { name: /Ver promoción/ })).not.toBeInTheDocument();
@@ -127,7 +129,7 @@ describe('/alianzas', () => {
     first.unmount();
     server.resetHandlers();
 
-    db.alliances = [];
+    server.use(http.get('/api/alliances', () => HttpResponse.json({ ...alliances, alliances: [] })));
     const second = renderApp('/alianzas');
     expect(await screen.findByText(ALLIANCES_EMPTY)).toBeInTheDocument();
     second.unmount();
@@ -149,7 +151,7 @@ describe('the FAQs', () => {
     expect(details.open).toBe(true);
     expect(within(details).getByText('Por tu seguridad.')).toBeInTheDocument();
     expect(within(details).getByText('Te lo enviamos a tu correo.')).toBeInTheDocument();
-    expect(db.requests.find((r) => r.path === '/api/faqs')).toBeDefined();
+    expect(sent.find((r) => r.path === '/api/faqs')).toBeDefined();
     expect(screen.queryByText('¿Cómo uso mi saldo?')).not.toBeInTheDocument();
   });
 
@@ -179,7 +181,7 @@ describe('the FAQs', () => {
     first.unmount();
     server.resetHandlers();
 
-    db.faqs.login = [];
+    server.use(http.get('/api/faqs', () => HttpResponse.json({ ...loginFaqs, faqs: [] })));
     const second = renderApp('/preguntas-login');
     expect(await screen.findByText(FAQS_EMPTY)).toBeInTheDocument();
     second.unmount();
@@ -192,7 +194,7 @@ describe('the FAQs', () => {
 
 describe('the campaign banners on the /mi-club home', () => {
   it('shows one banner at a time with its alt text, moved only by the member', async () => {
-    loginAs('Ana');
+    loginAs();
     const { user } = renderApp('/mi-club');
     const carousel = await screen.findByRole('region', { name: 'Campañas Mi Club' });
     expect(within(carousel).getByRole('img')).toHaveAttribute(
@@ -218,8 +220,8 @@ describe('the campaign banners on the /mi-club home', () => {
   });
 
   it('shows nothing when there are no banners, a loading state and a failure with retry', async () => {
-    loginAs('Ana');
-    db.banners = [];
+    loginAs();
+    server.use(http.get('/api/banners', () => HttpResponse.json({ ...banners, banners: [] })));
     const first = renderApp('/mi-club');
     await screen.findByTestId('balance-amount');
     expect(screen.queryByRole('region', { name: 'Campañas Mi Club' })).not.toBeInTheDocument();

@@ -2,8 +2,9 @@ import { screen, waitFor, within } from '@testing-library/react';
 import { delay, http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
 
-import { db } from '@/testing/mocks/db';
-import { apiError } from '@/testing/mocks/handlers';
+import { apiError } from '@/testing/api-errors';
+import { anaMissions } from '@/testing/fixtures/content';
+import { sent } from '@/testing/mocks/requests';
 import { server } from '@/testing/mocks/server';
 import { renderAccountSection } from '@/testing/test-utils';
 
@@ -46,7 +47,7 @@ describe('the progress text', () => {
 
 describe('Misiones', () => {
   it('shows each mission with icon, progress bar, reward and end date', async () => {
-    await renderAccountSection('Ana', 'Misiones');
+    await renderAccountSection('Misiones');
     await screen.findByRole('heading', { level: 3, name: 'Misión parrillera' });
     const card = missionCard('Misión parrillera');
     expect(within(card).getByText('Compra $20.000 en carnes')).toBeInTheDocument();
@@ -67,7 +68,7 @@ describe('Misiones', () => {
   });
 
   it('marks completed and expired missions', async () => {
-    await renderAccountSection('Ana', 'Misiones');
+    await renderAccountSection('Misiones');
     await screen.findByRole('heading', { level: 3, name: 'Brindis de fin de año' });
     expect(within(missionCard('Brindis de fin de año')).getByText('Completada')).toBeInTheDocument();
     const expired = missionCard('Renueva tu ropa');
@@ -83,32 +84,32 @@ describe('Misiones', () => {
         return HttpResponse.json({ missions: [] });
       }),
     );
-    await renderAccountSection('Ana', 'Misiones');
+    await renderAccountSection('Misiones');
     expect(await screen.findByText('Cargando tus misiones…')).toBeInTheDocument();
     expect(screen.queryByRole('progressbar')).not.toBeInTheDocument();
   });
 
   it('says so when the member has no missions in force', async () => {
-    db.missions['11.111.111-1'] = [];
-    await renderAccountSection('Ana', 'Misiones');
+    server.use(http.get('/api/missions', () => HttpResponse.json({ missions: [] })));
+    await renderAccountSection('Misiones');
     expect(await screen.findByText(MISSIONS_EMPTY)).toBeInTheDocument();
   });
 
   it('shows the conflict state on 409 and restarts with the retry', async () => {
-    db.missionsLoading.push('11.111.111-1');
-    const { user } = await renderAccountSection('Ana', 'Misiones');
+    server.use(http.get('/api/missions', () => apiError('ERR_MISSIONS_NOT_READY')));
+    const { user } = await renderAccountSection('Misiones');
     expect(await screen.findByText(MISSIONS_CONFLICT)).toBeInTheDocument();
     expect(screen.queryByText(MISSIONS_FAILED)).not.toBeInTheDocument();
-    db.missionsLoading = [];
+    server.resetHandlers();
     await user.click(screen.getByRole('button', { name: 'Reintentar' }));
     expect(await screen.findByRole('heading', { level: 3, name: 'Misión parrillera' })).toBeInTheDocument();
     expect(screen.queryByText(MISSIONS_CONFLICT)).not.toBeInTheDocument();
-    expect(db.requests.filter((r) => r.path === '/api/missions')).toHaveLength(2);
+    expect(sent.filter((r) => r.path === '/api/missions')).toHaveLength(2);
   });
 
   it('shows the generic failure on other errors and restarts with the retry', async () => {
     server.use(http.get('/api/missions', () => apiError('ERR_INTERNAL')));
-    const { user } = await renderAccountSection('Ana', 'Misiones');
+    const { user } = await renderAccountSection('Misiones');
     expect(await screen.findByRole('alert')).toHaveTextContent(MISSIONS_FAILED);
     server.resetHandlers();
     await user.click(screen.getByRole('button', { name: 'Reintentar' }));
@@ -116,10 +117,10 @@ describe('Misiones', () => {
   });
 
   it('asks again every time the section is opened', async () => {
-    const { user } = await renderAccountSection('Ana', 'Misiones');
+    const { user } = await renderAccountSection('Misiones');
     await screen.findByRole('heading', { level: 3, name: 'Misión parrillera' });
-    const first = db.missions['11.111.111-1']?.[0];
-    if (first) first.progress = 18000;
+    const [first, ...others] = anaMissions.missions;
+    server.use(http.get('/api/missions', () => HttpResponse.json({ missions: [{ ...first!, progress: 18000 }, ...others] })));
     await user.click(screen.getByRole('button', { name: 'Mi Cuenta' }));
     await user.click(screen.getByRole('button', { name: 'Misiones' }));
     await waitFor(() =>

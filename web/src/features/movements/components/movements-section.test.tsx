@@ -2,13 +2,15 @@ import { screen, waitFor, within } from '@testing-library/react';
 import { delay, http, HttpResponse } from 'msw';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
-import { db, MOCK_NOW } from '@/testing/mocks/db';
-import { apiError } from '@/testing/mocks/handlers';
+import { apiError } from '@/testing/api-errors';
+import { MOCK_NOW } from '@/testing/fixtures/account';
+import { brunoProfile } from '@/testing/fixtures/session';
+import { sent } from '@/testing/mocks/requests';
 import { server } from '@/testing/mocks/server';
 import { dataLayerEvents, renderAccountSection } from '@/testing/test-utils';
 
 function movementRequests() {
-  return db.requests.filter((r) => r.path === '/api/movements');
+  return sent.filter((r) => r.path === '/api/movements');
 }
 
 function select(label: 'Mes' | 'Año'): HTMLSelectElement {
@@ -26,42 +28,39 @@ async function listItems() {
   return within(list).getAllByTestId('movement');
 }
 
-let queries: URLSearchParams[] = [];
+/** The query strings of the months asked for, in order. */
+function queries() {
+  return movementRequests().map((request) => request.query);
+}
 
 beforeEach(() => {
   vi.useFakeTimers({ toFake: ['Date'], now: MOCK_NOW });
-  queries = [];
-  server.events.on('request:start', ({ request }) => {
-    const url = new URL(request.url);
-    if (url.pathname === '/api/movements') queries.push(url.searchParams);
-  });
 });
 
 afterEach(() => {
   vi.useRealTimers();
-  server.events.removeAllListeners();
 });
 
 describe('Mis Movimientos', () => {
   it('starts on the current month in Santiago and offers the last 24 months', async () => {
-    await renderAccountSection('Ana', 'Mis Movimientos');
+    await renderAccountSection('Mis Movimientos');
     expect(select('Mes')).toHaveDisplayValue('Noviembre');
     expect(select('Año')).toHaveDisplayValue('2026');
     expect(optionLabels(select('Año'))).toEqual(['2026', '2025', '2024']);
     expect(optionLabels(select('Mes'))).toHaveLength(11);
     await listItems();
-    expect(queries.map((q) => q.toString())).toEqual(['year=2026&month=11&page=1']);
+    expect(queries()).toEqual(['year=2026&month=11&page=1']);
   });
 
   it('counts the month in Santiago: just after midnight UTC on the 1st it is still the month before', async () => {
     vi.setSystemTime(new Date('2026-12-01T02:00:00Z'));
-    await renderAccountSection('Ana', 'Mis Movimientos');
+    await renderAccountSection('Mis Movimientos');
     expect(select('Mes')).toHaveDisplayValue('Noviembre');
     expect(select('Año')).toHaveDisplayValue('2026');
   });
 
   it('shows each movement with its es-CL date, description, signed pesos, kind and status, newest first', async () => {
-    await renderAccountSection('Ana', 'Mis Movimientos');
+    await renderAccountSection('Mis Movimientos');
     const items = await listItems();
     expect(items.map((item) => item.querySelector('.movement__description')?.textContent)).toEqual([
       'Compra en Lider Providencia',
@@ -80,7 +79,7 @@ describe('Mis Movimientos', () => {
   });
 
   it('pages through a month of 13 movements, 10 then 3', async () => {
-    const { user } = await renderAccountSection('Ana', 'Mis Movimientos');
+    const { user } = await renderAccountSection('Mis Movimientos');
     await listItems();
     await user.selectOptions(select('Mes'), 'Octubre');
     expect(dataLayerEvents('historial_cambio_fecha')).toEqual([{ event: 'historial_cambio_fecha', mes: 10, anio: 2026 }]);
@@ -102,7 +101,7 @@ describe('Mis Movimientos', () => {
     await waitFor(() => expect(pager).toHaveTextContent('Página 1 de 2'));
     const first = await listItems();
     expect(first.map((item) => within(item).queryByText('-$2.000'))).toContainEqual(expect.anything());
-    expect(queries.slice(0, 3).map((q) => q.toString())).toEqual([
+    expect(queries().slice(0, 3)).toEqual([
       'year=2026&month=11&page=1',
       'year=2026&month=10&page=1',
       'year=2026&month=10&page=2',
@@ -110,7 +109,7 @@ describe('Mis Movimientos', () => {
   });
 
   it('keeps the month within the 24 offered when the year changes, and pushes the change', async () => {
-    const { user } = await renderAccountSection('Ana', 'Mis Movimientos');
+    const { user } = await renderAccountSection('Mis Movimientos');
     await listItems();
     await user.selectOptions(select('Año'), '2024');
     expect(select('Mes')).toHaveDisplayValue('Diciembre');
@@ -122,7 +121,7 @@ describe('Mis Movimientos', () => {
   });
 
   it('says so when the month has no movements', async () => {
-    const { user } = await renderAccountSection('Ana', 'Mis Movimientos');
+    const { user } = await renderAccountSection('Mis Movimientos');
     await listItems();
     await user.selectOptions(select('Mes'), 'Septiembre');
     expect(await screen.findByText('No tienes movimientos en este mes.')).toBeInTheDocument();
@@ -136,13 +135,13 @@ describe('Mis Movimientos', () => {
         return HttpResponse.json({});
       }),
     );
-    await renderAccountSection('Ana', 'Mis Movimientos');
+    await renderAccountSection('Mis Movimientos');
     expect(await screen.findByText('Cargando tus movimientos…')).toBeInTheDocument();
   });
 
   it('shows a failure with a retry', async () => {
     server.use(http.get('/api/movements', () => apiError('ERR_UNAVAILABLE')));
-    const { user } = await renderAccountSection('Ana', 'Mis Movimientos');
+    const { user } = await renderAccountSection('Mis Movimientos');
     expect(await screen.findByRole('alert')).toHaveTextContent('No pudimos cargar tus movimientos. Intenta de nuevo más tarde.');
     server.resetHandlers();
     await user.click(screen.getByRole('button', { name: 'Reintentar' }));
@@ -150,7 +149,11 @@ describe('Mis Movimientos', () => {
   });
 
   it('shows the without-account state on 406', async () => {
-    await renderAccountSection('Bruno', 'Mis Movimientos');
+    server.use(
+      http.get('/api/balance', () => apiError('ERR_NO_CLUB_ACCOUNT')),
+      http.get('/api/movements', () => apiError('ERR_NO_CLUB_ACCOUNT')),
+    );
+    await renderAccountSection('Mis Movimientos', { profile: brunoProfile });
     expect(await screen.findByText('Aún no tienes una cuenta Mi Club.')).toBeInTheDocument();
     expect(screen.queryByLabelText('Mes')).not.toBeInTheDocument();
     expect(movementRequests()).toHaveLength(1);

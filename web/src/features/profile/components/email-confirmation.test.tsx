@@ -1,20 +1,20 @@
 import { screen, waitFor } from '@testing-library/react';
-import { http } from 'msw';
+import { http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
 
-import { db, DEMO_PASSWORD, memberNamed } from '@/testing/mocks/db';
-import { apiError } from '@/testing/mocks/handlers';
+import { apiError } from '@/testing/api-errors';
+import { anaProfile, DEMO_PASSWORD } from '@/testing/fixtures/session';
+import { sent } from '@/testing/mocks/requests';
 import { server } from '@/testing/mocks/server';
 import { dataLayerEvents, renderApp, renderAccountSection } from '@/testing/test-utils';
 
 function confirmRequests() {
-  return db.requests.filter((r) => r.path === '/api/profile/email/confirm');
+  return sent.filter((r) => r.path === '/api/profile/email/confirm');
 }
 
 describe('/confirmar-correo', () => {
   it('confirms the email of the link once and shows it masked, with header, footer and a way to log in, for anyone', async () => {
-    const carla = memberNamed('Carla');
-    db.emailConfirmations.push({ token: 'abc123', member: carla, email: carla.email });
+    server.use(http.post('/api/profile/email/confirm', () => HttpResponse.json({ maskedEmail: 'c***@example.cl' })));
     renderApp('/confirmar-correo?token=abc123');
     expect(await screen.findByRole('heading', { level: 1, name: 'Confirmación de correo' })).toBeInTheDocument();
     const success = await screen.findByText(/Confirmamos tu correo/);
@@ -24,7 +24,7 @@ describe('/confirmar-correo', () => {
     expect(screen.queryByRole('link', { name: 'Ir a Mi Club' })).not.toBeInTheDocument();
     expect(screen.getByRole('banner')).toBeInTheDocument();
     expect(screen.getByRole('contentinfo')).toBeInTheDocument();
-    expect(carla.emailConfirmed).toBe(true);
+    expect(confirmRequests()[0]?.body).toEqual({ token: 'abc123' });
     expect(confirmRequests()).toHaveLength(1);
     expect(confirmRequests()[0]?.body).toEqual({ token: 'abc123' });
     expect(confirmRequests()[0]?.headers['x-miclub-csrf']).toBe('1');
@@ -32,6 +32,7 @@ describe('/confirmar-correo', () => {
   });
 
   it("shows the gateway's message for a link that is not valid", async () => {
+    server.use(http.post('/api/profile/email/confirm', () => apiError('ERR_CONFIRMATION_INVALID')));
     renderApp('/confirmar-correo?token=gastado');
     expect(await screen.findByRole('alert')).toHaveTextContent(
       'El enlace de confirmación no es válido o ya expiró. Pide uno nuevo.',
@@ -51,25 +52,25 @@ describe('/confirmar-correo', () => {
   });
 
   it('can be tried again when the gateway did not answer', async () => {
-    const carla = memberNamed('Carla');
-    db.emailConfirmations.push({ token: 'abc123', member: carla, email: carla.email });
     server.use(http.post('/api/profile/email/confirm', () => apiError('ERR_UNAVAILABLE')));
     const { user } = renderApp('/confirmar-correo?token=abc123');
     expect(await screen.findByRole('alert')).toHaveTextContent('El servicio no está disponible en este momento.');
-    server.resetHandlers();
+    server.use(http.post('/api/profile/email/confirm', () => HttpResponse.json({ maskedEmail: 'c***@example.cl' })));
     await user.click(screen.getByRole('button', { name: 'Reintentar' }));
     expect(await screen.findByText(/Confirmamos tu correo/)).toHaveTextContent('Confirmamos tu correo c***@example.cl');
   });
 
   it('confirms a new email changed in Mis Datos, whose profile then says confirmed', async () => {
-    const first = await renderAccountSection('Ana', 'Mis Datos');
+    const changed = { ...anaProfile, email: 'ana.nueva@example.cl', email_confirmed: false };
+    server.use(http.put('/api/profile', () => HttpResponse.json({ user: changed, emailConfirmationSent: true })));
+    const first = await renderAccountSection('Mis Datos');
     const email = await screen.findByLabelText('Correo electrónico');
     await first.user.clear(email);
     await first.user.type(email, 'ana.nueva@example.cl');
     await first.user.type(screen.getByLabelText('Contraseña actual', { selector: 'input' }), DEMO_PASSWORD);
     await first.user.click(screen.getByRole('button', { name: 'Guardar cambios' }));
     await waitFor(() => expect(screen.getByTestId('email-status')).toHaveTextContent('Sin confirmar'));
-    const token = db.emailConfirmations[0]?.token ?? '';
+    const token = 'token-1-ana';
     first.unmount();
 
     // The member opens the link in the same browser, still logged in.

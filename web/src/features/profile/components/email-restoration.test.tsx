@@ -3,16 +3,16 @@ import { delay, http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
 
 import { sessionStore } from '@/lib/session';
-import { db, loginAs } from '@/testing/mocks/db';
-import { apiError } from '@/testing/mocks/handlers';
+import { apiError } from '@/testing/api-errors';
+import { sent } from '@/testing/mocks/requests';
 import { server } from '@/testing/mocks/server';
-import { dataLayerEvents, renderApp, storeHasMissions } from '@/testing/test-utils';
+import { dataLayerEvents, loginAs, renderApp, storeHasMissions } from '@/testing/test-utils';
 
 const RESTORED =
   'Restauramos tu correo a***@example.cl y cerramos todas las sesiones de tu cuenta. Inicia sesión y cambia tu contraseña.';
 
 function restoreRequests() {
-  return db.requests.filter((r) => r.path === '/api/profile/email/restore');
+  return sent.filter((r) => r.path === '/api/profile/email/restore');
 }
 
 /** The page's heading; the route's chunk loads slowly on a busy machine. */
@@ -22,7 +22,6 @@ function findHeading() {
 
 describe('/restaurar-correo', () => {
   it('restores the previous email once, says every session was closed, and links to the login', async () => {
-    db.emailRestorations.push({ token: 'vuelve-1', maskedEmail: 'a***@example.cl' });
     renderApp('/restaurar-correo?token=vuelve-1');
     await findHeading();
     const success = await screen.findByText(/Restauramos tu correo/);
@@ -37,9 +36,8 @@ describe('/restaurar-correo', () => {
   });
 
   it('logs this browser out as well, keeping the answer on screen and asking only once', async () => {
-    loginAs('Ana');
+    loginAs();
     storeHasMissions(true);
-    db.emailRestorations.push({ token: 'vuelve-2', maskedEmail: 'a***@example.cl' });
     const { queryClient } = renderApp('/restaurar-correo?token=vuelve-2');
     await screen.findByText(/Restauramos tu correo/, undefined, { timeout: 5000 });
     await waitFor(() => expect(sessionStore.get().isLoggedIn).toBe(false));
@@ -48,7 +46,7 @@ describe('/restaurar-correo', () => {
     expect(document.cookie).not.toContain('is-logged=true');
     expect(window.localStorage.length).toBe(0);
     expect(queryClient.getQueryData(['profile'])).toBeUndefined();
-    await waitFor(() => expect(db.requests.filter((r) => r.path === '/api/logout')).toHaveLength(1));
+    await waitFor(() => expect(sent.filter((r) => r.path === '/api/logout')).toHaveLength(1));
     // The result stays; the spent token is never sent again.
     expect(screen.getByText(/Restauramos tu correo/)).toBeInTheDocument();
     expect(restoreRequests()).toHaveLength(1);
@@ -89,7 +87,6 @@ describe('/restaurar-correo', () => {
   });
 
   it('can be tried again when the gateway did not answer', async () => {
-    db.emailRestorations.push({ token: 'vuelve-3', maskedEmail: 'a***@example.cl' });
     server.use(http.post('/api/profile/email/restore', () => apiError('ERR_UNAVAILABLE')));
     const { user } = renderApp('/restaurar-correo?token=vuelve-3');
     expect(await screen.findByRole('alert', undefined, { timeout: 5000 })).toHaveTextContent(

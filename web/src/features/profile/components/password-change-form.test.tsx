@@ -3,22 +3,23 @@ import { http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
 
 import { sessionStore } from '@/lib/session';
-import { db, DEMO_PASSWORD, findMember } from '@/testing/mocks/db';
-import { apiError } from '@/testing/mocks/handlers';
+import { apiError, FIELD_MESSAGES } from '@/testing/api-errors';
+import { DEMO_PASSWORD } from '@/testing/fixtures/session';
+import { sent } from '@/testing/mocks/requests';
 import { server } from '@/testing/mocks/server';
-import { currentLocation, renderAccountSection } from '@/testing/test-utils';
+import { contextSays, currentLocation, renderAccountSection } from '@/testing/test-utils';
 
 const NEW_PASSWORD = 'una frase bastante larga';
 
 async function openPasswordChange() {
-  db.context.changePasswordEnable = true;
-  const view = await renderAccountSection('Ana', 'Mis Datos');
+  contextSays({ changePasswordEnable: true });
+  const view = await renderAccountSection('Mis Datos');
   await screen.findByRole('heading', { level: 3, name: 'Cambiar contraseña' });
   return view;
 }
 
 function passwordRequests() {
-  return db.requests.filter((r) => r.path === '/api/profile/password');
+  return sent.filter((r) => r.path === '/api/profile/password');
 }
 
 async function submit(user: Awaited<ReturnType<typeof openPasswordChange>>['user'], current: string, next: string) {
@@ -29,7 +30,7 @@ async function submit(user: Awaited<ReturnType<typeof openPasswordChange>>['user
 
 describe('the password change', () => {
   it('is not offered while changePasswordEnable is off', async () => {
-    await renderAccountSection('Ana', 'Mis Datos');
+    await renderAccountSection('Mis Datos');
     await screen.findByLabelText('Correo electrónico');
     expect(screen.queryByRole('heading', { name: 'Cambiar contraseña' })).not.toBeInTheDocument();
     expect(screen.queryByLabelText('Nueva contraseña')).not.toBeInTheDocument();
@@ -72,6 +73,7 @@ describe('the password change', () => {
   });
 
   it('puts ERR_WRONG_PASSWORD under the current password and does not log out on that 422', async () => {
+    server.use(http.post('/api/profile/password', () => apiError('ERR_WRONG_PASSWORD', { field: 'currentPassword' })));
     const { user } = await openPasswordChange();
     await submit(user, 'NoEsMiClave1', NEW_PASSWORD);
     const field = screen.getByLabelText('Contraseña actual');
@@ -80,10 +82,15 @@ describe('the password change', () => {
     expect(passwordRequests()[0]?.headers['x-miclub-csrf']).toBe('1');
     expect(sessionStore.get().isLoggedIn).toBe(true);
     expect(currentLocation()).toBe('/mi-club');
-    expect(db.requests.filter((r) => r.path === '/api/logout')).toHaveLength(0);
+    expect(sent.filter((r) => r.path === '/api/logout')).toHaveLength(0);
   });
 
   it("puts ERR_WEAK_PASSWORD's rule under the new password", async () => {
+    server.use(
+      http.post('/api/profile/password', () =>
+        apiError('ERR_WEAK_PASSWORD', { field: 'newPassword', message: FIELD_MESSAGES.passwordCommon }),
+      ),
+    );
     const { user } = await openPasswordChange();
     await submit(user, DEMO_PASSWORD, 'contraseña');
     await waitFor(() =>
@@ -122,7 +129,7 @@ describe('the password change', () => {
     const dialog = await screen.findByRole('dialog', { name: 'Cambiaste tu contraseña' });
     expect(dialog).toHaveTextContent('Tu contraseña fue cambiada.');
     expect(dialog).toHaveTextContent('debes iniciar sesión nuevamente con tu nueva contraseña');
-    expect(findMember('11.111.111-1')?.password).toBe(NEW_PASSWORD);
+    expect(passwordRequests()[0]?.body).toEqual({ currentPassword: DEMO_PASSWORD, newPassword: NEW_PASSWORD });
     // Nothing secret stays in the form behind the dialog.
     expect(screen.getByLabelText('Nueva contraseña', { selector: 'input' })).toHaveValue('');
 
@@ -132,7 +139,7 @@ describe('the password change', () => {
     expect(sessionStore.get().isLoggedIn).toBe(false);
     expect(window.localStorage.length).toBe(0);
     expect(queryClient.getQueryData(['profile'])).toBeUndefined();
-    await waitFor(() => expect(db.requests.filter((r) => r.path === '/api/logout')).toHaveLength(1));
+    await waitFor(() => expect(sent.filter((r) => r.path === '/api/logout')).toHaveLength(1));
   });
 
   it('logs out as well when the notice is closed with Escape', async () => {

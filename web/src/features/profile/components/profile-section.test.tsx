@@ -3,9 +3,12 @@ import { delay, http, HttpResponse } from 'msw';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
 import { FALLBACK_GENDERS } from '@/lib/genders';
+import { apiError } from '@/testing/api-errors';
 import { offContract } from '@/testing/contract';
-import { db, DEMO_PASSWORD, findMember, memberNamed, MOCK_NOW } from '@/testing/mocks/db';
-import { apiError } from '@/testing/mocks/handlers';
+import { MOCK_NOW } from '@/testing/fixtures/account';
+import { anaProfile, carlaProfile } from '@/testing/fixtures/session';
+import { DEMO_PASSWORD } from '@/testing/fixtures/session';
+import { sent } from '@/testing/mocks/requests';
 import { server } from '@/testing/mocks/server';
 import { renderAccountSection } from '@/testing/test-utils';
 
@@ -34,11 +37,11 @@ function expectFieldError(label: string, message: string) {
 }
 
 function putRequests() {
-  return db.requests.filter((r) => r.method === 'PUT' && r.path === '/api/profile');
+  return sent.filter((r) => r.method === 'PUT' && r.path === '/api/profile');
 }
 
-async function openMisDatos(member = 'Ana') {
-  const view = await renderAccountSection(member, 'Mis Datos');
+async function openMisDatos(profile = anaProfile) {
+  const view = await renderAccountSection('Mis Datos', { profile });
   await screen.findByLabelText(LABELS.email);
   return view;
 }
@@ -55,14 +58,14 @@ describe('Mis Datos', () => {
         return HttpResponse.json({});
       }),
     );
-    await renderAccountSection('Ana', 'Mis Datos');
+    await renderAccountSection('Mis Datos');
     expect(await screen.findByText('Cargando tus datos…')).toBeInTheDocument();
     expect(screen.queryByLabelText(LABELS.email)).not.toBeInTheDocument();
   });
 
   it('shows a failure with a retry when the profile cannot be read', async () => {
     server.use(http.get('/api/profile', () => apiError('ERR_UNAVAILABLE')));
-    const { user } = await renderAccountSection('Ana', 'Mis Datos');
+    const { user } = await renderAccountSection('Mis Datos');
     expect(await screen.findByText('No pudimos cargar tus datos. Intenta de nuevo más tarde.')).toBeInTheDocument();
     server.resetHandlers();
     await user.click(screen.getByRole('button', { name: 'Reintentar' }));
@@ -89,21 +92,24 @@ describe('Mis Datos', () => {
   });
 
   it('offers to resend the link of an unconfirmed email', async () => {
-    const { user } = await openMisDatos('Carla');
+    const { user } = await openMisDatos(carlaProfile);
     expect(screen.getByTestId('email-status')).toHaveTextContent('Sin confirmar');
     await user.click(screen.getByRole('button', { name: 'Reenviar correo de confirmación' }));
     expect(await screen.findByText('Te enviamos un nuevo enlace de confirmación a carla@example.cl.')).toBeInTheDocument();
-    expect(db.emailConfirmations.map((entry) => entry.email)).toEqual(['carla@example.cl']);
-    expect(db.requests.find((r) => r.path === '/api/profile/email/resend')?.headers['x-miclub-csrf']).toBe('1');
+    expect(sent.find((r) => r.path === '/api/profile/email/resend')?.headers['x-miclub-csrf']).toBe('1');
   });
 
   it('shows the email as confirmed when a resend finds it confirmed meanwhile (409)', async () => {
-    const { user } = await openMisDatos('Carla');
-    memberNamed('Carla').emailConfirmed = true;
+    const { user } = await openMisDatos(carlaProfile);
+    // Confirmed meanwhile: the gateway refuses the resend and the profile now says so.
+    server.use(
+      http.post('/api/profile/email/resend', () => apiError('ERR_EMAIL_ALREADY_CONFIRMED')),
+      http.get('/api/profile', () => HttpResponse.json({ ...carlaProfile, email_confirmed: true })),
+    );
     await user.click(screen.getByRole('button', { name: 'Reenviar correo de confirmación' }));
     await waitFor(() => expect(screen.getByTestId('email-status')).toHaveTextContent('Confirmado'));
     expect(screen.queryByRole('button', { name: 'Reenviar correo de confirmación' })).not.toBeInTheDocument();
-    expect(db.requests.filter((r) => r.path === '/api/profile/email/resend')).toHaveLength(1);
+    expect(sent.filter((r) => r.path === '/api/profile/email/resend')).toHaveLength(1);
   });
 
   it('checks the fields as the gateway does and shows each message under its field', async () => {
@@ -164,6 +170,11 @@ describe('Mis Datos', () => {
   });
 
   it('saves the changes, says so, and shows the name the gateway stored', async () => {
+    const stored = { ...anaProfile, name: 'Ana María', phone_number: '+56987654321', gender_id: 3 };
+    server.use(
+      http.put('/api/profile', () => HttpResponse.json({ user: stored, emailConfirmationSent: false })),
+      http.get('/api/profile', () => HttpResponse.json(stored)),
+    );
     const { user } = await openMisDatos();
     await user.clear(input(LABELS.name));
     await user.type(input(LABELS.name), ' Ana María ');
@@ -187,10 +198,11 @@ describe('Mis Datos', () => {
     // The stored (normalised) values replace what was typed; the greeting follows the new name.
     expect(input(LABELS.phone)).toHaveValue('+56987654321');
     expect(await screen.findByRole('heading', { level: 1, name: 'Hola, Ana María' })).toBeInTheDocument();
-    expect(findMember('11.111.111-1')?.gender_id).toBe(3);
   });
 
   it('clears an optional field with an empty value and gender 0', async () => {
+    const cleared = { ...anaProfile, mother_surname: '', phone_number: '', birth_date: null, gender_id: null };
+    server.use(http.put('/api/profile', () => HttpResponse.json({ user: cleared, emailConfirmationSent: false })));
     const { user } = await openMisDatos();
     await user.clear(input(LABELS.motherSurname));
     await user.clear(input(LABELS.phone));
@@ -199,10 +211,11 @@ describe('Mis Datos', () => {
     await user.click(screen.getByRole('button', { name: 'Guardar cambios' }));
     await screen.findByText('Tus datos fueron actualizados.');
     expect(putRequests()[0]?.body).toMatchObject({ mother_surname: '', phone_number: '', birth_date: '', gender_id: 0 });
-    expect(memberNamed('Ana')).toMatchObject({ mother_surname: '', phone_number: '', birth_date: null, gender_id: null });
   });
 
   it('tells the member that a confirmation link went to a new email', async () => {
+    const changed = { ...anaProfile, email: 'ana.nueva@example.cl', email_confirmed: false };
+    server.use(http.put('/api/profile', () => HttpResponse.json({ user: changed, emailConfirmationSent: true })));
     const { user } = await openMisDatos();
     await user.clear(input(LABELS.email));
     await user.type(input(LABELS.email), 'ana.nueva@example.cl');
@@ -212,7 +225,6 @@ describe('Mis Datos', () => {
       'Tus datos fueron actualizados. Te enviamos un enlace de confirmación a ana.nueva@example.cl',
     );
     expect(screen.getByTestId('email-status')).toHaveTextContent('Sin confirmar');
-    expect(db.emailConfirmations.map((entry) => entry.email)).toEqual(['ana.nueva@example.cl']);
     expect(putRequests()[0]?.body).toMatchObject({ email: 'ana.nueva@example.cl', currentPassword: DEMO_PASSWORD });
     // Saved: the password leaves the form (and the field, the email being current again).
     expect(screen.queryByLabelText(CURRENT_PASSWORD, { selector: 'input' })).not.toBeInTheDocument();
@@ -244,10 +256,14 @@ describe('Mis Datos', () => {
   });
 
   it('offers the genders the gateway lists', async () => {
-    db.genders = [
-      { id: 1, label: 'Femenino' },
-      { id: 9, label: 'Otra identidad' },
-    ];
+    server.use(
+      http.get('/api/profile/genders', () =>
+        HttpResponse.json([
+          { id: 1, label: 'Femenino' },
+          { id: 9, label: 'Otra identidad' },
+        ]),
+      ),
+    );
     await openMisDatos();
     const select = input(LABELS.gender);
     await waitFor(() =>
@@ -330,7 +346,6 @@ describe('the step-up of an email change in Mis Datos', () => {
     expect(input(CURRENT_PASSWORD)).toHaveFocus();
     expect(screen.queryByText(/Tus datos fueron actualizados/)).not.toBeInTheDocument();
     expect(screen.getByRole('heading', { level: 2, name: 'Mis Datos' })).toBeInTheDocument();
-    expect(memberNamed('Ana').email).toBe('ana@example.cl');
     // Typing again clears the message.
     await user.type(input(CURRENT_PASSWORD), 'x');
     expect(input(CURRENT_PASSWORD)).not.toHaveAttribute('aria-invalid');
@@ -370,6 +385,8 @@ describe('the step-up of an email change in Mis Datos', () => {
   });
 
   it('never writes the password to browser storage', async () => {
+    const changed = { ...anaProfile, email: 'ana.nueva@example.cl', email_confirmed: false };
+    server.use(http.put('/api/profile', () => HttpResponse.json({ user: changed, emailConfirmationSent: true })));
     const { user } = await openMisDatos();
     await user.clear(input(LABELS.email));
     await user.type(input(LABELS.email), 'ana.nueva@example.cl');

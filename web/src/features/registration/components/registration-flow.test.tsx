@@ -2,10 +2,14 @@ import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { delay, http, HttpResponse } from 'msw';
 import { describe, expect, it, vi } from 'vitest';
 
-import { db, memberNamed, UNVERIFIABLE_CARD_SERIAL, type MockRegistration } from '@/testing/mocks/db';
-import { apiError, PASSWORD_MESSAGES } from '@/testing/mocks/handlers';
+import type { Schemas } from '@/lib/api-types';
+import { apiError, FIELD_MESSAGES, RECOVER_PASSWORD_ACTION } from '@/testing/api-errors';
+import { noraPersonalData, registrationAtStep2 } from '@/testing/fixtures/registration';
+import { anaLogin, anaProfile } from '@/testing/fixtures/session';
+import { setLoggedCookie } from '@/testing/mocks/handlers';
+import { sent } from '@/testing/mocks/requests';
 import { server } from '@/testing/mocks/server';
-import { currentLocation, dataLayerEvents, renderApp } from '@/testing/test-utils';
+import { contextSays, currentLocation, dataLayerEvents, renderApp } from '@/testing/test-utils';
 
 import { IDENTITY_MESSAGES, REGISTRATION_FAILED } from '../utils/registration-rules';
 
@@ -29,7 +33,7 @@ const STEP_2 = 'Paso 2 de 3: tus datos';
 const STEP_3 = 'Paso 3 de 3: tu contraseña';
 
 function requests(path: string, method = 'POST') {
-  return db.requests.filter((r) => r.path === path && r.method === method);
+  return sent.filter((r) => r.path === path && r.method === method);
 }
 
 function describedText(element: HTMLElement): string {
@@ -75,15 +79,13 @@ async function reachStep3(view: View) {
   await screen.findByRole('heading', { level: 2, name: STEP_3 });
 }
 
-function resumeAt(registration: Partial<MockRegistration>) {
-  db.registration = {
-    step: 2,
-    identity: { documentType: 'RUT', rut: '12.345.678-5', documentNumber: '100123456' },
-    personalData: null,
-    expired: false,
-    ...registration,
-  };
+/** The gateway has this browser's registration at `view.step` (a reload in the middle of the flow). */
+function resumeAt(view: Partial<Schemas['RegistrationView']>) {
+  server.use(http.get('/api/registration', () => HttpResponse.json({ ...registrationAtStep2, ...view })));
 }
+
+/** An ID card serial the civil registry does not recognise. */
+const UNVERIFIABLE_CARD_SERIAL = '999999999';
 
 const NORA_SAVED = {
   name: 'Nora',
@@ -106,7 +108,7 @@ describe('step 1 of the registration', () => {
   });
 
   it("sends Google's token for the action 'registration' when the context gives a site key", async () => {
-    db.context.recaptchaSiteKey = 'clave-del-sitio';
+    contextSays({ recaptchaSiteKey: 'clave-del-sitio' });
     const execute = vi.fn((_siteKey: string, _options: { action: string }) => Promise.resolve('token-de-google'));
     const view = await openRegistration();
     await screen.findByRole('heading', { level: 2, name: STEP_1 });
@@ -192,6 +194,7 @@ describe('step 1 of the registration', () => {
   });
 
   it("shows ERR_RUT_ALREADY_REGISTERED with the gateway's message and its link to recover the password", async () => {
+    server.use(http.post('/api/registration', () => apiError('ERR_RUT_ALREADY_REGISTERED', { action: RECOVER_PASSWORD_ACTION })));
     const view = await openRegistration();
     await screen.findByRole('heading', { level: 2, name: STEP_1 });
     await fillRut(view, '111111111');
@@ -208,6 +211,7 @@ describe('step 1 of the registration', () => {
   it("shows ERR_IDENTITY_NOT_VERIFIED's message", async () => {
     const view = await openRegistration();
     await screen.findByRole('heading', { level: 2, name: STEP_1 });
+    server.use(http.post('/api/registration', () => apiError('ERR_IDENTITY_NOT_VERIFIED')));
     await fillRut(view, '123456785', UNVERIFIABLE_CARD_SERIAL);
     await submitStep1(view);
     expect(await screen.findByRole('alert')).toHaveTextContent(
@@ -284,10 +288,6 @@ describe('the whole registration', () => {
     expect(screen.getByRole('link', { name: 'Iniciar sesión' })).toHaveAttribute('href', '/login');
     expect(requests('/api/registration/complete')[0]?.body).toEqual({ password: PASSWORD, acceptTerms: true });
 
-    const nora = db.members.find((member) => member.email === 'nora@correo.cl');
-    expect(nora).toMatchObject({ user: '12.345.678-5', emailVerified: false });
-    expect(db.registration).toBeNull();
-    expect(db.emailConfirmations.map((entry) => entry.email)).toEqual(['nora@correo.cl']);
     expect(
       (window.dataLayer ?? []).filter((entry) => String(entry.event).startsWith('registro_')).map((entry) => entry.event),
     ).toEqual(['registro_paso_1', 'registro_paso_2', 'registro_paso_3', 'registro_exitoso']);
@@ -304,8 +304,27 @@ describe('the whole registration', () => {
     await screen.findByRole('heading', { level: 2, name: REGISTRATION_DONE_TITLE });
     view.unmount();
 
-    const token = db.emailConfirmations[0]?.token ?? '';
-    const link = renderApp(`/confirmar-correo?token=${token}`);
+    // Verified: the gateway now lets Nora in.
+    const nora = {
+      ...anaProfile,
+      name: noraPersonalData.name,
+      last_name: noraPersonalData.lastName,
+      mother_surname: '',
+      phone_number: noraPersonalData.phoneNumber,
+      birth_date: noraPersonalData.birthDate,
+      gender_id: noraPersonalData.genderId,
+      email: noraPersonalData.email,
+      documentNumber: '12345678-5',
+    };
+    server.use(
+      http.post('/api/profile/email/confirm', () => HttpResponse.json({ maskedEmail: 'n***@correo.cl' })),
+      http.post('/api/validate-otp', () => {
+        setLoggedCookie(true);
+        return HttpResponse.json({ ...anaLogin, user: nora, has_missions: false });
+      }),
+      http.get('/api/profile', () => HttpResponse.json(nora)),
+    );
+    const link = renderApp('/confirmar-correo?token=token-nora');
     await screen.findByText(/Confirmamos tu correo/);
     await link.user.click(screen.getByRole('link', { name: 'Iniciar sesión' }));
     await screen.findByRole('heading', { level: 1, name: 'Inicia sesión' });
@@ -376,7 +395,7 @@ describe('step 2 of the registration', () => {
     resumeAt({ step: 2 });
     const view = await openRegistration();
     await screen.findByRole('heading', { level: 2, name: STEP_2 });
-    await fillPersonalData(view, { email: memberNamed('Ana').email });
+    await fillPersonalData(view, { email: anaProfile.email });
     await view.user.click(screen.getByRole('button', { name: 'Continuar' }));
     expect(await screen.findByRole('heading', { level: 2, name: STEP_3 })).toBeInTheDocument();
     expect(screen.queryByRole('alert')).not.toBeInTheDocument();
@@ -436,7 +455,7 @@ describe('step 3 of the registration', () => {
     await view.user.type(screen.getByLabelText('Nombre'), 'Norma');
     await view.user.click(screen.getByRole('button', { name: 'Continuar' }));
     await screen.findByRole('heading', { level: 2, name: STEP_3 });
-    expect(db.registration?.personalData?.name).toBe('Norma');
+    expect(requests('/api/registration/personal-data', 'PUT')[0]?.body).toMatchObject({ name: 'Norma' });
   });
 
   it('asks for the terms, links them in a new tab, and puts a common password under its field', async () => {
@@ -457,9 +476,14 @@ describe('step 3 of the registration', () => {
     expect(checkbox).toHaveFocus();
     expect(requests('/api/registration/complete')).toHaveLength(0);
 
+    server.use(
+      http.post('/api/registration/complete', () =>
+        apiError('ERR_WEAK_PASSWORD', { field: 'password', message: FIELD_MESSAGES.passwordCommon }),
+      ),
+    );
     await view.user.click(checkbox);
     await view.user.click(screen.getByRole('button', { name: 'Crear mi cuenta' }));
-    await waitFor(() => expect(describedText(screen.getByLabelText('Contraseña'))).toContain(PASSWORD_MESSAGES.common));
+    await waitFor(() => expect(describedText(screen.getByLabelText('Contraseña'))).toContain(FIELD_MESSAGES.passwordCommon));
     expect(screen.getByLabelText('Contraseña')).toHaveFocus();
   });
 
@@ -467,7 +491,7 @@ describe('step 3 of the registration', () => {
     resumeAt({ step: 3, personalData: NORA_SAVED });
     const view = await openRegistration();
     await screen.findByRole('heading', { level: 2, name: STEP_3 });
-    if (db.registration) db.registration.expired = true;
+    server.use(http.post('/api/registration/complete', () => apiError('ERR_REGISTRATION_EXPIRED')));
     await view.user.type(screen.getByLabelText('Contraseña'), PASSWORD);
     await view.user.click(screen.getByRole('checkbox', { name: 'Acepto los términos y condiciones de Mi Club' }));
     await view.user.click(screen.getByRole('button', { name: 'Crear mi cuenta' }));
@@ -502,8 +526,8 @@ describe('step 3 of the registration', () => {
     await view.user.click(screen.getByRole('button', { name: 'Crear mi cuenta' }));
     expect(await screen.findByRole('heading', { level: 2, name: REGISTRATION_DONE_TITLE })).toBeInTheDocument();
     expect(failedOnce).toBe(1);
-    expect(requests('/api/registration/complete')).toHaveLength(1);
-    expect(db.members.filter((member) => member.email === 'nora@correo.cl')).toHaveLength(1);
+    // Every request is recorded now, the refused one too: sent once, then once more by the same button.
+    expect(requests('/api/registration/complete')).toHaveLength(2);
   });
 
   it('cancels the registration with DELETE and starts over at step 1', async () => {
@@ -516,7 +540,6 @@ describe('step 3 of the registration', () => {
     expect(screen.getByLabelText('RUT')).toHaveValue('');
     expect(requests('/api/registration', 'DELETE')).toHaveLength(1);
     expect(requests('/api/registration', 'DELETE')[0]?.headers['x-miclub-csrf']).toBe('1');
-    expect(db.registration).toBeNull();
     expect(currentLocation()).toBe('/registro');
   });
 });

@@ -2,15 +2,15 @@ import { screen, within } from '@testing-library/react';
 import { http } from 'msw';
 import { describe, expect, it } from 'vitest';
 
-import { db } from '@/testing/mocks/db';
-import { apiError, VERIFY_EMAIL_ACTION } from '@/testing/mocks/handlers';
+import { apiError, VERIFY_EMAIL_ACTION } from '@/testing/api-errors';
+import { sentTo } from '@/testing/mocks/requests';
 import { server } from '@/testing/mocks/server';
 import { currentLocation, dataLayerEvents, renderApp } from '@/testing/test-utils';
 
 import { VERIFICATION_EMAIL_SENT } from './verification-email-page';
 
 function sent() {
-  return db.requests.filter((r) => r.path === '/api/registration/verification-email');
+  return sentTo('/api/registration/verification-email');
 }
 
 async function openPage() {
@@ -21,6 +21,7 @@ async function openPage() {
 
 describe('/registro/verificar-correo', () => {
   it('is where the action of ERR_EMAIL_NOT_VERIFIED at login leads', async () => {
+    server.use(http.post('/api/login', () => apiError('ERR_EMAIL_NOT_VERIFIED', { action: VERIFY_EMAIL_ACTION })));
     const view = renderApp('/login');
     await view.user.type(await screen.findByLabelText('RUT'), '333333333');
     await view.user.type(screen.getByLabelText('Contraseña'), 'MiClub2026!');
@@ -41,7 +42,6 @@ describe('/registro/verificar-correo', () => {
     expect(sent()[0]?.headers['x-miclub-csrf']).toBe('1');
     // Protected like login: without a site key (standalone) the pass-through token.
     expect(sent()[0]?.headers['recaptcha-token']).toBe('standalone');
-    expect(db.verificationEmailsSent).toEqual(['33.333.333-3']);
 
     // 12.345.678-5 belongs to nobody: the page reads the same and nothing is mailed.
     await view.user.clear(screen.getByLabelText('RUT'));
@@ -49,7 +49,6 @@ describe('/registro/verificar-correo', () => {
     await view.user.click(screen.getByRole('button', { name: 'Reenviar correo' }));
     expect(await screen.findByRole('status')).toHaveTextContent(VERIFICATION_EMAIL_SENT);
     expect(sent()).toHaveLength(2);
-    expect(db.verificationEmailsSent).toEqual(['33.333.333-3']);
   });
 
   it('puts a RUT with a wrong check digit under the field without calling the gateway', async () => {

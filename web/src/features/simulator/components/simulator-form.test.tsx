@@ -2,10 +2,11 @@ import { screen, within } from '@testing-library/react';
 import { delay, http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
 
-import { db, loginAs } from '@/testing/mocks/db';
-import { apiError, SIMULATOR_SERVER_MESSAGES } from '@/testing/mocks/handlers';
+import { apiError, FIELD_MESSAGES } from '@/testing/api-errors';
+import { mondayPartnerCardResult, tuesdayFruitsResult } from '@/testing/fixtures/content';
+import { sent } from '@/testing/mocks/requests';
 import { server } from '@/testing/mocks/server';
-import { dataLayerEvents, renderApp } from '@/testing/test-utils';
+import { dataLayerEvents, loginAs, renderApp } from '@/testing/test-utils';
 
 import { SIMULATOR_FAILED } from './simulator-form';
 
@@ -16,7 +17,7 @@ async function openSimulator(path = '/promociones') {
 }
 
 function simulatorRequests() {
-  return db.requests.filter((r) => r.path === '/api/simulator');
+  return sent.filter((r) => r.path === '/api/simulator');
 }
 
 describe('the simulator', () => {
@@ -46,6 +47,7 @@ describe('the simulator', () => {
   });
 
   it('sends the partner card and shows Monday at 6%', async () => {
+    server.use(http.post('/api/simulator', () => HttpResponse.json(mondayPartnerCardResult)));
     const { user, section } = await openSimulator();
     await user.selectOptions(within(section).getByLabelText('Día de la compra'), 'Lunes');
     await user.type(within(section).getByLabelText('Otros productos'), '20000');
@@ -115,14 +117,14 @@ describe('the simulator', () => {
   it('puts a field error of the gateway under its field', async () => {
     server.use(
       http.post('/api/simulator', () =>
-        apiError('ERR_INVALID_ARGUMENT', { field: 'drinksAmount', message: SIMULATOR_SERVER_MESSAGES.tooLarge }),
+        apiError('ERR_INVALID_ARGUMENT', { field: 'drinksAmount', message: FIELD_MESSAGES.simulatorTooLarge }),
       ),
     );
     const { user, section } = await openSimulator();
     await user.selectOptions(within(section).getByLabelText('Día de la compra'), 'Martes');
     await user.type(within(section).getByLabelText('Bebidas'), '1000');
     await user.click(within(section).getByRole('button', { name: 'Calcular' }));
-    expect(await within(section).findByText(SIMULATOR_SERVER_MESSAGES.tooLarge)).toBeInTheDocument();
+    expect(await within(section).findByText(FIELD_MESSAGES.simulatorTooLarge)).toBeInTheDocument();
     expect(within(section).getByLabelText('Bebidas')).toHaveAttribute('aria-invalid', 'true');
   });
 
@@ -133,7 +135,7 @@ describe('the simulator', () => {
     await user.type(within(section).getByLabelText('Frutas y verduras'), '10000');
     await user.click(within(section).getByRole('button', { name: 'Calcular' }));
     expect(await within(section).findByRole('alert')).toHaveTextContent(SIMULATOR_FAILED);
-    server.resetHandlers();
+    server.use(http.post('/api/simulator', () => HttpResponse.json(tuesdayFruitsResult)));
     await user.click(within(section).getByRole('button', { name: 'Calcular' }));
     expect(await within(section).findByTestId('simulator-total')).toHaveTextContent('Acumularías $300');
     expect(within(section).queryByRole('alert')).not.toBeInTheDocument();
@@ -154,7 +156,7 @@ describe('the simulator', () => {
   });
 
   it('is also in Mi Cuenta, below the balance', async () => {
-    loginAs('Ana');
+    loginAs();
     renderApp('/mi-club');
     await screen.findByTestId('balance-amount');
     expect(await screen.findByRole('region', { name: 'Simulador de acumulación' })).toBeInTheDocument();

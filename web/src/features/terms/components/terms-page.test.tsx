@@ -2,16 +2,16 @@ import { screen, within } from '@testing-library/react';
 import { http } from 'msw';
 import { describe, expect, it } from 'vitest';
 
-import { db, loginAs } from '@/testing/mocks/db';
-import { apiError } from '@/testing/mocks/handlers';
+import { apiError } from '@/testing/api-errors';
+import { terms } from '@/testing/fixtures/profile';
 import { server } from '@/testing/mocks/server';
-import { renderApp, storeHasMissions } from '@/testing/test-utils';
+import { loginAs, renderApp, storeHasMissions } from '@/testing/test-utils';
 
 describe('/terminos-y-condiciones', () => {
   it('shows the terms in force to a visitor, paragraph by paragraph, with header and footer', async () => {
     renderApp('/terminos-y-condiciones');
     expect(await screen.findByRole('heading', { level: 1, name: 'Términos y condiciones' })).toBeInTheDocument();
-    const article = (await screen.findByRole('heading', { level: 2, name: db.terms.title })).closest('article');
+    const article = (await screen.findByRole('heading', { level: 2, name: terms.title })).closest('article');
     expect(article).not.toBeNull();
     expect(within(article as HTMLElement).getByTestId('terms-version')).toHaveTextContent('Versión 2026-02');
     expect(article?.querySelectorAll('.terms-document__paragraph')).toHaveLength(3);
@@ -21,10 +21,10 @@ describe('/terminos-y-condiciones', () => {
   });
 
   it('shows the same text to a logged-in member', async () => {
-    loginAs('Ana');
+    loginAs();
     storeHasMissions(true);
     renderApp('/terminos-y-condiciones');
-    expect(await screen.findByRole('heading', { level: 2, name: db.terms.title })).toBeInTheDocument();
+    expect(await screen.findByRole('heading', { level: 2, name: terms.title })).toBeInTheDocument();
     expect(within(screen.getByRole('banner')).getByRole('link', { name: /Hola, Ana/ })).toBeInTheDocument();
   });
 
@@ -36,6 +36,6 @@ describe('/terminos-y-condiciones', () => {
     );
     server.resetHandlers();
     await user.click(screen.getByRole('button', { name: 'Reintentar' }));
-    expect(await screen.findByRole('heading', { level: 2, name: db.terms.title })).toBeInTheDocument();
+    expect(await screen.findByRole('heading', { level: 2, name: terms.title })).toBeInTheDocument();
   });
 });

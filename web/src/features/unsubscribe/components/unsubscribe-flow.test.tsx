@@ -1,9 +1,11 @@
 import { screen, waitFor, within } from '@testing-library/react';
-import { delay, http } from 'msw';
+import { delay, http, HttpResponse } from 'msw';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
-import { db, DEMO_PASSWORD, memberNamed, MOCK_NOW } from '@/testing/mocks/db';
-import { apiError, REGISTER_ACTION } from '@/testing/mocks/handlers';
+import { apiError, REGISTER_ACTION } from '@/testing/api-errors';
+import { MOCK_NOW } from '@/testing/fixtures/account';
+import { DEMO_PASSWORD } from '@/testing/fixtures/session';
+import { sent } from '@/testing/mocks/requests';
 import { server } from '@/testing/mocks/server';
 import { currentLocation, dataLayerEvents, renderAccountSection } from '@/testing/test-utils';
 
@@ -21,7 +23,7 @@ afterEach(() => {
 });
 
 function requests(path: string) {
-  return db.requests.filter((r) => r.path === path);
+  return sent.filter((r) => r.path === path);
 }
 
 function describedText(element: HTMLElement): string {
@@ -33,7 +35,7 @@ function describedText(element: HTMLElement): string {
 
 /** Ana in Mis Datos, then "Darme de baja de Mi Club". */
 async function openUnsubscribe(): Promise<View> {
-  const view = await renderAccountSection('Ana', 'Mis Datos');
+  const view = await renderAccountSection('Mis Datos');
   await view.user.click(await screen.findByRole('button', { name: 'Darme de baja de Mi Club' }));
   await screen.findByRole('heading', { level: 2, name: UNSUBSCRIBE_TITLE });
   return view;
@@ -158,6 +160,7 @@ describe('step 1 of the unsubscribe', () => {
   });
 
   it("refuses an identity that is not the member's own with the gateway's message", async () => {
+    server.use(http.post('/api/unsubscribe/validate', () => apiError('ERR_IDENTITY_MISMATCH')));
     const view = await openUnsubscribe();
     await submitIdentity(view, '222222222', 'bruno@example.cl');
     expect(await screen.findByRole('alert')).toHaveTextContent('Los datos ingresados no coinciden con los de tu cuenta.');
@@ -174,7 +177,11 @@ describe('step 1 of the unsubscribe', () => {
   });
 
   it('shows the date when the member had already unsubscribed', async () => {
-    memberNamed('Ana').unsubscribedAt = '2026-11-21T15:04:05Z';
+    server.use(
+      http.post('/api/unsubscribe/validate', () =>
+        HttpResponse.json({ alreadyUnsubscribed: true, unsubscribedAt: '2026-11-21T15:04:05Z' }),
+      ),
+    );
     const view = await openUnsubscribe();
     await submitIdentity(view);
     expect(await screen.findByText('Ya te diste de baja de Mi Club el 21 de noviembre de 2026.')).toBeInTheDocument();
@@ -271,7 +278,6 @@ describe('step 2 of the unsubscribe', () => {
 
   it('keeps the modal open with the failure text when the gateway fails, and the same button retries', async () => {
     server.use(http.post('/api/unsubscribe', () => apiError('ERR_UNAVAILABLE'), { once: true }));
-    const ana = memberNamed('Ana');
     const view = await openUnsubscribe();
     await reachReasons(view);
     await view.user.click(screen.getByRole('radio', { name: 'Recibo demasiados correos' }));
@@ -284,12 +290,11 @@ describe('step 2 of the unsubscribe', () => {
     ]);
     await view.user.click(within(dialog).getByRole('button', { name: 'Sí, darme de baja' }));
     await screen.findByRole('heading', { level: 1, name: 'Inicia sesión' });
-    expect(ana.unsubscribedAt).not.toBeNull();
+    expect(requests('/api/unsubscribe')).toHaveLength(2);
   });
 
   it('unsubscribes, resets to logged out without /api/logout, shows the date on /login, and login then refuses', async () => {
     vi.useFakeTimers({ toFake: ['Date'], now: MOCK_NOW });
-    const ana = memberNamed('Ana');
     const view = await openUnsubscribe();
     await reachReasons(view);
     await view.user.click(screen.getByRole('radio', { name: 'Otro motivo' }));
@@ -313,10 +318,17 @@ describe('step 2 of the unsubscribe', () => {
     expect(document.cookie).not.toContain('is-logged=true');
     expect(view.queryClient.getQueryData(['profile'])).toBeUndefined();
     expect(dataLayerEvents('desuscripción_confirmada')).toEqual([{ event: 'desuscripción_confirmada', motivo: 99 }]);
-    expect(ana.unsubscribedAt).toBe(MOCK_NOW.toISOString());
 
+    server.use(
+      http.post('/api/login', () =>
+        apiError('ERR_MEMBER_UNSUBSCRIBED', {
+          message: 'Te diste de baja de Mi Club el 21-11-2026. Si quieres volver, puedes registrarte de nuevo.',
+          action: REGISTER_ACTION,
+        }),
+      ),
+    );
     await view.user.type(screen.getByLabelText('RUT'), '111111111');
-    await view.user.type(screen.getByLabelText('Contraseña'), ana.password);
+    await view.user.type(screen.getByLabelText('Contraseña'), DEMO_PASSWORD);
     await view.user.click(screen.getByRole('button', { name: 'Ingresar' }));
     const alert = await screen.findByRole('alert');
     expect(alert).toHaveTextContent('Te diste de baja de Mi Club el 21-11-2026. Si quieres volver, puedes registrarte de nuevo.');
@@ -338,13 +350,12 @@ describe('step 2 of the unsubscribe', () => {
     expect(dataLayerEvents('desuscripción_fallida')).toEqual([
       { event: 'desuscripción_fallida', paso: 2, codigo_error: 'ERR_WRONG_PASSWORD' },
     ]);
-    expect(memberNamed('Ana').unsubscribedAt).toBeNull();
   });
 
   it('sends the member back to step 1 when the identity no longer matches at the end', async () => {
     const view = await openUnsubscribe();
     await reachReasons(view);
-    memberNamed('Ana').email = 'ana.otra@example.cl';
+    server.use(http.post('/api/unsubscribe', () => apiError('ERR_IDENTITY_MISMATCH')));
     await view.user.click(screen.getByRole('radio', { name: 'No uso los beneficios del club' }));
     await view.user.click(screen.getByRole('button', { name: 'Continuar' }));
     const dialog = await screen.findByRole('dialog', { name: CONFIRM_TITLE });
