@@ -2,7 +2,8 @@ import { fileURLToPath, URL } from 'node:url';
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vitest/config';
 
-// Unit and component tests: jsdom, MSW handlers from src/testing mirror the gateway contract.
+// Unit and component tests: jsdom; MSW answers with typed fixtures (src/testing/fixtures), every
+// request and answer checked against docs/openapi.json (src/testing/contract.ts).
 export default defineConfig({
   plugins: [react()],
   resolve: {
