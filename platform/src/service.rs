@@ -61,22 +61,9 @@ pub async fn migrate_only(
 
 #[cfg(test)]
 mod tests {
-    use sqlx::SqlSafeStr;
-    use sqlx::migrate::{Migration, MigrationType, Migrator};
-
     use super::*;
     use crate::storage::Database;
-
-    fn migrator(sql: &'static str) -> &'static Migrator {
-        let migration = Migration::new(
-            1,
-            "shops".into(),
-            MigrationType::Simple,
-            sql.into_sql_str(),
-            false,
-        );
-        Box::leak(Box::new(Migrator::with_migrations(vec![migration])))
-    }
+    use crate::storage::tests::one_migration as migrator;
 
     #[tokio::test]
     async fn the_migrate_only_step_leaves_a_migrated_database_behind() {

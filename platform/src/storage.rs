@@ -433,7 +433,7 @@ pub fn is_unique_violation(err: &sqlx::Error) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use opentelemetry::trace::{SpanKind, TraceContextExt};
     use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider};
     use tracing_opentelemetry::OpenTelemetrySpanExt;
@@ -488,8 +488,8 @@ mod tests {
         assert_eq!(fallback.max_connections, 3, "the other settings are kept");
     }
 
-    /// Migrations made of one statement, for a test.
-    fn one_migration(sql: &'static str) -> &'static Migrator {
+    /// Migrations made of one statement, for a test (here and in `service`'s).
+    pub(crate) fn one_migration(sql: &'static str) -> &'static Migrator {
         use sqlx::SqlSafeStr;
         use sqlx::migrate::{Migration, MigrationType};
         let migration = Migration::new(
