@@ -358,10 +358,28 @@ pub async fn complete(
     ))
 }
 
-/// Forgets this browser's flow; the service lets it expire.
+/// Ends this browser's flow in the registration service and clears its cookie.
+///
+/// A copy of the cookie stops working with it. The member asked to leave: when the service
+/// cannot be told, the cookie is cleared all the same and the flow runs out on its own.
 #[utoipa::path(delete, path = "/api/registration", tag = "registration",
-    responses((status = 204, description = "Flow cookie cleared")))]
+    responses((status = 204, description = "Flow ended and its cookie cleared")))]
 pub async fn cancel(State(state): State<AppState>, jar: CookieJar) -> (CookieJar, StatusCode) {
+    if let Some(registration_id) = cookie_value(&jar, REGISTRATION_COOKIE) {
+        let cancelled = state
+            .registration
+            .clone()
+            .cancel_registration(pb::CancelRegistrationRequest { registration_id })
+            .await;
+        match cancelled {
+            Ok(_) => tracing::info!("registration cancelled"),
+            Err(status) => tracing::warn!(
+                code = ?status.code(),
+                error = %status.message(),
+                "registration not cancelled in the service: the flow cookie is cleared and the flow expires on its own"
+            ),
+        }
+    }
     (
         state.cookies.clear_registration(jar),
         StatusCode::NO_CONTENT,

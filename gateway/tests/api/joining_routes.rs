@@ -196,6 +196,43 @@ async fn cancelling_clears_the_flow_cookie() {
     assert!(cookie(&set_cookies(&response), "mc_registration").contains("Max-Age=0"));
 }
 
+/// DELETE /api/registration as the web app sends it, with `cookie` when given.
+async fn cancel(gw: &TestGateway, cookie: Option<&str>) -> reqwest::Response {
+    let mut request = gw
+        .client
+        .delete(format!("{}/api/registration", gw.base))
+        .header("x-miclub-csrf", "1");
+    if let Some(cookie) = cookie {
+        request = request.header("cookie", cookie);
+    }
+    request.send().await.unwrap()
+}
+
+#[tokio::test]
+async fn cancelling_asks_the_registration_service_to_end_the_flow_of_the_cookie() {
+    let gw = gateway().await;
+    let response = cancel(&gw, Some("mc_registration=flow-1")).await;
+    assert_eq!(response.status(), StatusCode::NO_CONTENT);
+    assert_eq!(gw.script().cancelled_registrations, ["flow-1"]);
+}
+
+#[tokio::test]
+async fn cancelling_without_a_flow_cookie_asks_the_registration_service_nothing() {
+    let gw = gateway().await;
+    let response = cancel(&gw, None).await;
+    assert_eq!(response.status(), StatusCode::NO_CONTENT);
+    assert!(gw.script().cancelled_registrations.is_empty());
+}
+
+#[tokio::test]
+async fn cancelling_while_registration_is_unavailable_still_clears_the_cookie_and_answers_204() {
+    let gw = gateway().await;
+    gw.script().registration_error = Some(ErrorBody::new(ErrorCode::Unavailable));
+    let response = cancel(&gw, Some("mc_registration=flow-1")).await;
+    assert_eq!(response.status(), StatusCode::NO_CONTENT);
+    assert!(cookie(&set_cookies(&response), "mc_registration").contains("Max-Age=0"));
+}
+
 #[tokio::test]
 async fn the_verification_email_resend_answers_202_with_nothing_in_it() {
     let gw = gateway().await;

@@ -77,6 +77,7 @@ pub const DEFAULT_GRANTS: &[(&str, &[ServiceMethods])] = &[
                     "GetRegistration",
                     "SubmitPersonalData",
                     "CompleteRegistration",
+                    "CancelRegistration",
                 ],
             ),
         ],

@@ -107,6 +107,19 @@ impl RegistrationService for RegistrationGrpc {
             masked_email: completed.masked_email,
         }))
     }
+
+    #[tracing::instrument(name = "registration.cancel_registration", skip_all)]
+    async fn cancel_registration(
+        &self,
+        request: Request<pb::CancelRegistrationRequest>,
+    ) -> Result<Response<pb::CancelRegistrationResponse>, Status> {
+        let id = request.into_inner().registration_id;
+        self.registrations
+            .cancel(&id)
+            .await
+            .map_err(|err| err.into_status("cancel_registration"))?;
+        Ok(Response::new(pb::CancelRegistrationResponse {}))
+    }
 }
 
 fn identity_input(identity: Option<pb::start_registration_request::Identity>) -> IdentityInput {

@@ -176,6 +176,16 @@ impl Store {
         Ok(())
     }
 
+    /// Deletes the flow of `key` with everything entered in it (the member cancelled); true when
+    /// there was one.
+    pub async fn delete(&self, key: &FlowKey) -> Result<bool> {
+        let done = sqlx::query("DELETE FROM registration_flows WHERE id = $1")
+            .bind(key.as_str())
+            .execute(self.db.pool())
+            .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
     /// Deletes the flows expired at `now`; answers how many.
     pub async fn delete_expired(&self, now: i64) -> Result<u64> {
         let done = sqlx::query("DELETE FROM registration_flows WHERE expires_at <= $1")

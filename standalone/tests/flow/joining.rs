@@ -164,6 +164,92 @@ async fn a_new_member_registers_in_three_steps_verifies_the_email_and_logs_in() 
     );
 }
 
+/// The flow cookie a response set, as the `name=value` pair a copy of it would send.
+fn flow_cookie(response: &reqwest::Response) -> String {
+    response
+        .headers()
+        .get_all(reqwest::header::SET_COOKIE)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .find(|cookie| cookie.contains("mc_registration="))
+        .and_then(|cookie| cookie.split(';').next())
+        .expect("the flow cookie is set")
+        .to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_copied_flow_cookie_used_after_the_member_cancels_gets_the_expired_answer() {
+    let portal = Portal::start().await;
+    let browser = portal.browser();
+    let step1 = browser
+        .post(
+            "/api/registration",
+            Some(json!({"documentType": "RUT", "rut": fresh_rut(18_888_888), "documentNumber": "100123456"})),
+        )
+        .await;
+    assert_eq!(step1.status(), StatusCode::CREATED);
+    let copied = flow_cookie(&step1);
+    let step2 = browser
+        .put(
+            "/api/registration/personal-data",
+            personal_data("copia@example.cl"),
+        )
+        .await;
+    assert_eq!(step2.status(), StatusCode::OK);
+
+    // Someone else holding a copy of the cookie, as another client would send it.
+    let other = reqwest::Client::new();
+    let read_with_copy = || {
+        other
+            .get(format!("{}/api/registration", browser.base))
+            .header("cookie", &copied)
+            .send()
+    };
+    let before = read_with_copy().await.unwrap();
+    assert_eq!(
+        before.status(),
+        StatusCode::OK,
+        "the copy works until the cancel"
+    );
+
+    let cancelled = browser
+        .http
+        .delete(format!("{}/api/registration", browser.base))
+        .header("x-miclub-csrf", "1")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(cancelled.status(), StatusCode::NO_CONTENT);
+
+    let read = read_with_copy().await.unwrap();
+    let submitted = other
+        .put(format!("{}/api/registration/personal-data", browser.base))
+        .header("cookie", &copied)
+        .header("x-miclub-csrf", "1")
+        .json(&personal_data("copia@example.cl"))
+        .send()
+        .await
+        .unwrap();
+    let completed = other
+        .post(format!("{}/api/registration/complete", browser.base))
+        .header("cookie", &copied)
+        .header("x-miclub-csrf", "1")
+        .json(&json!({"password": PASSWORD, "acceptTerms": true}))
+        .send()
+        .await
+        .unwrap();
+    for (call, answer) in [
+        ("read", read),
+        ("submit", submitted),
+        ("complete", completed),
+    ] {
+        assert_eq!(answer.status(), StatusCode::NOT_FOUND, "{call}");
+        let body: Value = answer.json().await.unwrap();
+        assert_eq!(body["code"], "ERR_REGISTRATION_EXPIRED", "{call}");
+    }
+    assert_eq!(browser.mails_to("copia@example.cl").await, 0);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_minor_is_refused_at_step_two_and_a_members_email_is_never_told() {
     let portal = Portal::start().await;

@@ -399,7 +399,11 @@ export interface paths {
         put?: never;
         /** Step 1: starts a new flow (replacing any earlier one of this browser). */
         post: operations["startRegistration"];
-        /** Forgets this browser's flow; the service lets it expire. */
+        /**
+         * Ends this browser's flow in the registration service and clears its cookie.
+         * @description A copy of the cookie stops working with it. The member asked to leave: when the service
+         *     cannot be told, the cookie is cleared all the same and the flow runs out on its own.
+         */
         delete: operations["cancel"];
         options?: never;
         head?: never;
@@ -2928,7 +2932,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Flow cookie cleared */
+            /** @description Flow ended and its cookie cleared */
             204: {
                 headers: {
                     [name: string]: unknown;

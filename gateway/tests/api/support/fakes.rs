@@ -35,6 +35,8 @@ pub struct Script {
     pub last_registration_start: Option<registration::StartRegistrationRequest>,
     pub last_personal_data: Option<registration::PersonalData>,
     pub last_completion: Option<registration::CompleteRegistrationRequest>,
+    /// Flow ids CancelRegistration was sent, in order.
+    pub cancelled_registrations: Vec<String>,
     pub last_verification_resend: Option<String>,
     pub last_unsubscribe: Option<accounts::UnsubscribeRequest>,
     pub last_unsubscribe_validation: Option<accounts::ValidateUnsubscribeRequest>,

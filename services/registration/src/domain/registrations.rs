@@ -15,6 +15,10 @@
 //! registrant never gets a verification link; their document was never taken, so they can
 //! register again with their own address.
 //!
+//! A cancelled flow is deleted with what was entered, so its id (and any copy of it) answers as
+//! an expired one's from then on. A completion that had already chosen its member id when the
+//! cancel arrived still finishes that member; one that had not answers `Expired`.
+//!
 //! Every operation takes `now` (Unix milliseconds), so tests move the clock instead of waiting.
 
 use std::sync::Arc;
@@ -293,6 +297,20 @@ impl Registrations {
             member_id: Some(member_id),
             masked_email,
         })
+    }
+
+    /// Ends the flow of `id` at the member's request: the row goes with what was entered, so
+    /// every later step answers `Expired` as for a flow that ran out. Ending a flow that is
+    /// unknown, expired, finished or already ended is not an error.
+    pub async fn cancel(&self, id: &str) -> Result<()> {
+        let Some(id) = FlowId::parse(id) else {
+            tracing::info!("registration cancel of no flow");
+            return Ok(());
+        };
+        let key = id.key();
+        let found = self.store.delete(&key).await?;
+        tracing::info!(flow = %key, found, "registration cancelled");
+        Ok(())
     }
 
     /// Deletes the flows expired at `now`.

@@ -5,6 +5,7 @@
 //! remote identity verifier against a tiny in-test gRPC server. The PostgreSQL and SQLite
 //! migrations build the same schema (`schema`).
 
+mod cancellation;
 mod completion;
 mod health;
 mod real_services;

@@ -427,6 +427,17 @@ impl TestApp {
         id
     }
 
+    /// Ends the flow of `id` as the gateway's DELETE does.
+    pub async fn cancel(&self, id: &str) -> Result<(), tonic::Status> {
+        self.client()
+            .await
+            .cancel_registration(pb::CancelRegistrationRequest {
+                registration_id: id.to_owned(),
+            })
+            .await
+            .map(drop)
+    }
+
     pub async fn get(&self, id: &str) -> Result<pb::Registration, tonic::Status> {
         self.client()
             .await

@@ -70,4 +70,14 @@ impl RegistrationService for Fakes {
             masked_email: "n***@correo.cl".into(),
         }))
     }
+
+    async fn cancel_registration(
+        &self,
+        request: Request<registration::CancelRegistrationRequest>,
+    ) -> Result<Response<registration::CancelRegistrationResponse>, Status> {
+        self.registration_fails()?;
+        let id = request.into_inner().registration_id;
+        self.script().cancelled_registrations.push(id);
+        Ok(Response::new(registration::CancelRegistrationResponse {}))
+    }
 }
