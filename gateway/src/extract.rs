@@ -9,6 +9,7 @@ use axum::extract::{ConnectInfo, FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
 use axum_extra::extract::CookieJar;
 use miclub_platform::error::ErrorCode;
+use miclub_platform::member::MemberId;
 use serde::de::DeserializeOwned;
 
 use crate::cookies::SESSION_COOKIE;
@@ -115,7 +116,8 @@ where
 #[derive(Debug, Clone)]
 pub struct MemberToken {
     pub token: String,
-    pub member_id: String,
+    /// The token's subject, checked: a signed token whose subject is no member id is refused.
+    pub member_id: MemberId,
 }
 
 impl FromRequestParts<AppState> for MemberToken {
@@ -130,11 +132,12 @@ impl FromRequestParts<AppState> for MemberToken {
         // A member's token only: a service token (another audience) is `WrongKind`, 403.
         match state.verifier.verify(&token).await {
             Ok(claims) => {
+                let member_id = MemberId::parse(&claims.sub).map_err(|err| {
+                    ApiError::new(ErrorCode::Unauthenticated)
+                        .with_cause(format!("member token subject: {err}"))
+                })?;
                 state.activity.mark_seen(&claims.sid).await;
-                Ok(MemberToken {
-                    token,
-                    member_id: claims.sub,
-                })
+                Ok(MemberToken { token, member_id })
             }
             Err(err) => Err(ApiError::new(err.error_code()).with_cause(err)),
         }

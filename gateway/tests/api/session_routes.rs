@@ -1,6 +1,7 @@
 //! A member's session at the gateway: the cookie stands for the bearer token, missing, expired,
-//! foreign, revoked and service tokens are refused, refresh rotates the cookies, and every
-//! state-changing request needs the CSRF header and an allowed origin.
+//! foreign, revoked and service tokens (and one whose subject is no member id) are refused,
+//! refresh rotates the cookies, and every state-changing request needs the CSRF header and an
+//! allowed origin.
 
 use crate::support::*;
 
@@ -41,6 +42,18 @@ async fn member_routes_refuse_missing_expired_foreign_and_revoked_tokens_with_40
         assert_eq!(status, StatusCode::UNAUTHORIZED);
         assert_eq!(json["code"], "ERR_UNAUTHENTICATED");
     }
+}
+
+#[tokio::test]
+async fn a_signed_member_token_whose_subject_is_no_member_id_is_refused_with_401() {
+    let gw = gateway().await;
+    let token = gw.fakes.keys.member_token("no es un socio", "sid-1", 600);
+    let request = gw
+        .get("/api/balance")
+        .header("authorization", format!("Bearer {token}"));
+    let (status, json) = error_answer(request).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    assert_eq!(json["code"], "ERR_UNAUTHENTICATED");
 }
 
 #[tokio::test]

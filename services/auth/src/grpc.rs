@@ -140,7 +140,7 @@ impl AuthService for AuthGrpc {
             "verify_otp",
             done.await.map(|done| pb::VerifyOtpResponse {
                 session: Some(session(done.session)),
-                member_id: done.member_id,
+                member_id: done.member_id.as_str().to_owned(),
                 is_user_migrating: done.is_user_migrating,
             }),
         )
@@ -197,8 +197,10 @@ impl AuthService for AuthGrpc {
             let current = current_password(request.current_password)?;
             let new =
                 NewPassword::parse(request.new_password).map_err(AuthError::weak_new_password)?;
+            // A member token names a checked id; one that does not has no credentials either.
+            let member_id = MemberId::parse(&caller.sub).map_err(|_| AuthError::Unauthenticated)?;
             self.auth
-                .change_password(&caller.sub, &current, &new, request.client_ip.trim())
+                .change_password(&member_id, &current, &new, request.client_ip.trim())
                 .await
         };
         answer(
@@ -244,7 +246,7 @@ impl AuthService for AuthGrpc {
             let member_id = MemberId::parse(&request.member_id)?;
             let password = current_password(request.password)?;
             self.auth
-                .verify_password(member_id.as_str(), &password, request.client_ip.trim())
+                .verify_password(&member_id, &password, request.client_ip.trim())
                 .await
         };
         answer(
@@ -262,7 +264,7 @@ impl AuthService for AuthGrpc {
         let request = request.into_inner();
         let ended = async {
             let member_id = MemberId::parse(&request.member_id)?;
-            self.auth.end_member_sessions(member_id.as_str()).await
+            self.auth.end_member_sessions(&member_id).await
         };
         answer(
             "end_sessions",

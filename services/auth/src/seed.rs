@@ -9,7 +9,7 @@ use miclub_platform::demo::{DEMO_PASSWORD, MEMBERS};
 use miclub_platform::identity::LoginId;
 use miclub_platform::storage::now_millis;
 
-use crate::domain::{HashScheme, Password, PasswordHasher};
+use crate::domain::{HashScheme, MemberId, Password, PasswordHasher};
 use crate::store::{NewCredentials, Store};
 
 /// Creates the missing demo credentials; returns how many were created.
@@ -18,11 +18,9 @@ pub async fn seed_demo(store: &Store, hasher: &PasswordHasher) -> anyhow::Result
         Password::parse(DEMO_PASSWORD).map_err(|e| anyhow::anyhow!("demo password: {e}"))?;
     let mut created = 0;
     for member in MEMBERS {
-        if store
-            .credentials_by_member_id(member.member_id)
-            .await?
-            .is_some()
-        {
+        let member_id = MemberId::parse(member.member_id)
+            .map_err(|e| anyhow::anyhow!("demo member id {}: {e}", member.member_id))?;
+        if store.credentials_by_member_id(&member_id).await?.is_some() {
             continue;
         }
         let login_id = LoginId::parse(member.rut)
@@ -40,7 +38,7 @@ pub async fn seed_demo(store: &Store, hasher: &PasswordHasher) -> anyhow::Result
         let inserted = store
             .insert_credentials(
                 &NewCredentials {
-                    member_id: member.member_id,
+                    member_id: &member_id,
                     login_id: &login_id,
                     email: member.email,
                     password_hash: &hash,

@@ -12,6 +12,7 @@
 
 use std::collections::BTreeSet;
 
+use miclub_platform::member::MemberId;
 use miclub_platform::storage::{Database, DatabaseSettings, Migrations, flag, is_unique_violation};
 use sqlx::Row;
 use sqlx::any::AnyRow;
@@ -30,7 +31,7 @@ pub static MIGRATIONS: Migrations = Migrations {
 /// A member's credentials as stored.
 #[derive(Debug, Clone)]
 pub struct CredentialRecord {
-    pub member_id: String,
+    pub member_id: MemberId,
     pub login_id: String,
     pub email: String,
     pub password_hash: String,
@@ -55,7 +56,7 @@ impl CredentialRecord {
 /// Credentials to create.
 #[derive(Debug, Clone)]
 pub struct NewCredentials<'a> {
-    pub member_id: &'a str,
+    pub member_id: &'a MemberId,
     pub login_id: &'a str,
     pub email: &'a str,
     pub password_hash: &'a str,
@@ -101,7 +102,7 @@ pub struct Disabled {
 #[derive(Debug, Clone)]
 pub struct RefreshRecord {
     pub family_id: String,
-    pub member_id: String,
+    pub member_id: MemberId,
     pub expires_at: i64,
     pub used_at: Option<i64>,
     pub revoked_at: Option<i64>,
@@ -115,7 +116,7 @@ pub struct RefreshRecord {
 pub struct NewRefresh<'a> {
     pub token_hash: &'a str,
     pub family_id: &'a str,
-    pub member_id: &'a str,
+    pub member_id: &'a MemberId,
     pub created_at: i64,
     pub expires_at: i64,
     /// When the session began; the same for every token of a family.
@@ -159,12 +160,12 @@ impl Store {
 
     pub async fn credentials_by_member_id(
         &self,
-        member_id: &str,
+        member_id: &MemberId,
     ) -> Result<Option<CredentialRecord>, sqlx::Error> {
         let row = sqlx::query(sqlx::AssertSqlSafe(format!(
             "SELECT {CREDENTIAL_COLUMNS} FROM credentials WHERE member_id = $1"
         )))
-        .bind(member_id)
+        .bind(member_id.as_str())
         .fetch_optional(self.db.pool())
         .await?;
         row.map(|row| credential(&row)).transpose()
@@ -181,7 +182,7 @@ impl Store {
              (member_id, login_id, email, password_hash, hash_scheme, email_verified, disabled, created_at, updated_at) \
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
         )
-        .bind(new.member_id)
+        .bind(new.member_id.as_str())
         .bind(new.login_id)
         .bind(new.email)
         .bind(new.password_hash)
@@ -220,7 +221,7 @@ impl Store {
                  (member_id, login_id, email, password_hash, hash_scheme, email_verified, disabled, created_at, updated_at) \
                  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
             )
-            .bind(new.member_id)
+            .bind(new.member_id.as_str())
             .bind(new.login_id)
             .bind(new.email)
             .bind(new.password_hash)
@@ -238,7 +239,7 @@ impl Store {
             }
             // Somebody holds the login id or the member id: who?
             if let Some(holder) = self.credentials_by_login_id(new.login_id).await?
-                && holder.member_id != new.member_id
+                && holder.member_id != *new.member_id
             {
                 return Ok(CredentialsWritten::LoginIdTaken);
             }
@@ -279,7 +280,7 @@ impl Store {
         .bind(false)
         .bind(now)
         .bind(now)
-        .bind(new.member_id)
+        .bind(new.member_id.as_str())
         .bind(new.login_id)
         .bind(true)
         .bind(false)
@@ -303,7 +304,7 @@ impl Store {
     /// replaced after it are left alone.
     pub async fn disable_credentials(
         &self,
-        member_id: &str,
+        member_id: &MemberId,
         unsubscribed_at: i64,
         now: i64,
     ) -> Result<DisableOutcome, sqlx::Error> {
@@ -317,7 +318,7 @@ impl Store {
         .bind(false)
         .bind(now)
         .bind(now)
-        .bind(member_id)
+        .bind(member_id.as_str())
         .bind(unsubscribed_at)
         .fetch_optional(&mut *tx)
         .await?;
@@ -340,7 +341,7 @@ impl Store {
     /// Replaces a password hash (rehash of a legacy or outdated hash).
     pub async fn replace_password_hash(
         &self,
-        member_id: &str,
+        member_id: &MemberId,
         password_hash: &str,
         scheme: HashScheme,
         now: i64,
@@ -351,7 +352,7 @@ impl Store {
         .bind(password_hash)
         .bind(scheme.as_str())
         .bind(now)
-        .bind(member_id)
+        .bind(member_id.as_str())
         .execute(self.db.pool())
         .await?;
         Ok(())
@@ -362,7 +363,7 @@ impl Store {
     /// were live, each once; `None` (nothing changed) when the member has no credentials.
     pub async fn change_password(
         &self,
-        member_id: &str,
+        member_id: &MemberId,
         password_hash: &str,
         now: i64,
     ) -> Result<Option<Vec<String>>, sqlx::Error> {
@@ -375,7 +376,7 @@ impl Store {
         .bind(HashScheme::Argon2id.as_str())
         .bind(now)
         .bind(now)
-        .bind(member_id)
+        .bind(member_id.as_str())
         .execute(&mut *tx)
         .await?
         .rows_affected();
@@ -392,7 +393,7 @@ impl Store {
     /// sessions, each once.
     pub async fn revoke_member_sessions(
         &self,
-        member_id: &str,
+        member_id: &MemberId,
         now: i64,
     ) -> Result<Vec<String>, sqlx::Error> {
         revoke_live_sessions(self.db.pool(), member_id, now).await
@@ -403,7 +404,7 @@ impl Store {
     /// Setting the same address again changes nothing else.
     pub async fn set_login_email(
         &self,
-        member_id: &str,
+        member_id: &MemberId,
         email: &str,
         now: i64,
     ) -> Result<bool, sqlx::Error> {
@@ -414,7 +415,7 @@ impl Store {
         .bind(email)
         .bind(true)
         .bind(now)
-        .bind(member_id)
+        .bind(member_id.as_str())
         .bind(false)
         .execute(self.db.pool())
         .await?
@@ -442,7 +443,7 @@ impl Store {
         row.map(|row| {
             Ok(RefreshRecord {
                 family_id: row.try_get("family_id")?,
-                member_id: row.try_get("member_id")?,
+                member_id: stored_member_id(&row)?,
                 expires_at: row.try_get("expires_at")?,
                 used_at: row.try_get("used_at")?,
                 revoked_at: row.try_get("revoked_at")?,
@@ -514,7 +515,7 @@ where
     )
     .bind(new.token_hash)
     .bind(new.family_id)
-    .bind(new.member_id)
+    .bind(new.member_id.as_str())
     .bind(new.created_at)
     .bind(new.expires_at)
     .bind(new.session_started_at)
@@ -525,7 +526,7 @@ where
 
 async fn revoke_live_sessions<'e, E>(
     executor: E,
-    member_id: &str,
+    member_id: &MemberId,
     now: i64,
 ) -> Result<Vec<String>, sqlx::Error>
 where
@@ -538,7 +539,7 @@ where
          RETURNING family_id",
     )
     .bind(now)
-    .bind(member_id)
+    .bind(member_id.as_str())
     .bind(now)
     .bind(now)
     .fetch_all(executor)
@@ -553,7 +554,7 @@ where
 fn credential(row: &AnyRow) -> Result<CredentialRecord, sqlx::Error> {
     let scheme: String = row.try_get("hash_scheme")?;
     Ok(CredentialRecord {
-        member_id: row.try_get("member_id")?,
+        member_id: stored_member_id(row)?,
         login_id: row.try_get("login_id")?,
         email: row.try_get("email")?,
         password_hash: row.try_get("password_hash")?,
@@ -565,5 +566,15 @@ fn credential(row: &AnyRow) -> Result<CredentialRecord, sqlx::Error> {
         disabled: flag(row, "disabled")?,
         password_changed_at: row.try_get("password_changed_at")?,
         disabled_at: row.try_get("disabled_at")?,
+    })
+}
+
+/// The row's `member_id`, refused as a decode error (the service's internal error) unless it
+/// is a valid [`MemberId`].
+fn stored_member_id(row: &AnyRow) -> Result<MemberId, sqlx::Error> {
+    let raw: String = row.try_get("member_id")?;
+    MemberId::parse(&raw).map_err(|err| sqlx::Error::ColumnDecode {
+        index: "member_id".into(),
+        source: err.into(),
     })
 }

@@ -43,7 +43,7 @@ impl Rewards for GrpcRewards {
             .tokens
             .request(accounts::RecordMovementRequest {
                 movement_id: reward.movement_id.clone(),
-                member_id: reward.member_id.clone(),
+                member_id: reward.member_id.as_str().to_owned(),
                 kind: accounts::MovementKind::Adjustment as i32,
                 amount: reward.amount,
                 description: reward.description.clone(),

@@ -102,8 +102,12 @@ impl MissionsService for MissionsGrpc {
     ) -> Result<Response<pb::SetHistoryLoadingResponse>, Status> {
         let client = self.verifier.service(&request).await?;
         let request = request.into_inner();
+        let member = MemberId::parse(&request.member_id).map_err(|_| {
+            MissionsError::invalid("memberId", "El identificador del socio no es válido.")
+                .into_status("set_history_loading")
+        })?;
         self.missions
-            .set_history_loading(&request.member_id, request.loading, now_millis())
+            .set_history_loading(&member, request.loading, now_millis())
             .await
             .map_err(|err| err.into_status("set_history_loading"))?;
         tracing::info!(client = %client.sub, loading = request.loading, "history flag set on request");

@@ -302,7 +302,7 @@ impl Store {
                     (Some(amount), Some(description)) => Ok(Reward {
                         mission_id: mission.as_str().to_owned(),
                         movement_id: reward_movement_id(&mission, &member),
-                        member_id: member.as_str().to_owned(),
+                        member_id: member,
                         amount,
                         description,
                     }),
@@ -315,14 +315,19 @@ impl Store {
     }
 
     /// Records that accounts has the reward of `mission` for `member`.
-    pub async fn mark_granted(&self, mission: &MissionId, member: &str, now: i64) -> Result<()> {
+    pub async fn mark_granted(
+        &self,
+        mission: &MissionId,
+        member: &MemberId,
+        now: i64,
+    ) -> Result<()> {
         sqlx::query(
             "UPDATE member_progress SET reward_granted_at = $1 \
              WHERE mission_id = $2 AND member_id = $3 AND reward_granted_at IS NULL",
         )
         .bind(now)
         .bind(mission.as_str())
-        .bind(member)
+        .bind(member.as_str())
         .execute(self.db.pool())
         .await?;
         Ok(())
@@ -424,7 +429,7 @@ async fn advance(
     Ok(Some(Reward {
         mission_id: mission.id.as_str().to_owned(),
         movement_id: reward_movement_id(&mission.id, member),
-        member_id: member.as_str().to_owned(),
+        member_id: member.clone(),
         amount: mission.reward,
         description,
     }))

@@ -13,6 +13,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use miclub_platform::grpc::TracedChannel;
+use miclub_platform::member::MemberId;
 use miclub_platform::tokens::ServiceTokens;
 use miclub_proto::accounts::v1 as accounts;
 use miclub_proto::accounts::v1::accounts_service_client::AccountsServiceClient;
@@ -104,7 +105,7 @@ impl Members for GrpcMembers {
         let request = self
             .tokens
             .request(accounts::RegisterMemberRequest {
-                member_id: member.member_id.to_owned(),
+                member_id: member.member_id.as_str().to_owned(),
                 document_type: member.identity.accounts_type().to_owned(),
                 document_number: member.identity.document_number(),
                 profile: Some(profile_to_proto(member.profile)),
@@ -129,14 +130,17 @@ impl Members for GrpcMembers {
                 "accounts answered no member id".into(),
             ));
         }
-        Ok(Enrolment::Member(answer.member_id))
+        let member_id = MemberId::parse(&answer.member_id).map_err(|_| {
+            RegistrationError::Unavailable("accounts answered an invalid member id".into())
+        })?;
+        Ok(Enrolment::Member(member_id))
     }
 
-    async fn activate_member(&self, member_id: &str) -> Result<String> {
+    async fn activate_member(&self, member_id: &MemberId) -> Result<String> {
         let request = self
             .tokens
             .request(accounts::ActivateMemberRequest {
-                member_id: member_id.to_owned(),
+                member_id: member_id.as_str().to_owned(),
             })
             .await
             .map_err(token_failure)?;
@@ -188,7 +192,7 @@ impl Credentials for GrpcCredentials {
 
     async fn create_credentials(
         &self,
-        member_id: &str,
+        member_id: &MemberId,
         login_id: &str,
         email: &str,
         password: &SecretString,
@@ -196,7 +200,7 @@ impl Credentials for GrpcCredentials {
         let request = self
             .tokens
             .request(auth::CreateCredentialsRequest {
-                member_id: member_id.to_owned(),
+                member_id: member_id.as_str().to_owned(),
                 login_id: login_id.to_owned(),
                 email: email.to_owned(),
                 password: password.expose_secret().to_owned(),

@@ -103,7 +103,10 @@ impl RegistrationService for RegistrationGrpc {
             .await
             .map_err(|err| err.into_status("complete_registration"))?;
         Ok(Response::new(pb::CompleteRegistrationResponse {
-            member_id: completed.member_id.unwrap_or_default(),
+            member_id: completed
+                .member_id
+                .map(|id| id.as_str().to_owned())
+                .unwrap_or_default(),
             masked_email: completed.masked_email,
         }))
     }

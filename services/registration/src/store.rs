@@ -5,6 +5,7 @@
 //! the status it expects, so a completed flow is never reopened and the member id, once chosen,
 //! is never replaced by a concurrent request.
 
+use miclub_platform::member::MemberId;
 use miclub_platform::storage::{Database, DatabaseSettings, Migrations};
 use sqlx::Row;
 use sqlx::any::AnyRow;
@@ -115,7 +116,7 @@ impl Store {
     pub async fn start_completion(
         &self,
         key: &FlowKey,
-        member_id: &str,
+        member_id: &MemberId,
         terms_version: &str,
         now: i64,
     ) -> Result<bool> {
@@ -124,7 +125,7 @@ impl Store {
              status = 'completing', updated_at = $3 \
              WHERE id = $4 AND member_id IS NULL AND status = 'open' AND expires_at > $3",
         )
-        .bind(member_id)
+        .bind(member_id.as_str())
         .bind(terms_version)
         .bind(now)
         .bind(key.as_str())
@@ -148,12 +149,17 @@ impl Store {
     }
 
     /// Replaces the member id with the one accounts answered (a reused pending member).
-    pub async fn replace_member_id(&self, key: &FlowKey, member_id: &str, now: i64) -> Result<()> {
+    pub async fn replace_member_id(
+        &self,
+        key: &FlowKey,
+        member_id: &MemberId,
+        now: i64,
+    ) -> Result<()> {
         sqlx::query(
             "UPDATE registration_flows SET member_id = $1, updated_at = $2 \
              WHERE id = $3 AND status = 'completing'",
         )
-        .bind(member_id)
+        .bind(member_id.as_str())
         .bind(now)
         .bind(key.as_str())
         .execute(self.db.pool())
@@ -252,7 +258,10 @@ fn flow_from_row(row: &AnyRow) -> Result<Flow> {
         status,
         identity,
         personal_data,
-        member_id: row.try_get("member_id")?,
+        member_id: row
+            .try_get::<Option<String>, _>("member_id")?
+            .map(|id| MemberId::parse(&id).map_err(|_| corrupt("member_id")))
+            .transpose()?,
         terms_version: row.try_get("terms_version")?,
         created_at: row.try_get("created_at")?,
         updated_at: row.try_get("updated_at")?,

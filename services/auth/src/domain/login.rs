@@ -24,7 +24,7 @@ use super::Auth;
 use super::code_attempts::StoredChallenge;
 use super::hashing::HashScheme;
 use super::sessions::IssuedSession;
-use super::types::{ChallengeId, OtpCode, Password, mask_email};
+use super::types::{ChallengeId, MemberId, OtpCode, Password, mask_email, stored_member_id};
 use crate::error::{AuthError, AuthResult};
 
 const DAILY_WINDOW: Duration = Duration::from_secs(24 * 3600);
@@ -52,7 +52,7 @@ pub(super) enum CodeBudget {
     Recovery,
 }
 
-fn daily_key(budget: CodeBudget, member_id: &str) -> String {
+fn daily_key(budget: CodeBudget, member_id: &MemberId) -> String {
     match budget {
         CodeBudget::Login => format!("otp:daily:{member_id}"),
         CodeBudget::Recovery => format!("reset:daily:{member_id}"),
@@ -62,7 +62,8 @@ fn daily_key(budget: CodeBudget, member_id: &str) -> String {
 /// A pending login as the ephemeral store keeps it. The code itself is never stored.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct Challenge {
-    member_id: String,
+    #[serde(with = "stored_member_id")]
+    member_id: MemberId,
     /// `OtpCode::digest` of the code sent last.
     code_digest: String,
     /// Milliseconds since the epoch; the key's TTL ends it too.
@@ -100,7 +101,7 @@ impl Challenge {
 
 /// Whose login a code is for, as a challenge carries it from send to send.
 struct Pending<'a> {
-    member_id: &'a str,
+    member_id: &'a MemberId,
     legacy: bool,
     started_at: i64,
 }
@@ -124,7 +125,7 @@ pub struct CodeSent {
 /// The code was right: the member has a session.
 #[derive(Debug, Clone)]
 pub struct LoginCompleted {
-    pub member_id: String,
+    pub member_id: MemberId,
     pub session: IssuedSession,
     pub is_user_migrating: bool,
 }
@@ -311,14 +312,18 @@ impl Auth {
     }
 
     /// Counts one code towards the member's daily cap of `budget`; refuses past it.
-    pub(super) async fn count_send(&self, budget: CodeBudget, member_id: &str) -> AuthResult<()> {
+    pub(super) async fn count_send(
+        &self,
+        budget: CodeBudget,
+        member_id: &MemberId,
+    ) -> AuthResult<()> {
         let sent = self
             .ephemeral
             .incr(&daily_key(budget, member_id), DAILY_WINDOW)
             .await?;
         if sent > self.policy.daily_send_cap {
             tracing::info!(
-                member_id,
+                member_id = %member_id,
                 sent,
                 ?budget,
                 "one-time code refused: daily cap reached"
@@ -338,7 +343,7 @@ impl Auth {
         let code = OtpCode::generate(self.policy.otp_length);
         let ttl = self.policy.otp_ttl();
         let challenge = Challenge {
-            member_id: pending.member_id.to_owned(),
+            member_id: pending.member_id.clone(),
             code_digest: code.digest(self.keys.codes(), id),
             expires_at: now_millis() + ttl.as_millis() as i64,
             legacy: pending.legacy,
@@ -355,11 +360,11 @@ impl Auth {
 
     /// Replaces a legacy or outdated hash with a current argon2id one. A failure is logged and
     /// the login goes on: the next one tries again.
-    async fn rehash(&self, member_id: &str, password: &Password, legacy: bool) {
+    async fn rehash(&self, member_id: &MemberId, password: &Password, legacy: bool) {
         let hash = match self.hasher.hash(password).await {
             Ok(hash) => hash,
             Err(err) => {
-                tracing::error!(member_id, error = %err, "cannot rehash a password");
+                tracing::error!(member_id = %member_id, error = %err, "cannot rehash a password");
                 return;
             }
         };
@@ -368,9 +373,11 @@ impl Auth {
             .replace_password_hash(member_id, &hash, HashScheme::Argon2id, now_millis())
             .await
         {
-            Ok(()) => tracing::info!(member_id, legacy, "password rehashed with argon2id"),
+            Ok(()) => {
+                tracing::info!(member_id = %member_id, legacy, "password rehashed with argon2id")
+            }
             Err(err) => {
-                tracing::error!(member_id, error = %err, "cannot store a rehashed password")
+                tracing::error!(member_id = %member_id, error = %err, "cannot store a rehashed password")
             }
         }
     }

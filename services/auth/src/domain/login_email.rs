@@ -21,7 +21,7 @@ impl Auth {
     ) -> AuthResult<()> {
         let found = self
             .store
-            .set_login_email(member_id.as_str(), email.as_str(), now_millis())
+            .set_login_email(member_id, email.as_str(), now_millis())
             .await?;
         if !found {
             tracing::info!(caller, member_id = %member_id.as_str(), "login email not set: no enabled credentials for the member");

@@ -55,28 +55,27 @@ impl Auth {
         let hash = self.hasher.hash(&password.as_password()).await?;
         let login = login_id.canonical();
         let new = NewCredentials {
-            member_id: member_id.as_str(),
+            member_id,
             login_id: &login,
             email: email.as_str(),
             password_hash: &hash,
             hash_scheme: HashScheme::Argon2id,
             email_verified: false,
         };
-        let member_id = member_id.as_str();
         match self.store.create_or_replace_credentials(&new, now).await? {
             CredentialsWritten::Created => {
-                tracing::info!(caller, member_id, kind = login_id.kind(), email = %mask_email(email.as_str()), "credentials created");
+                tracing::info!(caller, member_id = %member_id, kind = login_id.kind(), email = %mask_email(email.as_str()), "credentials created");
                 Ok(CredentialsCreated { created: true })
             }
             CredentialsWritten::Replaced { revoked } => {
                 let revoked = self.end_sessions(member_id, revoked).await;
-                tracing::info!(caller, member_id, kind = login_id.kind(), email = %mask_email(email.as_str()), revoked_sessions = revoked.len(), "credentials replaced");
+                tracing::info!(caller, member_id = %member_id, kind = login_id.kind(), email = %mask_email(email.as_str()), revoked_sessions = revoked.len(), "credentials replaced");
                 Ok(CredentialsCreated { created: false })
             }
             CredentialsWritten::LoginIdTaken => {
                 tracing::info!(
                     caller,
-                    member_id,
+                    member_id = %member_id,
                     "credentials refused: login id held by another member"
                 );
                 Err(AuthError::RutAlreadyRegistered)
@@ -84,7 +83,7 @@ impl Auth {
             CredentialsWritten::MemberHasOtherLoginId => {
                 tracing::warn!(
                     caller,
-                    member_id,
+                    member_id = %member_id,
                     "credentials refused: the member has credentials for another login id"
                 );
                 Err(AuthError::LoginIdMismatch)
@@ -103,7 +102,6 @@ impl Auth {
         member_id: &MemberId,
         unsubscribed_at: i64,
     ) -> AuthResult<CredentialsDisabled> {
-        let member_id = member_id.as_str();
         let disabled = match self
             .store
             .disable_credentials(member_id, unsubscribed_at.max(0), now_millis())
@@ -113,7 +111,7 @@ impl Auth {
             DisableOutcome::NoCredentials => {
                 tracing::info!(
                     caller,
-                    member_id,
+                    member_id = %member_id,
                     "credentials not disabled: none for the member"
                 );
                 return Err(AuthError::NotFound);
@@ -121,7 +119,7 @@ impl Auth {
             DisableOutcome::Superseded => {
                 tracing::warn!(
                     caller,
-                    member_id,
+                    member_id = %member_id,
                     unsubscribed_at,
                     "credentials not disabled: created again after the member left"
                 );
@@ -134,7 +132,7 @@ impl Auth {
         let revoked = self.end_sessions(member_id, disabled.revoked).await;
         tracing::info!(
             caller,
-            member_id,
+            member_id = %member_id,
             disabled_at = disabled.disabled_at,
             revoked_sessions = revoked.len(),
             "credentials disabled, every session revoked"

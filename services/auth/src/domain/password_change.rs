@@ -20,7 +20,7 @@ use miclub_platform::storage::now_millis;
 
 use super::Auth;
 use super::password_rules::NewPassword;
-use super::types::Password;
+use super::types::{MemberId, Password};
 use crate::error::{AuthError, AuthResult};
 
 /// The password was changed.
@@ -35,7 +35,7 @@ impl Auth {
     /// revokes every session of the member.
     pub async fn change_password(
         &self,
-        member_id: &str,
+        member_id: &MemberId,
         current: &Password,
         new: &NewPassword,
         client_ip: &str,
@@ -52,13 +52,13 @@ impl Auth {
             .ok_or(AuthError::Unauthenticated)?;
         if let Err(err) = self.notifier.send(changed_notice(&record.email)).await {
             tracing::warn!(
-                member_id,
+                member_id = %member_id,
                 error = format!("{err:#}"),
                 "password change notice not sent"
             );
         }
         tracing::info!(
-            member_id,
+            member_id = %member_id,
             revoked_sessions = families.len(),
             "password changed, every session revoked"
         );
@@ -73,19 +73,19 @@ impl Auth {
     /// the password throttle of (account, `client_ip`). Changes nothing else.
     pub async fn verify_password(
         &self,
-        member_id: &str,
+        member_id: &MemberId,
         password: &Password,
         client_ip: &str,
     ) -> AuthResult<()> {
         self.check_current_password(member_id, password, client_ip, "step-up")
             .await?;
-        tracing::info!(member_id, "step-up password accepted");
+        tracing::info!(member_id = %member_id, "step-up password accepted");
         Ok(())
     }
 
     /// Ends every session of the member without touching the password (a restored email).
     /// Idempotent: with no live session it ends none.
-    pub async fn end_member_sessions(&self, member_id: &str) -> AuthResult<usize> {
+    pub async fn end_member_sessions(&self, member_id: &MemberId) -> AuthResult<usize> {
         // The SQL revocation is what must not fail silently; the helper's second pass and the
         // revocation marks follow.
         let revoked = self
@@ -94,7 +94,7 @@ impl Auth {
             .await?;
         let ended = self.end_sessions(member_id, revoked).await;
         tracing::info!(
-            member_id,
+            member_id = %member_id,
             revoked_sessions = ended.len(),
             "every session ended on request"
         );
@@ -105,7 +105,7 @@ impl Auth {
     /// throttle before the check, a right one clears the pair. `flow` names it in the log.
     async fn check_current_password(
         &self,
-        member_id: &str,
+        member_id: &MemberId,
         current: &Password,
         client_ip: &str,
         flow: &'static str,
@@ -117,7 +117,7 @@ impl Auth {
             .filter(|record| !record.disabled)
             .ok_or_else(|| {
                 tracing::info!(
-                    member_id,
+                    member_id = %member_id,
                     flow,
                     "password check refused: no usable credentials"
                 );
@@ -132,7 +132,7 @@ impl Auth {
             .await?;
         if !checked.matches {
             tracing::info!(
-                member_id,
+                member_id = %member_id,
                 flow,
                 "password check refused: wrong current password"
             );
@@ -147,7 +147,7 @@ impl Auth {
     /// has no credentials. Returns the sessions (refresh families) that were revoked.
     pub(super) async fn set_password_ending_sessions(
         &self,
-        member_id: &str,
+        member_id: &MemberId,
         new: &NewPassword,
     ) -> AuthResult<Option<BTreeSet<String>>> {
         let hash = self.hasher.hash(&new.as_password()).await?;
@@ -167,7 +167,7 @@ impl Auth {
     /// password change, recovery, rejoining and unsubscribing. Returns every session revoked.
     pub(super) async fn end_sessions(
         &self,
-        member_id: &str,
+        member_id: &MemberId,
         revoked: Vec<String>,
     ) -> BTreeSet<String> {
         let mut families: BTreeSet<String> = revoked.into_iter().collect();
@@ -181,14 +181,14 @@ impl Auth {
         {
             Ok(late) => families.extend(late),
             Err(err) => {
-                tracing::error!(member_id, error = %err, "cannot recheck sessions after ending them")
+                tracing::error!(member_id = %member_id, error = %err, "cannot recheck sessions after ending them")
             }
         }
         for family in &families {
             // The credentials are changed and the refresh tokens revoked already; a failure
             // here leaves access tokens that end within the access TTL. Keep marking the others.
             if let Err(err) = self.mark_revoked(family).await {
-                tracing::error!(member_id, sid = %family, error = %err, "cannot mark a session revoked");
+                tracing::error!(member_id = %member_id, sid = %family, error = %err, "cannot mark a session revoked");
             }
         }
         families

@@ -27,7 +27,7 @@ use super::code_attempts::StoredChallenge;
 use super::login::{CodeBudget, CodeSent};
 use super::password_change::PasswordChanged;
 use super::password_rules::NewPassword;
-use super::types::{ChallengeId, OtpCode, random_token};
+use super::types::{ChallengeId, MemberId, OtpCode, random_token, stored_member_id};
 use crate::error::{AuthError, AuthResult};
 
 fn ip_key(ip: &str) -> String {
@@ -54,7 +54,8 @@ fn cooldown_key(id: &ChallengeId) -> String {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct ResetChallenge {
     /// `None` for a decoy: nobody's reset, opened by no code.
-    member_id: Option<String>,
+    #[serde(default, with = "stored_member_id::option")]
+    member_id: Option<MemberId>,
     code_digest: String,
     /// Milliseconds since the epoch; the key's TTL ends it too.
     expires_at: i64,
@@ -255,22 +256,22 @@ impl Auth {
             .set_login_email(&member_id, &record.email, now_millis())
             .await
         {
-            tracing::error!(member_id, error = %err, "cannot mark the email verified after a password reset");
+            tracing::error!(member_id = %member_id, error = %err, "cannot mark the email verified after a password reset");
         }
         // Whoever proved the mailbox is the member: every password throttle on the account
         // (a stranger's included) ends.
         if let Err(err) = self.lift_password_throttles(&record.login_id).await {
-            tracing::error!(member_id, error = %err, "cannot lift the password throttles after a reset");
+            tracing::error!(member_id = %member_id, error = %err, "cannot lift the password throttles after a reset");
         }
         if let Err(err) = self.notifier.send(reset_notice(&record.email)).await {
             tracing::warn!(
-                member_id,
+                member_id = %member_id,
                 error = format!("{err:#}"),
                 "password reset notice not sent"
             );
         }
         tracing::info!(
-            member_id,
+            member_id = %member_id,
             revoked_sessions = families.len(),
             "password reset, every session revoked"
         );
@@ -281,7 +282,7 @@ impl Auth {
 
     /// Whether one more code may go to the member today. Past the cap the reset quietly
     /// becomes a decoy, so the answer stays the same as for a stranger.
-    async fn may_send(&self, member_id: &str) -> AuthResult<bool> {
+    async fn may_send(&self, member_id: &MemberId) -> AuthResult<bool> {
         match self.count_send(CodeBudget::Recovery, member_id).await {
             Ok(()) => Ok(true),
             Err(AuthError::OtpDailyLimit) => Ok(false),
@@ -306,14 +307,14 @@ impl Auth {
     async fn send_reset_code(
         &self,
         id: &ChallengeId,
-        member_id: &str,
+        member_id: &MemberId,
         email: &str,
         started_at: i64,
     ) -> AuthResult<()> {
         let code = OtpCode::generate(self.policy.otp_length);
         let ttl = self.policy.otp_ttl();
         let challenge = ResetChallenge {
-            member_id: Some(member_id.to_owned()),
+            member_id: Some(member_id.clone()),
             code_digest: code.digest(self.keys.codes(), id),
             expires_at: now_millis() + ttl.as_millis() as i64,
             started_at,
@@ -324,7 +325,7 @@ impl Auth {
         // A failed mail is logged, not answered: an error only members could get would tell
         // who is one. The reset stays pending and a resend tries again.
         if let Err(err) = self.notifier.send(reset_message(email, &code, ttl)).await {
-            tracing::error!(member_id, error = %err, "cannot send a recovery code");
+            tracing::error!(member_id = %member_id, error = %err, "cannot send a recovery code");
         }
         Ok(())
     }

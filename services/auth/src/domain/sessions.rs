@@ -22,7 +22,7 @@ use miclub_platform::storage::now_millis;
 use miclub_platform::tokens::{Claims, TokenKind, revocation_key, seen_key};
 
 use super::Auth;
-use super::types::RefreshToken;
+use super::types::{MemberId, RefreshToken};
 use crate::error::{AuthError, AuthResult};
 use crate::store::NewRefresh;
 
@@ -44,7 +44,7 @@ pub struct IssuedSession {
 
 impl Auth {
     /// Opens a new session (a new family) for a member who just proved who they are.
-    pub(crate) async fn open_session(&self, member_id: &str) -> AuthResult<IssuedSession> {
+    pub(crate) async fn open_session(&self, member_id: &MemberId) -> AuthResult<IssuedSession> {
         let sid = uuid::Uuid::new_v4().to_string();
         let now = now_millis();
         self.ephemeral
@@ -145,7 +145,9 @@ impl Auth {
         }
         if let Some(refresh) = refresh
             && let Some(record) = self.store.refresh_by_hash(&refresh.digest()).await?
-            && claims.as_ref().is_none_or(|c| c.sub == record.member_id)
+            && claims
+                .as_ref()
+                .is_none_or(|c| c.sub == record.member_id.as_str())
             && !families.contains(&record.family_id)
         {
             families.push(record.family_id);
@@ -181,7 +183,7 @@ impl Auth {
     /// hash is marked used in the same transaction; `Unauthenticated` when it was already spent.
     async fn issue(
         &self,
-        member_id: &str,
+        member_id: &MemberId,
         sid: &str,
         started_at: i64,
         now: i64,
@@ -213,7 +215,7 @@ impl Auth {
         let claims = Claims {
             iss: self.tokens.issuer.clone(),
             aud: self.tokens.audience.clone(),
-            sub: member_id.to_owned(),
+            sub: member_id.as_str().to_owned(),
             sid: sid.to_owned(),
             kind: TokenKind::Member,
             iat: issued_at,

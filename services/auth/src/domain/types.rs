@@ -283,9 +283,75 @@ pub fn hex(bytes: &[u8]) -> String {
         })
 }
 
+/// Serde for a [`MemberId`] kept in a pending challenge of the ephemeral store: written as its
+/// text and refused on read unless valid, so a challenge that decodes names a checked member.
+pub(crate) mod stored_member_id {
+    use serde::{Deserialize, Deserializer, Serializer, de::Error};
+
+    use super::MemberId;
+
+    pub fn serialize<S: Serializer>(id: &MemberId, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(id.as_str())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<MemberId, D::Error> {
+        let raw = String::deserialize(deserializer)?;
+        MemberId::parse(&raw).map_err(D::Error::custom)
+    }
+
+    /// The same for an optional id (a decoy names nobody).
+    pub mod option {
+        use serde::{Deserialize, Deserializer, Serializer, de::Error};
+
+        use super::MemberId;
+
+        pub fn serialize<S: Serializer>(
+            id: &Option<MemberId>,
+            serializer: S,
+        ) -> Result<S::Ok, S::Error> {
+            match id {
+                Some(id) => serializer.serialize_some(id.as_str()),
+                None => serializer.serialize_none(),
+            }
+        }
+
+        pub fn deserialize<'de, D: Deserializer<'de>>(
+            deserializer: D,
+        ) -> Result<Option<MemberId>, D::Error> {
+            Option::<String>::deserialize(deserializer)?
+                .map(|raw| MemberId::parse(&raw).map_err(D::Error::custom))
+                .transpose()
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_challenge_names_its_member_as_text_and_does_not_decode_with_a_malformed_one() {
+        #[derive(Debug, serde::Serialize, serde::Deserialize)]
+        struct Held {
+            #[serde(with = "stored_member_id")]
+            member_id: MemberId,
+            #[serde(default, with = "stored_member_id::option")]
+            other: Option<MemberId>,
+        }
+        let held = Held {
+            member_id: MemberId::parse("demo:ana").unwrap(),
+            other: None,
+        };
+        let raw = serde_json::to_string(&held).unwrap();
+        assert_eq!(raw, r#"{"member_id":"demo:ana","other":null}"#);
+        let back: Held = serde_json::from_str(r#"{"member_id":"demo:ana","other":"m-2"}"#).unwrap();
+        assert_eq!(back.member_id, held.member_id);
+        assert_eq!(back.other.unwrap().as_str(), "m-2");
+        assert!(serde_json::from_str::<Held>(r#"{"member_id":"demo:ana"}"#).is_ok());
+        for bad in [r#"{"member_id":"a b"}"#, r#"{"member_id":"ok","other":""}"#] {
+            assert!(serde_json::from_str::<Held>(bad).is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn an_empty_or_oversized_password_is_refused() {

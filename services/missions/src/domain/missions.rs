@@ -103,16 +103,11 @@ impl Missions {
     /// Marks the member's purchase history as loading or loaded.
     pub async fn set_history_loading(
         &self,
-        member_id: &str,
+        member: &MemberId,
         loading: bool,
         now: i64,
     ) -> Result<()> {
-        let member = MemberId::parse(member_id).map_err(|_| {
-            MissionsError::invalid("memberId", "El identificador del socio no es válido.")
-        })?;
-        self.store
-            .set_history_loading(&member, loading, now)
-            .await?;
+        self.store.set_history_loading(member, loading, now).await?;
         tracing::info!(member_id = %member, loading, "member history flag set");
         Ok(())
     }

@@ -16,7 +16,7 @@ pub struct Reward {
     /// The mission reached; not sent to accounts.
     pub mission_id: String,
     pub movement_id: String,
-    pub member_id: String,
+    pub member_id: MemberId,
     pub amount: i64,
     /// "Misión cumplida: <title>", as it was when the mission was completed.
     pub description: String,

@@ -7,6 +7,7 @@
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use miclub_platform::member::MemberId;
 use sha2::{Digest, Sha256};
 
 use crate::domain::identity::Identity;
@@ -163,7 +164,7 @@ pub struct Flow {
     /// Set once step 2 was accepted; erased when the flow completes.
     pub personal_data: Option<PersonalData>,
     /// Chosen when completion starts, then kept (replaced only by accounts' authoritative id).
-    pub member_id: Option<String>,
+    pub member_id: Option<MemberId>,
     pub terms_version: Option<String>,
     pub created_at: i64,
     pub updated_at: i64,

@@ -7,6 +7,7 @@
 //! with the callee's own body; anything else is `Unavailable`.
 
 use async_trait::async_trait;
+use miclub_platform::member::MemberId;
 use secrecy::SecretString;
 
 use crate::domain::flow::PersonalData;
@@ -17,7 +18,7 @@ use crate::error::Result;
 #[derive(Debug, Clone)]
 pub struct NewMember<'a> {
     /// Chosen by registration and kept for retries.
-    pub member_id: &'a str,
+    pub member_id: &'a MemberId,
     pub identity: &'a Identity,
     pub profile: &'a PersonalData,
     pub terms_version: &'a str,
@@ -27,7 +28,7 @@ pub struct NewMember<'a> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Enrolment {
     /// A pending member under this authoritative id.
-    Member(String),
+    Member(MemberId),
     /// Another active member uses the email: nothing was created and accounts mailed that
     /// address a notice (once per member id, retries included).
     EmailInUse {
@@ -46,7 +47,7 @@ pub trait Members: Send + Sync + std::fmt::Debug + 'static {
     /// Creates the member as pending, or tells the email's owner instead (see [`Enrolment`]).
     async fn register_member(&self, member: &NewMember<'_>) -> Result<Enrolment>;
     /// Makes the member active and mails the verification link; answers the masked email.
-    async fn activate_member(&self, member_id: &str) -> Result<String>;
+    async fn activate_member(&self, member_id: &MemberId) -> Result<String>;
 }
 
 /// The credentials in auth.
@@ -57,7 +58,7 @@ pub trait Credentials: Send + Sync + std::fmt::Debug + 'static {
     /// Creates (or, for the same member, replaces) the login of `member_id`.
     async fn create_credentials(
         &self,
-        member_id: &str,
+        member_id: &MemberId,
         login_id: &str,
         email: &str,
         password: &SecretString,

@@ -27,6 +27,7 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use miclub_platform::ephemeral::SharedStore;
+use miclub_platform::member::MemberId;
 use miclub_platform::shutdown::Shutdown;
 use miclub_platform::storage::now_millis;
 use secrecy::SecretString;
@@ -78,7 +79,7 @@ pub struct Started {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Completed {
     /// None when the email was another member's and nothing was created.
-    pub member_id: Option<String>,
+    pub member_id: Option<MemberId>,
     /// Where the verification link (or the notice) went, masked for display.
     pub masked_email: String,
 }
@@ -219,7 +220,7 @@ impl Registrations {
         // The member id is chosen once, stored before accounts hears of it, and kept.
         let flow = if flow.member_id.is_none() {
             let terms_version = self.ports.terms.current_version().await?;
-            let chosen = uuid::Uuid::new_v4().to_string();
+            let chosen = MemberId::generate();
             self.store
                 .start_completion(&key, &chosen, &terms_version, now)
                 .await?;

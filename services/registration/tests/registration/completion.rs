@@ -2,6 +2,7 @@
 
 use miclub_platform::backend_tests;
 use miclub_platform::error::ErrorCode;
+use miclub_platform::member::MemberId;
 use miclub_platform::testing::TestEnv;
 use miclub_proto::registration::v1 as pb;
 use miclub_registration::domain::FlowId;
@@ -215,7 +216,7 @@ async fn the_member_id_accounts_answers_is_the_one_that_gets_credentials(env: Te
     let key = FlowId::parse(&id).unwrap().key();
     let stored = app.store.find(&key).await.unwrap().unwrap();
     assert_eq!(
-        stored.member_id.as_deref(),
+        stored.member_id.as_ref().map(MemberId::as_str),
         Some(reused),
         "kept for the retry"
     );

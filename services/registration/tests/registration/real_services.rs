@@ -13,6 +13,7 @@ use miclub_platform::backend_tests;
 use miclub_platform::config::Environment;
 use miclub_platform::error::{ErrorBody, ErrorCode};
 use miclub_platform::grpc::{ClientSettings, ServerSettings};
+use miclub_platform::member::MemberId;
 use miclub_platform::notify::DevMailbox;
 use miclub_platform::shutdown::{self, ShutdownTrigger};
 use miclub_platform::storage::{Backend, Database};
@@ -51,7 +52,7 @@ impl Credentials for LoseFirstAnswer {
 
     async fn create_credentials(
         &self,
-        member_id: &str,
+        member_id: &MemberId,
         login_id: &str,
         email: &str,
         password: &SecretString,
@@ -93,7 +94,7 @@ impl Members for LoseFirstInUse {
         Ok(answer)
     }
 
-    async fn activate_member(&self, member_id: &str) -> Result<String> {
+    async fn activate_member(&self, member_id: &MemberId) -> Result<String> {
         self.inner.activate_member(member_id).await
     }
 }

@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 use async_trait::async_trait;
 use miclub_platform::error::{ErrorBody, ErrorCode};
 use miclub_platform::grpc::ServerSettings;
+use miclub_platform::member::MemberId;
 use miclub_platform::shutdown::{self, ShutdownTrigger};
 use miclub_platform::testing::{Bearer, BearerChannel, TestEnv, TestKeys};
 use miclub_proto::registration::v1 as pb;
@@ -181,10 +182,13 @@ impl Members for Fakes {
             return Err(rut_taken());
         }
         let email = &member.profile.email;
-        if self.active_with_email(email, member.member_id) {
+        if self.active_with_email(email, member.member_id.as_str()) {
             let mut notices = self.notices.lock().unwrap();
-            if !notices.iter().any(|(id, _)| id == member.member_id) {
-                notices.push((member.member_id.to_owned(), email.clone()));
+            if !notices
+                .iter()
+                .any(|(id, _)| id == member.member_id.as_str())
+            {
+                notices.push((member.member_id.as_str().to_owned(), email.clone()));
             }
             return Ok(Enrolment::EmailInUse {
                 masked_email: masked(email),
@@ -198,7 +202,7 @@ impl Members for Fakes {
             .map(|(id, _)| id.clone());
         let id = pending
             .or_else(|| self.reuse_member_id.lock().unwrap().clone())
-            .unwrap_or_else(|| member.member_id.to_owned());
+            .unwrap_or_else(|| member.member_id.as_str().to_owned());
         members.insert(
             id.clone(),
             FakeMember {
@@ -210,13 +214,15 @@ impl Members for Fakes {
                 activations_mailed: 0,
             },
         );
-        Ok(Enrolment::Member(id))
+        Ok(Enrolment::Member(
+            MemberId::parse(&id).expect("a member id"),
+        ))
     }
 
-    async fn activate_member(&self, member_id: &str) -> Result<String> {
+    async fn activate_member(&self, member_id: &MemberId) -> Result<String> {
         self.enter("activate_member")?;
         let mut members = self.members.lock().unwrap();
-        let Some(member) = members.get_mut(member_id) else {
+        let Some(member) = members.get_mut(member_id.as_str()) else {
             return Err(refused("accounts", ErrorBody::new(ErrorCode::NotFound)));
         };
         if !member.active {
@@ -244,7 +250,7 @@ impl Credentials for Fakes {
 
     async fn create_credentials(
         &self,
-        member_id: &str,
+        member_id: &MemberId,
         login_id: &str,
         email: &str,
         password: &SecretString,
@@ -253,12 +259,12 @@ impl Credentials for Fakes {
         let mut credentials = self.credentials.lock().unwrap();
         if credentials
             .iter()
-            .any(|(id, c)| id != member_id && c.login_id == login_id)
+            .any(|(id, c)| id != member_id.as_str() && c.login_id == login_id)
         {
             return Err(rut_taken());
         }
         credentials.insert(
-            member_id.to_owned(),
+            member_id.as_str().to_owned(),
             FakeCredential {
                 login_id: login_id.to_owned(),
                 email: email.to_owned(),
