@@ -9,11 +9,11 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { launchBrowser } from './support/browser';
+import { DESKTOP, launchBrowser } from './support/browser';
 import { waitForContextFlag } from './support/context';
 import { refuseUpdates } from './support/faults';
 import { setFlag } from './support/grpc';
-import { ANA, dataLayer, logIn } from './support/member';
+import { accountMenu, ANA, dataLayer, logIn, openSection } from './support/member';
 import { startMiclub, type Miclub } from './support/miclub';
 import { PORTAL_UNDER_TEST } from './support/paths';
 
@@ -29,7 +29,7 @@ let page: Page;
 beforeAll(async () => {
   miclub = await startMiclub();
   browser = await launchBrowser();
-  context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'es-CL' });
+  context = await browser.newContext(DESKTOP);
   page = await context.newPage();
   // Fake timers that run at normal speed, so a test can jump past the app's one-minute poll.
   await page.clock.install();
@@ -42,14 +42,9 @@ afterAll(async () => {
   await miclub?.stop();
 });
 
-function menu(label: string) {
-  return page.getByRole('navigation', { name: 'Menú de mi cuenta' }).getByRole('button', { name: label, exact: true });
-}
+const menu = (label: string) => accountMenu(page, label);
 
-async function open(label: string) {
-  await menu(label).click();
-  await page.getByRole('heading', { level: 2, name: label, exact: true }).waitFor();
-}
+const open = (label: string) => openSection(page, label);
 
 function termsDecision() {
   return page.waitForResponse(

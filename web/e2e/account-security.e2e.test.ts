@@ -12,8 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { capitalizeFirst } from '../src/lib/errors';
 
 import { seriousViolations } from './support/a11y';
-import { launchBrowser } from './support/browser';
-import { ANA, logIn, screenshots } from './support/member';
+import { DESKTOP, launchBrowser } from './support/browser';
+import { accountMenu, ANA, logIn, openSection, screenshots } from './support/member';
 import { startMiclub, waitForMail, type Miclub } from './support/miclub';
 import { PORTAL_UNDER_TEST } from './support/paths';
 
@@ -39,7 +39,7 @@ afterAll(async () => {
 });
 
 async function anaLoggedIn(): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'es-CL' });
+  const context = await browser.newContext(DESKTOP);
   contexts.push(context);
   const page = await context.newPage();
   await logIn(page, miclub.baseUrl, { typed: ANA.typed, password: ANA.password, email: ANA_EMAIL });
@@ -62,15 +62,6 @@ async function revokeElsewhere(context: BrowserContext) {
   }
 }
 
-function menu(page: Page, label: string) {
-  return page.getByRole('navigation', { name: 'Menú de mi cuenta' }).getByRole('button', { name: label, exact: true });
-}
-
-async function open(page: Page, label: string) {
-  await menu(page, label).click();
-  await page.getByRole('heading', { level: 2, name: label, exact: true }).waitFor();
-}
-
 /** Every key and value of localStorage and sessionStorage, lower-cased. */
 async function storedText(page: Page): Promise<string> {
   const text = await page.evaluate(() => {
@@ -91,9 +82,9 @@ function apiResponse(page: Page, path: string, method = 'POST') {
 describe(`account security in the browser, against ${PORTAL_UNDER_TEST}`, () => {
   it("keeps none of Ana's name, email or RUT in browser storage, and shows her name again after a reload", async () => {
     const { page } = await anaLoggedIn();
-    await open(page, 'Mis Datos');
+    await openSection(page, 'Mis Datos');
     expect(await page.getByLabel('Correo electrónico', { exact: true }).inputValue()).toBe(ANA_EMAIL);
-    await open(page, 'Mis Movimientos');
+    await openSection(page, 'Mis Movimientos');
     for (const personal of ANA_PERSONAL) expect(await storedText(page)).not.toContain(personal.toLocaleLowerCase('es-CL'));
 
     await page.reload();
@@ -102,7 +93,7 @@ describe(`account security in the browser, against ${PORTAL_UNDER_TEST}`, () => 
     const stored = await storedText(page);
     for (const personal of ANA_PERSONAL) expect(stored).not.toContain(personal.toLocaleLowerCase('es-CL'));
     // Ana has missions: the menu entry survives the reload through a bare flag, nothing else.
-    await menu(page, 'Misiones').waitFor();
+    await accountMenu(page, 'Misiones').waitFor();
     expect(stored).toBe('miclub:has-missions=true');
 
     await page.getByRole('button', { name: 'Cerrar sesión' }).click();
@@ -115,13 +106,13 @@ describe(`account security in the browser, against ${PORTAL_UNDER_TEST}`, () => 
     await page.goto(`${miclub.baseUrl}/promociones`);
     await page.getByRole('banner').getByRole('link', { name: `Hola, ${ANA.name}` }).click();
     await page.getByRole('heading', { level: 1, name: `Hola, ${ANA.name}` }).waitFor();
-    await open(page, 'Mis Datos');
+    await openSection(page, 'Mis Datos');
     await page.getByLabel('Correo electrónico', { exact: true }).waitFor();
 
     // A stolen or lost session: the browser no longer holds its cookies; the next member request answers 401.
     await context.clearCookies({ name: /mc_(session|refresh)$/ });
     const refused = apiResponse(page, '/api/movements', 'GET');
-    await menu(page, 'Mis Movimientos').click();
+    await accountMenu(page, 'Mis Movimientos').click();
     expect((await refused).status()).toBe(401);
     await page.waitForURL('**/login**');
     const notice = page.getByRole('status').filter({ hasText: EXPIRED });
@@ -148,7 +139,7 @@ describe(`account security in the browser, against ${PORTAL_UNDER_TEST}`, () => 
     });
     expect(status).toBe(204);
     // The movements are read when their section opens: the first member request after the logout.
-    await menu(page, 'Mis Movimientos').click();
+    await accountMenu(page, 'Mis Movimientos').click();
     await page.waitForURL('**/login**');
     await page.getByRole('status').filter({ hasText: EXPIRED }).waitFor();
   });
@@ -194,7 +185,7 @@ describe(`account security in the browser, against ${PORTAL_UNDER_TEST}`, () => 
 
   it('asks for the current password in place as soon as the email in Mis Datos differs', async () => {
     const { page } = await anaLoggedIn();
-    await open(page, 'Mis Datos');
+    await openSection(page, 'Mis Datos');
     const form = page.getByRole('form', { name: 'Tus datos personales' });
     const password = form.getByLabel('Contraseña actual', { exact: true });
     expect(await password.count()).toBe(0);
@@ -216,7 +207,7 @@ describe(`account security in the browser, against ${PORTAL_UNDER_TEST}`, () => 
 
   it('refuses a new email with a wrong current password (422 under the field) and changes nothing', async () => {
     const { context, page } = await anaLoggedIn();
-    await open(page, 'Mis Datos');
+    await openSection(page, 'Mis Datos');
     const form = page.getByRole('form', { name: 'Tus datos personales' });
     await form.getByLabel('Correo electrónico', { exact: true }).fill('ana.otra@example.cl');
     const password = form.getByLabel('Contraseña actual', { exact: true });
@@ -236,7 +227,7 @@ describe(`account security in the browser, against ${PORTAL_UNDER_TEST}`, () => 
 
   it('refuses step 1 of the unsubscribe with a wrong current password, under its field', async () => {
     const { page } = await anaLoggedIn();
-    await open(page, 'Mis Datos');
+    await openSection(page, 'Mis Datos');
     await page.getByRole('button', { name: 'Darme de baja de Mi Club' }).click();
     await page.getByRole('heading', { level: 3, name: 'Paso 1 de 2: confirma que eres tú' }).waitFor();
     await page.getByLabel('RUT', { exact: true }).pressSequentially(ANA.typed);
@@ -272,7 +263,7 @@ describe(`account security in the browser, against ${PORTAL_UNDER_TEST}`, () => 
   it('changes the email with the password, then the link mailed to the old address restores it and ends every session', async () => {
     const newEmail = 'ana.nueva@example.cl';
     const { context, page } = await anaLoggedIn();
-    await open(page, 'Mis Datos');
+    await openSection(page, 'Mis Datos');
     const form = page.getByRole('form', { name: 'Tus datos personales' });
     await form.getByLabel('Correo electrónico', { exact: true }).fill(newEmail);
     await form.getByLabel('Contraseña actual', { exact: true }).fill(ANA.password);

@@ -8,8 +8,8 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { seriousViolations } from './support/a11y';
-import { launchBrowser } from './support/browser';
-import { ANA, dataLayer, logIn, screenshots } from './support/member';
+import { DESKTOP, launchBrowser } from './support/browser';
+import { accountMenu, ANA, dataLayer, logIn, openSection, screenshots } from './support/member';
 import { recaptchaToken, startMiclub, waitForMail, type Miclub } from './support/miclub';
 import { PORTAL_UNDER_TEST } from './support/paths';
 
@@ -41,7 +41,7 @@ let anaName = ANA.name;
 beforeAll(async () => {
   miclub = await startMiclub({ APP_GATEWAY__FLAGS__CHANGE_PASSWORD_ENABLE: 'true' });
   browser = await launchBrowser();
-  context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'es-CL' });
+  context = await browser.newContext(DESKTOP);
   page = await context.newPage();
   await logIn(page, miclub.baseUrl, { typed: ANA.typed, password: ANA.password, email: anaEmail });
 });
@@ -52,14 +52,9 @@ afterAll(async () => {
   await miclub?.stop();
 });
 
-function menu(label: string) {
-  return page.getByRole('navigation', { name: 'Menú de mi cuenta' }).getByRole('button', { name: label, exact: true });
-}
+const menu = (label: string) => accountMenu(page, label);
 
-async function open(label: string) {
-  await menu(label).click();
-  await page.getByRole('heading', { level: 2, name: label, exact: true }).waitFor();
-}
+const open = (label: string) => openSection(page, label);
 
 /** The calendar month it is now in Santiago, and the one before. */
 function chileMonths(): { current: { year: number; month: number }; previous: { year: number; month: number } } {

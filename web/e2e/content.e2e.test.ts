@@ -7,7 +7,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { seriousViolations } from './support/a11y';
-import { launchBrowser } from './support/browser';
+import { DESKTOP, launchBrowser } from './support/browser';
 import { dataLayer, screenshots } from './support/member';
 import { startMiclub, type Miclub } from './support/miclub';
 import { PORTAL_UNDER_TEST } from './support/paths';
@@ -27,7 +27,7 @@ afterAll(async () => {
 
 /** A page that never leaves for the chain's marketing sites (links out are aborted). */
 async function newPage(): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'es-CL' });
+  const context = await browser.newContext(DESKTOP);
   await context.route(
     (url) => !url.href.startsWith(miclub.baseUrl),
     (route) => route.abort(),

@@ -9,7 +9,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { launchBrowser } from './support/browser';
+import { DESKTOP, launchBrowser } from './support/browser';
 import { waitForContextFlag } from './support/context';
 import { hideTable } from './support/faults';
 import { setFlag } from './support/grpc';
@@ -36,7 +36,7 @@ afterAll(async () => {
 });
 
 async function newPage(): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'es-CL' });
+  const context = await browser.newContext(DESKTOP);
   return { context, page: await context.newPage() };
 }
 

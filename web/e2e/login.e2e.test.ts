@@ -10,13 +10,11 @@ import { formatPesos } from '../src/lib/format';
 
 import { seriousViolations } from './support/a11y';
 import { launchBrowser } from './support/browser';
+import { ANA, screenshots } from './support/member';
 import { credentialCookie, readMailbox, startMiclub, waitForNewCode, type Miclub } from './support/miclub';
 import { PORTAL_UNDER_TEST, RESULTS_DIR } from './support/paths';
 
-const ANA = { user: '11.111.111-1', typed: '111111111', password: 'MiClub2026!', name: 'Ana' };
 const ANA_EMAIL = process.env.MICLUB_E2E_ANA_EMAIL ?? 'ana@example.cl';
-const WIDTHS = [375, 958, 1280] as const;
-const SCREENSHOTS = join(RESULTS_DIR, 'screenshots');
 
 let miclub: Miclub;
 let browser: Browser;
@@ -34,16 +32,6 @@ afterAll(async () => {
 async function newPage(width = 1280): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({ viewport: { width, height: 900 }, locale: 'es-CL' });
   return { context, page: await context.newPage() };
-}
-
-async function screenshots(page: Page, name: string) {
-  for (const width of WIDTHS) {
-    await page.setViewportSize({ width, height: 900 });
-    await page.waitForTimeout(100);
-    // The viewport, as a person sees it (fixed bars included).
-    await page.screenshot({ path: join(SCREENSHOTS, `${name}-${width}.png`) });
-  }
-  await page.setViewportSize({ width: 1280, height: 900 });
 }
 
 async function fillCredentials(page: Page, password: string) {

@@ -8,9 +8,9 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { seriousViolations } from './support/a11y';
-import { launchBrowser } from './support/browser';
+import { DESKTOP, launchBrowser } from './support/browser';
 import { postPurchase } from './support/grpc';
-import { ANA, logIn, screenshots } from './support/member';
+import { accountMenu, ANA, logIn, screenshots } from './support/member';
 import { startMiclub, type Miclub } from './support/miclub';
 import { PORTAL_UNDER_TEST } from './support/paths';
 
@@ -32,7 +32,7 @@ let page: Page;
 beforeAll(async () => {
   miclub = await startMiclub();
   browser = await launchBrowser();
-  context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'es-CL' });
+  context = await browser.newContext(DESKTOP);
   page = await context.newPage();
   await logIn(page, miclub.baseUrl, { typed: ANA.typed, password: ANA.password, email: 'ana@example.cl' });
 });
@@ -43,9 +43,7 @@ afterAll(async () => {
   await miclub?.stop();
 });
 
-function menu(label: string) {
-  return page.getByRole('navigation', { name: 'Menú de mi cuenta' }).getByRole('button', { name: label, exact: true });
-}
+const menu = (label: string) => accountMenu(page, label);
 
 /** GET /api/missions with the page's own session cookie. */
 async function missionsNow(): Promise<ApiMission[]> {

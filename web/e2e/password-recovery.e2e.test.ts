@@ -7,7 +7,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { seriousViolations } from './support/a11y';
-import { launchBrowser } from './support/browser';
+import { DESKTOP, launchBrowser } from './support/browser';
 import { dataLayer, screenshots } from './support/member';
 import { readMailbox, recaptchaToken, startMiclub, waitForNewCode, type Miclub } from './support/miclub';
 import { PORTAL_UNDER_TEST } from './support/paths';
@@ -31,7 +31,7 @@ afterAll(async () => {
 });
 
 async function newPage(): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'es-CL' });
+  const context = await browser.newContext(DESKTOP);
   return { context, page: await context.newPage() };
 }
 

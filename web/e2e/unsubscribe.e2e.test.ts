@@ -8,7 +8,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { seriousViolations } from './support/a11y';
-import { launchBrowser } from './support/browser';
+import { DESKTOP, launchBrowser } from './support/browser';
 import { dataLayer, logIn, screenshots } from './support/member';
 import { startMiclub, type Miclub } from './support/miclub';
 import { PORTAL_UNDER_TEST } from './support/paths';
@@ -24,7 +24,7 @@ let page: Page;
 beforeAll(async () => {
   miclub = await startMiclub();
   browser = await launchBrowser();
-  context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'es-CL' });
+  context = await browser.newContext(DESKTOP);
   page = await context.newPage();
   await logIn(page, miclub.baseUrl, { typed: BRUNO.typed, password: BRUNO.password, email: BRUNO_EMAIL });
 });

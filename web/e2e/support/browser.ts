@@ -15,6 +15,9 @@ export const CHROMIUM_ARGS = [
   '--disable-sync',
 ];
 
+/** The browser context most files test in: a desktop window, Chilean Spanish. */
+export const DESKTOP = { viewport: { width: 1280, height: 900 }, locale: 'es-CL' } as const;
+
 export async function launchBrowser(): Promise<Browser> {
   const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
   if (TOPOLOGY === 'distributed') {

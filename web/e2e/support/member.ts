@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path';
 
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 
 import { readMailbox, waitForNewCode } from './miclub';
 import { RESULTS_DIR } from './paths';
@@ -49,4 +49,15 @@ export async function screenshots(page: Page, name: string) {
 /** What the page pushed to `window.dataLayer`. */
 export function dataLayer(page: Page): Promise<Record<string, unknown>[]> {
   return page.evaluate(() => (window as unknown as { dataLayer?: Record<string, unknown>[] }).dataLayer ?? []);
+}
+
+/** The entry `label` of Mi Cuenta's menu (Mi Cuenta, Mis Datos, Términos y Condiciones…). */
+export function accountMenu(page: Page, label: string): Locator {
+  return page.getByRole('navigation', { name: 'Menú de mi cuenta' }).getByRole('button', { name: label, exact: true });
+}
+
+/** Opens a section of Mi Cuenta from its menu and waits for the section's heading. */
+export async function openSection(page: Page, label: string) {
+  await accountMenu(page, label).click();
+  await page.getByRole('heading', { level: 2, name: label, exact: true }).waitFor();
 }
