@@ -2,8 +2,8 @@
  * The gateway's error answers for tests that need a refusal: `apiError('ERR_…')` builds the
  * documented body `{code, message, action?, field?}` with the code's fixed status. Status and
  * text are read from the gateway's own table (`error_codes!` in platform/src/error.rs), the one
- * place they are written, so no test keeps a copy. (docs/api.md's table lacks ERR_FORBIDDEN,
- * ERR_METHOD_NOT_ALLOWED and ERR_CONFLICT, so it cannot be that place.)
+ * place they are written, so no test keeps a copy. (docs/api.md's table says the same in prose,
+ * with notes beside some texts, and platform/tests/error_catalogue_doc.rs holds it to that table.)
  */
 /// <reference types="node" />
 import { readFileSync } from 'node:fs';
