@@ -2,7 +2,8 @@
  * Misiones against the standalone binary: Ana logs in, sees her missions with progress and the
  * campaign banners of Mi Cuenta; then a store system posts a purchase in a mission's category
  * through the internal gRPC API (accounts PostPurchase with the "pos" service token) and the
- * progress moves, carried by the purchase event from accounts to missions.
+ * progress moves, carried by the purchase event from accounts to missions. Each mission shows its
+ * category's pictogram, an image named by the category.
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -52,12 +53,21 @@ async function missionsNow(): Promise<ApiMission[]> {
   return ((await response.json()) as { missions: ApiMission[] }).missions;
 }
 
-function progressOf(title: string) {
-  return page
-    .getByRole('listitem')
-    .filter({ has: page.getByRole('heading', { level: 3, name: title, exact: true }) })
-    .getByRole('progressbar');
+function cardOf(title: string) {
+  return page.getByRole('listitem').filter({ has: page.getByRole('heading', { level: 3, name: title, exact: true }) });
 }
+
+function progressOf(title: string) {
+  return cardOf(title).getByRole('progressbar');
+}
+
+/** The demo's categories (services/missions seed.rs) and the names their icons are read out as. */
+const DEMO_CATEGORY_NAMES: Readonly<Record<number, string>> = {
+  2: 'Aceites',
+  10: 'Carnes de vacuno',
+  34: 'Licores',
+  57: 'Vestuario',
+};
 
 describe(`missions against ${PORTAL_UNDER_TEST}`, () => {
   it('shows the campaign banners on Mi Cuenta', async () => {
@@ -68,6 +78,26 @@ describe(`missions against ${PORTAL_UNDER_TEST}`, () => {
     const before = await carousel.getByText(/^\d+ de \d+$/).innerText();
     await carousel.getByRole('button', { name: 'Campaña siguiente' }).click();
     expect(await carousel.getByText(/^\d+ de \d+$/).innerText()).not.toBe(before);
+  });
+
+  it("shows each of Ana's missions with its category's icon, named by the category", async () => {
+    await menu('Misiones').waitFor();
+    await menu('Misiones').click();
+    await page.getByRole('progressbar').first().waitFor();
+    const missions = await missionsNow();
+    expect(missions.length).toBeGreaterThan(0);
+    for (const mission of missions) {
+      const name = DEMO_CATEGORY_NAMES[mission.categoryId];
+      expect(name, `a demo category: ${mission.categoryId}`).toBeDefined();
+      const card = cardOf(mission.title);
+      // One image per card, the category's pictogram: screen readers hear the name once.
+      expect(await card.getByRole('img').count()).toBe(1);
+      const icon = card.getByRole('img', { name, exact: true });
+      expect(await icon.isVisible()).toBe(true);
+      expect(await icon.evaluate((svg) => svg.tagName.toLowerCase())).toBe('svg');
+      const box = await icon.boundingBox();
+      expect(box?.width ?? 0).toBeGreaterThan(16);
+    }
   });
 
   it('shows Misiones with progress, and the progress moves after a purchase is posted', async () => {
@@ -114,11 +144,7 @@ describe(`missions against ${PORTAL_UNDER_TEST}`, () => {
       await page.waitForTimeout(1_000);
     }
     expect(shown).toBe(expected);
-    const text = await page
-      .getByRole('listitem')
-      .filter({ has: page.getByRole('heading', { level: 3, name: mission.title, exact: true }) })
-      .getByTestId('mission-progress')
-      .innerText();
+    const text = await cardOf(mission.title).getByTestId('mission-progress').innerText();
     expect(text).toMatch(mission.goalKind === 'amount' ? /^\$[\d.]+ de \$[\d.]+$/ : /^\d+ de \d+ compras?$/);
     await screenshots(page, 'misiones-despues-de-compra');
   });

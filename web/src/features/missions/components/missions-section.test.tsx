@@ -8,33 +8,11 @@ import { sent } from '@/testing/mocks/requests';
 import { server } from '@/testing/mocks/server';
 import { renderAccountSection } from '@/testing/test-utils';
 
-import { DEFAULT_MISSION_ICON, MISSION_ICON_NAMES, missionIconUrl } from '../utils/mission-icons';
-
 import { MISSIONS_CONFLICT, MISSIONS_EMPTY, MISSIONS_FAILED, progressText } from './missions-section';
 
 function missionCard(title: string) {
   return screen.getByRole('heading', { level: 3, name: title }).closest('li') as HTMLElement;
 }
-
-describe('the mission icons', () => {
-  it('cover the categories 1 to 57 except 16, with the names the spec gives', () => {
-    const ids = Object.keys(MISSION_ICON_NAMES).map(Number);
-    expect(ids).toHaveLength(56);
-    expect(ids).not.toContain(16);
-    expect(Math.min(...ids)).toBe(1);
-    expect(Math.max(...ids)).toBe(57);
-    expect(new Set(Object.values(MISSION_ICON_NAMES)).size).toBe(56);
-    expect(missionIconUrl(1)).toBe('/images/misiones/mmbb.svg');
-    expect(missionIconUrl(2)).toBe('/images/misiones/oils.svg');
-    expect(missionIconUrl(10)).toBe('/images/misiones/beef.svg');
-    expect(missionIconUrl(34)).toBe('/images/misiones/liquors.svg');
-    expect(missionIconUrl(57)).toBe('/images/misiones/clothing.svg');
-  });
-
-  it('use the default mission logo for 16 and unknown ids', () => {
-    for (const id of [0, 16, 58, 99, -1]) expect(missionIconUrl(id)).toBe(DEFAULT_MISSION_ICON);
-  });
-});
 
 describe('the progress text', () => {
   it('writes amounts in pesos and purchases as a count', () => {
@@ -59,12 +37,18 @@ describe('Misiones', () => {
     expect(within(card).getByText('$12.000 de $20.000')).toBeInTheDocument();
     expect(within(card).getByText('$1.000')).toBeInTheDocument();
     expect(within(card).getByText(/^Termina el 31 de diciembre/)).toBeInTheDocument();
-    expect(card.querySelector('img')).toHaveAttribute('src', '/images/misiones/beef.svg');
+    // The category's pictogram, named once by the category.
+    expect(within(card).getAllByRole('img')).toHaveLength(1);
+    expect(within(card).getByRole('img', { name: 'Carnes de vacuno' })).toHaveAttribute('data-icon', 'beef');
 
     const byPurchases = missionCard('Cocina con aceite');
     expect(within(byPurchases).getByText('2 de 3 compras')).toBeInTheDocument();
-    expect(byPurchases.querySelector('img')).toHaveAttribute('src', '/images/misiones/oils.svg');
-    expect(missionCard('Misión sorpresa').querySelector('img')).toHaveAttribute('src', DEFAULT_MISSION_ICON);
+    expect(within(byPurchases).getByRole('img', { name: 'Aceites' })).toHaveAttribute('data-icon', 'oils');
+    expect(within(missionCard('Brindis de fin de año')).getByRole('img', { name: 'Licores' })).toBeInTheDocument();
+    expect(within(missionCard('Renueva tu ropa')).getByRole('img', { name: 'Vestuario' })).toBeInTheDocument();
+    // Category 99 is unknown: the default mission logo.
+    const unknown = within(missionCard('Misión sorpresa')).getByRole('img', { name: 'Misión' });
+    expect(unknown).toHaveAttribute('data-icon', 'default-mission');
   });
 
   it('marks completed and expired missions', async () => {

@@ -7,7 +7,7 @@ import { useSession } from '@/lib/session';
 
 import { useMissions, type Mission } from '../api/get-missions';
 import { MISSIONS_COPY as M } from '../messages';
-import { missionIconUrl } from '../utils/mission-icons';
+import { missionIcon } from '../utils/mission-icons';
 
 import '@/styles/badge.css';
 import './missions-section.css';
@@ -29,6 +29,19 @@ function endText(mission: Mission): string | null {
   return mission.status === 'expired' ? M.ended(day) : M.ends(day);
 }
 
+/**
+ * The category's pictogram, announced once by its category's name ("Carnes de vacuno"): the
+ * svg is the image, nothing else in the card repeats the name.
+ */
+function CategoryIcon({ categoryId }: { categoryId: number }) {
+  const { Icon, name, key } = missionIcon(categoryId);
+  return (
+    <span className="mission-card__icon">
+      <Icon role="img" aria-label={name} data-icon={key} size={32} stroke={1.75} focusable="false" />
+    </span>
+  );
+}
+
 function MissionCard({ mission }: { mission: Mission }) {
   const titleId = `mission-${mission.missionId}-title`;
   const progress = Math.max(0, Math.min(mission.progress, mission.goal));
@@ -37,7 +50,7 @@ function MissionCard({ mission }: { mission: Mission }) {
   const end = endText(mission);
   return (
     <li className={`mission-card mission-card--${mission.status}`} aria-labelledby={titleId}>
-      <img className="mission-card__icon" src={missionIconUrl(mission.categoryId)} alt="" width={56} height={56} />
+      <CategoryIcon categoryId={mission.categoryId} />
       <div className="mission-card__body">
         <div className="mission-card__header">
           <h3 className="mission-card__title" id={titleId}>
