@@ -1,16 +1,23 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { lazy, Suspense, type ReactNode } from 'react';
-import { Navigate } from 'react-router-dom';
+import { lazy, Suspense, useState, type ReactNode } from 'react';
+import { Navigate, useLocation, useNavigate } from 'react-router-dom';
 
 import { Spinner } from '@/components/ui/spinner';
 import { AccountHome } from '@/features/account/components/account-home';
-import { DEFAULT_MENU_INDEX, selectAccountMenuWithNotice } from '@/features/account/stores/account-menu';
+import {
+  ACCOUNT_HOME_PATH,
+  DEFAULT_MENU_INDEX,
+  sectionFor,
+  setAccountNotice,
+} from '@/features/account/stores/account-menu';
 import { usePortalContext } from '@/features/context/api/get-context';
 import { setProfileTermsAgreement, useProfile } from '@/features/profile/api/get-profile';
 import { useSession } from '@/lib/session';
 
 import { performLogout, useLogout } from '../logout';
 import { stopSessionRenewal } from '../session-keeper';
+
+import NotFoundRoute from './not-found';
 
 // Each section of the menu is its own chunk, loaded when the member opens it.
 const ProfileSection = lazy(() =>
@@ -50,6 +57,7 @@ function TermsPanel() {
   const { isConfirmed } = useSession();
   const profile = useProfile({ enabled: isConfirmed });
   const queryClient = useQueryClient();
+  const navigate = useNavigate();
   return (
     <SectionChunk>
       <TermsSection
@@ -57,7 +65,10 @@ function TermsPanel() {
         isAgreementLoading={!profile.data && !profile.isError}
         onDecided={(decided) => {
           setProfileTermsAgreement(queryClient, decided.terms_agreement);
-          selectAccountMenuWithNotice(
+          // A new history entry, not a replacement: Back returns to the terms just decided.
+          // The notice comes after: one left for a section not on screen is cleared as stale.
+          navigate(ACCOUNT_HOME_PATH);
+          setAccountNotice(
             DEFAULT_MENU_INDEX,
             decided.terms_agreement.agreement === 'accepted' ? TERMS_ACCEPTED_NOTICE : TERMS_REJECTED_NOTICE,
           );
@@ -67,28 +78,44 @@ function TermsPanel() {
   );
 }
 
-/** /mi-club: members only; visitors without a session go to /login. */
+/**
+ * /mi-club and its sections (/mi-club/mis-datos, /movimientos, /terminos, /misiones): members only.
+ * A visitor without a session goes to /login, which brings them back to the same address after
+ * logging in; a member who just logged out here goes to /login with no way back.
+ */
 export default function MiClubRoute() {
   const session = useSession();
   const { context } = usePortalContext();
   const { logout, isLoggingOut } = useLogout();
   const queryClient = useQueryClient();
-  if (!session.isLoggedIn) return <Navigate to="/login" replace />;
+  const { pathname, search } = useLocation();
+  // Read once: a session that ends while this page is shown was ended here (a logout, or a forced
+  // one, which app/router.tsx sends to /login with its own way back).
+  const [arrivedLoggedIn] = useState(session.isLoggedIn);
+  const answer = sectionFor(pathname, session.hasMissions);
+  // An address that never existed is not found for anyone: no login is asked to learn that.
+  if (answer.kind === 'not-found') return <NotFoundRoute />;
+  if (!session.isLoggedIn) {
+    const to = arrivedLoggedIn ? '/login' : `/login?redirect=${encodeURIComponent(pathname + search)}`;
+    return <Navigate to={to} replace />;
+  }
+  if (answer.kind === 'redirect') return <Navigate to={answer.to} replace />;
   return (
     <AccountHome
       name={session.name}
       hasMissions={session.hasMissions}
+      selectedIndex={answer.item.index}
       onLogout={() => void logout()}
       isLoggingOut={isLoggingOut}
-      homeTop={
-        <Suspense fallback={null}>
-          <BannerStrip />
-        </Suspense>
-      }
-      homeBottom={
-        <SectionChunk>
-          <SimulatorForm />
-        </SectionChunk>
+      homeBelow={
+        <>
+          <Suspense fallback={null}>
+            <BannerStrip />
+          </Suspense>
+          <SectionChunk>
+            <SimulatorForm />
+          </SectionChunk>
+        </>
       }
       sections={{
         1: (
