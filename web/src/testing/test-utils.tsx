@@ -8,7 +8,6 @@ import { MemoryRouter, useLocation } from 'react-router-dom';
 
 import { AppProvider } from '@/app/provider';
 import { AppRoutes } from '@/app/router';
-import { resetAccountMenu } from '@/features/account/stores/account-menu';
 import type { Schemas } from '@/lib/api-types';
 import { HAS_MISSIONS_STORAGE_KEY, restoreSession } from '@/lib/session';
 
@@ -52,7 +51,6 @@ export function accountMenuLink(label: string): HTMLElement {
 /** Renders the whole app at `path`, as a first load: the session is read from cookies/storage. */
 export function renderApp(path: string, options: { queryClient?: QueryClient } = {}) {
   restoreSession();
-  resetAccountMenu();
   const queryClient = options.queryClient ?? createTestQueryClient();
   const user = userEvent.setup();
   // Like index.html: the app lives in #root, which the login modal makes inert while open.

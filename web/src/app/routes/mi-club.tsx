@@ -4,12 +4,7 @@ import { Navigate, useLocation, useNavigate } from 'react-router-dom';
 
 import { Spinner } from '@/components/ui/spinner';
 import { AccountHome } from '@/features/account/components/account-home';
-import {
-  ACCOUNT_HOME_PATH,
-  DEFAULT_MENU_INDEX,
-  sectionFor,
-  setAccountNotice,
-} from '@/features/account/stores/account-menu';
+import { ACCOUNT_HOME_PATH, sectionFor, withAccountNotice } from '@/features/account/stores/account-menu';
 import { usePortalContext } from '@/features/context/api/get-context';
 import { setProfileTermsAgreement, useProfile } from '@/features/profile/api/get-profile';
 import { useSession } from '@/lib/session';
@@ -66,12 +61,11 @@ function TermsPanel() {
         onDecided={(decided) => {
           setProfileTermsAgreement(queryClient, decided.terms_agreement);
           // A new history entry, not a replacement: Back returns to the terms just decided.
-          // The notice comes after: one left for a section not on screen is cleared as stale.
-          navigate(ACCOUNT_HOME_PATH);
-          setAccountNotice(
-            DEFAULT_MENU_INDEX,
-            decided.terms_agreement.agreement === 'accepted' ? TERMS_ACCEPTED_NOTICE : TERMS_REJECTED_NOTICE,
-          );
+          navigate(ACCOUNT_HOME_PATH, {
+            state: withAccountNotice(
+              decided.terms_agreement.agreement === 'accepted' ? TERMS_ACCEPTED_NOTICE : TERMS_REJECTED_NOTICE,
+            ),
+          });
         }}
       />
     </SectionChunk>

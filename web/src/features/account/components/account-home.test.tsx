@@ -1,4 +1,4 @@
-import { act, screen, waitFor, within } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
 import { delay, http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
 
@@ -8,7 +8,7 @@ import { sent } from '@/testing/mocks/requests';
 import { server } from '@/testing/mocks/server';
 import { accountMenuLink, currentLocation, currentUrl, loginAs, renderApp, storeHasMissions } from '@/testing/test-utils';
 
-import { ACCOUNT_MENU, visibleMenuItems } from '../stores/account-menu';
+import { accountNoticeOf, ACCOUNT_MENU, visibleMenuItems, withAccountNotice } from '../stores/account-menu';
 
 /** The menu's entries: the sections' links, then the logout button. */
 function menuEntries() {
@@ -114,27 +114,13 @@ describe('the account menu', () => {
     expect(currentLocation()).toBe('/mi-club/saldo-secreto');
   });
 
-  it('clears a notice once the member uses the menu again', async () => {
-    loginAs();
-    const { user } = renderApp('/mi-club');
-    await screen.findByRole('heading', { name: 'Hola, Ana' });
-    const { setAccountNotice } = await import('../stores/account-menu');
-    act(() => setAccountNotice(0, 'Aceptaste los términos y condiciones.'));
-    expect(await screen.findByText('Aceptaste los términos y condiciones.')).toBeInTheDocument();
-    await user.click(accountMenuLink('Mis Datos'));
-    expect(screen.queryByText('Aceptaste los términos y condiciones.')).not.toBeInTheDocument();
-    await user.click(accountMenuLink('Mi Cuenta'));
-    expect(screen.queryByText('Aceptaste los términos y condiciones.')).not.toBeInTheDocument();
-  });
-
-  it('shows a notice only above the section it was left for', async () => {
-    loginAs();
-    renderApp('/mi-club/mis-datos');
-    await screen.findByRole('heading', { level: 2, name: 'Mis Datos' });
-    const { accountNoticeStore, setAccountNotice } = await import('../stores/account-menu');
-    act(() => setAccountNotice(0, 'Aceptaste los términos y condiciones.'));
-    expect(screen.queryByText('Aceptaste los términos y condiciones.')).not.toBeInTheDocument();
-    await waitFor(() => expect(accountNoticeStore.get()).toBeNull());
+  it('reads a notice only from a history state that holds one', () => {
+    expect(accountNoticeOf(withAccountNotice('Aceptaste los términos y condiciones.'))).toBe(
+      'Aceptaste los términos y condiciones.',
+    );
+    for (const state of [null, undefined, 'texto', { accountNotice: 3 }, { accountNotice: '' }, { other: 'x' }]) {
+      expect(accountNoticeOf(state)).toBeNull();
+    }
   });
 });
 

@@ -1,10 +1,11 @@
 import { useEffect, useId, useRef, type ReactNode } from 'react';
+import { useLocation } from 'react-router-dom';
 
 import { Alert } from '@/components/ui/alert';
 import { ComingSoon } from '@/components/ui/coming-soon';
 
 import { ACCOUNT_COPY as M } from '../messages';
-import { ACCOUNT_MENU, clearAccountNotice, useAccountNotice, type MenuIndex } from '../stores/account-menu';
+import { accountNoticeOf, ACCOUNT_MENU, type MenuIndex } from '../stores/account-menu';
 
 import { AccountMenu } from './account-menu';
 import { BalanceCard } from './balance-card';
@@ -40,16 +41,10 @@ export function AccountHome({
   sections = {},
   homeBelow,
 }: AccountHomeProps) {
-  const accountNotice = useAccountNotice();
-  const notice = accountNotice?.index === selectedIndex ? accountNotice.message : null;
+  const notice = accountNoticeOf(useLocation().state);
   const noticeRef = useRef<HTMLDivElement>(null);
   const panelId = useId();
   const selected = ACCOUNT_MENU.find((item) => item.index === selectedIndex) ?? ACCOUNT_MENU[0];
-
-  useEffect(() => {
-    // A notice belongs to the section it was left for: going anywhere else (Back included) ends it.
-    if (accountNotice && accountNotice.index !== selectedIndex) clearAccountNotice();
-  }, [accountNotice, selectedIndex]);
 
   useEffect(() => {
     // The section the member was in is gone: the notice is where they continue.

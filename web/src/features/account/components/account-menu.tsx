@@ -3,7 +3,7 @@ import { Link } from 'react-router-dom';
 import { trackClick } from '@/lib/analytics';
 
 import { ACCOUNT_COPY as M } from '../messages';
-import { clearAccountNotice, visibleMenuItems } from '../stores/account-menu';
+import { visibleMenuItems } from '../stores/account-menu';
 
 import './account-menu.css';
 
@@ -32,11 +32,7 @@ export function AccountMenu({ hasMissions, selectedIndex, onLogout, isLoggingOut
                 className={`account-menu__item${selected ? ' account-menu__item--selected' : ''}`}
                 aria-current={selected ? 'page' : undefined}
                 data-menu-index={item.index}
-                onClick={() => {
-                  trackClick(`menu_${item.index}`, 'mi_club');
-                  // Using the menu again ends a notice, even on the section it was left for.
-                  clearAccountNotice();
-                }}
+                onClick={() => trackClick(`menu_${item.index}`, 'mi_club')}
               >
                 {item.label}
               </Link>

@@ -4,8 +4,6 @@
  * /mi-club, so Back, Forward, reload and a shared link all keep the section, and the index is
  * derived from the path wherever it is needed.
  */
-import { createStore, useStore } from '@/lib/store';
-
 export type MenuIndex = 0 | 1 | 2 | 3 | 4;
 
 export type AccountMenuItem = {
@@ -72,30 +70,18 @@ export function sectionFor(pathname: string, hasMissions: boolean): SectionAnswe
 }
 
 /**
- * A message for the member shown above one section (`index`) until the member goes to another
- * one: after the terms are updated the menu goes to Mi Cuenta and says why.
+ * A message for the member shown above a section until the member goes elsewhere: after the terms
+ * are updated the menu goes to Mi Cuenta and says why. It travels in the history entry's state
+ * (`navigate(path, { state: withAccountNotice(message) })`), so it belongs to that one visit: the
+ * menu, Back or any other navigation leaves it behind, with nothing to clear.
  */
-export type AccountNotice = { index: MenuIndex; message: string };
-
-export const accountNoticeStore = createStore<AccountNotice | null>(null);
-
-/**
- * Leaves `message` above section `index`. Call it after navigating there: a notice for another
- * section than the one on screen is cleared as stale.
- */
-export function setAccountNotice(index: MenuIndex, message: string): void {
-  accountNoticeStore.set({ index, message });
+export function withAccountNotice(message: string): { accountNotice: string } {
+  return { accountNotice: message };
 }
 
-export function clearAccountNotice(): void {
-  accountNoticeStore.set(null);
-}
-
-/** Part of logout (spec section 4); the menu itself goes back to Mi Cuenta with the URL. */
-export function resetAccountMenu(): void {
-  clearAccountNotice();
-}
-
-export function useAccountNotice(): AccountNotice | null {
-  return useStore(accountNoticeStore);
+/** The notice in a history entry's state, if any (the state may hold anything: it is checked). */
+export function accountNoticeOf(state: unknown): string | null {
+  if (typeof state !== 'object' || state === null || !('accountNotice' in state)) return null;
+  const notice = (state as { accountNotice: unknown }).accountNotice;
+  return typeof notice === 'string' && notice.length > 0 ? notice : null;
 }
