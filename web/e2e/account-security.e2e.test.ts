@@ -220,7 +220,7 @@ describe(`account security in the browser, against ${PORTAL_UNDER_TEST}`, () => 
     expect(body).toMatchObject({ code: 'ERR_WRONG_PASSWORD', field: 'currentPassword' });
     await page.getByText(capitalizeFirst(body.message)).waitFor();
     expect(await password.getAttribute('aria-invalid')).toBe('true');
-    expect(page.url()).toBe(`${miclub.baseUrl}/mi-club`);
+    expect(page.url()).toBe(`${miclub.baseUrl}/mi-club/mis-datos`);
     const profile = (await (await context.request.get(`${miclub.baseUrl}/api/profile`)).json()) as { email: string };
     expect(profile.email).toBe(ANA_EMAIL);
   });

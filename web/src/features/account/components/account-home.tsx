@@ -54,10 +54,10 @@ export function AccountHome({
   let section: ReactNode;
   if (selectedIndex === 0) {
     section = (
-      <>
+      <div className="account-home__home">
         <BalanceCard />
         {homeBelow}
-      </>
+      </div>
     );
   } else section = sections[selectedIndex] ?? <ComingSoon title={selected?.label ?? ''} headingLevel={2} />;
 
