@@ -101,14 +101,16 @@ export default function MiClubRoute() {
       selectedIndex={answer.item.index}
       onLogout={() => void logout()}
       isLoggingOut={isLoggingOut}
+      // The simulator (a form of known height) before the banners, whose height is known only
+      // once their data arrives: last on the page, their arrival pushes nothing on screen.
       homeBelow={
         <>
-          <Suspense fallback={null}>
-            <BannerStrip />
-          </Suspense>
           <SectionChunk>
             <SimulatorForm />
           </SectionChunk>
+          <Suspense fallback={null}>
+            <BannerStrip />
+          </Suspense>
         </>
       }
       sections={{

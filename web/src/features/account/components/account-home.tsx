@@ -56,7 +56,7 @@ export function AccountHome({
     section = (
       <div className="account-home__home">
         <BalanceCard />
-        {homeBelow}
+        {homeBelow ? <div className="account-home__below">{homeBelow}</div> : null}
       </div>
     );
   } else section = sections[selectedIndex] ?? <ComingSoon title={selected?.label ?? ''} headingLevel={2} />;
