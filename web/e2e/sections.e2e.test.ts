@@ -194,17 +194,26 @@ describe(`the sections of /mi-club against ${PORTAL_UNDER_TEST}`, () => {
     }
   });
 
-  it('does not follow a redirect that leaves the portal', async () => {
-    const visitor = await browser.newContext(DESKTOP);
-    const visitorPage = await visitor.newPage();
-    try {
-      await visitorPage.goto(url(`/login?redirect=${encodeURIComponent('//example.com/mi-club')}`));
-      await logIn(visitorPage, miclub.baseUrl, ANA_LOGIN, { navigate: false });
-      expect(new URL(visitorPage.url()).origin).toBe(miclub.baseUrl);
-    } finally {
-      await visitor.close();
-    }
-  });
+  it.each(['//example.com/mi-club', '/\\example.com/mi-club', '/\t/example.com/mi-club', 'https://example.com/mi-club'])(
+    'does not follow a redirect that leaves the portal (%j)',
+    async (redirect) => {
+      const visitor = await browser.newContext(DESKTOP);
+      const visitorPage = await visitor.newPage();
+      const left: string[] = [];
+      visitorPage.on('request', (request) => {
+        if (!request.url().startsWith(miclub.baseUrl) && request.isNavigationRequest()) left.push(request.url());
+      });
+      try {
+        await visitorPage.goto(url(`/login?redirect=${encodeURIComponent(redirect)}`));
+        await logIn(visitorPage, miclub.baseUrl, ANA_LOGIN, { navigate: false, landing: (at: URL) => at.origin === miclub.baseUrl && at.pathname !== '/login' });
+        await visitorPage.getByRole('heading', { level: 1, name: /^Hola/ }).waitFor();
+        expect(new URL(visitorPage.url()).origin).toBe(miclub.baseUrl);
+        expect(left).toEqual([]);
+      } finally {
+        await visitor.close();
+      }
+    },
+  );
 });
 
 describe(`the balance as the hero of Mi Cuenta on a phone against ${PORTAL_UNDER_TEST}`, () => {
