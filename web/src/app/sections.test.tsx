@@ -2,7 +2,7 @@ import { screen, waitFor } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 
 import { carlaProfile } from '@/testing/fixtures/session';
-import { accountMenuLink, currentUrl, loginAs, renderApp, storeHasMissions } from '@/testing/test-utils';
+import { accountMenuLink, currentUrl, dataLayerEvents, loginAs, renderApp, storeHasMissions } from '@/testing/test-utils';
 
 function announcer() {
   return screen.getByTestId('route-announcer');
@@ -46,5 +46,20 @@ describe('the sections of /mi-club on client navigation', () => {
     await screen.findByRole('heading', { level: 1, name: 'Inicia sesión' });
     expect(currentUrl()).toBe(`/login?redirect=${encodeURIComponent('/mi-club/movimientos?mes=2026-10&pagina=2')}`);
     await waitFor(() => expect(document.title).toBe('Inicia sesión · Mi Club'));
+  });
+
+  it('pushes a page type per section', async () => {
+    loginAs();
+    const { user } = renderApp('/mi-club');
+    await screen.findByTestId('balance-amount', {}, { timeout: 5_000 });
+    await user.click(accountMenuLink('Mis Movimientos'));
+    await screen.findByRole('heading', { level: 2, name: 'Mis Movimientos' });
+    await user.click(accountMenuLink('Mis Datos'));
+    await screen.findByRole('heading', { level: 2, name: 'Mis Datos' });
+    expect(dataLayerEvents('tipo_pagina')).toEqual([
+      { event: 'tipo_pagina', tipo_pagina: 'mi_club', ruta: '/mi-club' },
+      { event: 'tipo_pagina', tipo_pagina: 'mi_club_mis_movimientos', ruta: '/mi-club/movimientos' },
+      { event: 'tipo_pagina', tipo_pagina: 'mi_club_mis_datos', ruta: '/mi-club/mis-datos' },
+    ]);
   });
 });

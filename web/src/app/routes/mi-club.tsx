@@ -4,7 +4,12 @@ import { Navigate, useLocation, useNavigate } from 'react-router-dom';
 
 import { Spinner } from '@/components/ui/spinner';
 import { AccountHome } from '@/features/account/components/account-home';
-import { ACCOUNT_HOME_PATH, sectionFor, withAccountNotice } from '@/features/account/stores/account-menu';
+import {
+  ACCOUNT_HOME_PATH,
+  normalizePath,
+  sectionFor,
+  withAccountNotice,
+} from '@/features/account/stores/account-menu';
 import { usePortalContext } from '@/features/context/api/get-context';
 import { setProfileTermsAgreement, useProfile } from '@/features/profile/api/get-profile';
 import { useSession } from '@/lib/session';
@@ -90,7 +95,12 @@ export default function MiClubRoute() {
   // An address that never existed is not found for anyone: no login is asked to learn that.
   if (answer.kind === 'not-found') return <NotFoundRoute />;
   if (!session.isLoggedIn) {
-    const to = arrivedLoggedIn ? '/login' : `/login?redirect=${encodeURIComponent(pathname + search)}`;
+    const here = pathname + search;
+    // /login goes to Mi Cuenta by default: a way back is only said for another address.
+    const to =
+      arrivedLoggedIn || normalizePath(here) === ACCOUNT_HOME_PATH
+        ? '/login'
+        : `/login?redirect=${encodeURIComponent(here)}`;
     return <Navigate to={to} replace />;
   }
   if (answer.kind === 'redirect') return <Navigate to={answer.to} replace />;
