@@ -121,9 +121,13 @@ describe(`account security in the browser, against ${PORTAL_UNDER_TEST}`, () => 
     expect(await seriousViolations(page)).toEqual([]);
     await screenshots(page, 'sesion-expirada');
 
-    // Back: the page before is public and shows a visitor; nothing of Ana's is left to show.
+    // Back: the page before is Mis Datos, whose address needs a session again: it sends to /login
+    // (and back there after logging in); nothing of Ana's is left to show.
     await page.goBack();
-    await page.getByRole('banner').getByRole('button', { name: 'Iniciar sesión' }).waitFor();
+    await page.waitForURL(
+      (at) => at.pathname === '/login' && at.searchParams.get('redirect') === '/mi-club/mis-datos',
+    );
+    await page.getByRole('heading', { level: 1, name: 'Inicia sesión' }).waitFor();
     const body = (await page.locator('body').textContent()) ?? '';
     expect(body).not.toContain(`Hola, ${ANA.name}`);
     expect(body).not.toContain(ANA_EMAIL);
@@ -220,7 +224,7 @@ describe(`account security in the browser, against ${PORTAL_UNDER_TEST}`, () => 
     expect(body).toMatchObject({ code: 'ERR_WRONG_PASSWORD', field: 'currentPassword' });
     await page.getByText(capitalizeFirst(body.message)).waitFor();
     expect(await password.getAttribute('aria-invalid')).toBe('true');
-    expect(page.url()).toBe(`${miclub.baseUrl}/mi-club`);
+    expect(page.url()).toBe(`${miclub.baseUrl}/mi-club/mis-datos`);
     const profile = (await (await context.request.get(`${miclub.baseUrl}/api/profile`)).json()) as { email: string };
     expect(profile.email).toBe(ANA_EMAIL);
   });

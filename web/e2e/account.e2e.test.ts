@@ -231,7 +231,7 @@ describe(`the account area against ${PORTAL_UNDER_TEST}`, () => {
     await page.getByRole('button', { name: 'Cambiar contraseña' }).click();
     await page.getByText('La contraseña actual no es correcta.').waitFor();
     expect(await current.getAttribute('aria-invalid')).toBe('true');
-    expect(page.url()).toBe(`${miclub.baseUrl}/mi-club`);
+    expect(page.url()).toBe(`${miclub.baseUrl}/mi-club/mis-datos`);
     expect((await context.cookies()).find((c) => c.name === 'is-logged')?.value).toBe('true');
 
     await current.fill(ANA.password);

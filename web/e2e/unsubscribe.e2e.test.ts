@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { seriousViolations } from './support/a11y';
 import { DESKTOP, launchBrowser } from './support/browser';
-import { dataLayer, logIn, screenshots } from './support/member';
+import { dataLayer, logIn, openSection, screenshots } from './support/member';
 import { startMiclub, type Miclub } from './support/miclub';
 import { PORTAL_UNDER_TEST } from './support/paths';
 
@@ -49,11 +49,7 @@ describe(`unsubscribe against ${PORTAL_UNDER_TEST}`, () => {
     });
 
     await page.getByRole('heading', { level: 1, name: `Hola, ${BRUNO.name}` }).waitFor();
-    await page
-      .getByRole('navigation', { name: 'Menú de mi cuenta' })
-      .getByRole('button', { name: 'Mis Datos', exact: true })
-      .click();
-    await page.getByRole('heading', { level: 2, name: 'Mis Datos', exact: true }).waitFor();
+    await openSection(page, 'Mis Datos');
     await page.getByRole('button', { name: 'Darme de baja de Mi Club' }).click();
     await page.getByRole('heading', { level: 2, name: 'Darme de baja de Mi Club' }).waitFor();
     await page.getByRole('heading', { level: 3, name: 'Paso 1 de 2: confirma que eres tú' }).waitFor();

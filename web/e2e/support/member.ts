@@ -15,14 +15,15 @@ export const WIDTHS = [375, 958, 1280] as const;
 type Credentials = { typed: string; password: string; email: string };
 
 /**
- * Logs in from /login and waits for /mi-club (or `landing`, a URL glob, when the login goes back
- * where the member was). `navigate: false` when the page already shows /login (after a logout, say).
+ * Logs in from /login and waits for /mi-club (or `landing`, a URL glob or predicate, when the login
+ * goes back where the member was). `navigate: false` when the page already shows /login (after a
+ * logout, or a deep link that sent a visitor there).
  */
 export async function logIn(
   page: Page,
   baseUrl: string,
   credentials: Credentials,
-  options: { navigate?: boolean; landing?: string } = {},
+  options: { navigate?: boolean; landing?: string | RegExp | ((url: URL) => boolean) } = {},
 ) {
   if (options.navigate ?? true) await page.goto(`${baseUrl}/login`);
   await page.getByLabel('RUT', { exact: true }).pressSequentially(credentials.typed);
@@ -51,13 +52,24 @@ export function dataLayer(page: Page): Promise<Record<string, unknown>[]> {
   return page.evaluate(() => (window as unknown as { dataLayer?: Record<string, unknown>[] }).dataLayer ?? []);
 }
 
-/** The entry `label` of Mi Cuenta's menu (Mi Cuenta, Mis Datos, Términos y Condiciones…). */
+/** The sections of Mi Cuenta's menu and their addresses (the spec's indexes 0-4, in order). */
+export const SECTIONS = [
+  { label: 'Mi Cuenta', path: '/mi-club', heading: 'Tu saldo Mi Club' },
+  { label: 'Mis Datos', path: '/mi-club/mis-datos', heading: 'Mis Datos' },
+  { label: 'Mis Movimientos', path: '/mi-club/movimientos', heading: 'Mis Movimientos' },
+  { label: 'Términos y Condiciones', path: '/mi-club/terminos', heading: 'Términos y Condiciones' },
+  { label: 'Misiones', path: '/mi-club/misiones', heading: 'Misiones' },
+] as const;
+
+/** The entry `label` of Mi Cuenta's menu (Mi Cuenta, Mis Datos, Términos y Condiciones…): a link. */
 export function accountMenu(page: Page, label: string): Locator {
-  return page.getByRole('navigation', { name: 'Menú de mi cuenta' }).getByRole('button', { name: label, exact: true });
+  return page.getByRole('navigation', { name: 'Menú de mi cuenta' }).getByRole('link', { name: label, exact: true });
 }
 
-/** Opens a section of Mi Cuenta from its menu and waits for the section's heading. */
+/** Opens a section of Mi Cuenta from its menu and waits for its address and its heading. */
 export async function openSection(page: Page, label: string) {
   await accountMenu(page, label).click();
-  await page.getByRole('heading', { level: 2, name: label, exact: true }).waitFor();
+  const section = SECTIONS.find((candidate) => candidate.label === label);
+  if (section) await page.waitForURL((url) => url.pathname === section.path);
+  await page.getByRole('heading', { level: 2, name: section?.heading ?? label, exact: true }).waitFor();
 }

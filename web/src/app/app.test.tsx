@@ -8,7 +8,7 @@ import { apiError } from '@/testing/api-errors';
 import { context } from '@/testing/fixtures/session';
 import { sent } from '@/testing/mocks/requests';
 import { server } from '@/testing/mocks/server';
-import { contextSays, currentLocation, dataLayerEvents, loginAs, renderApp, storeHasMissions } from '@/testing/test-utils';
+import { accountMenuLink, contextSays, currentLocation, dataLayerEvents, loginAs, renderApp, storeHasMissions } from '@/testing/test-utils';
 
 import { focusMainHeading } from './route-focus';
 import { pageTypeOf } from './router';
@@ -99,7 +99,7 @@ describe('runtime flags changed while the page is open', () => {
     loginAs();
     const { user } = renderApp('/mi-club');
     await screen.findByRole('heading', { name: 'Hola, Ana' });
-    await user.click(screen.getByRole('button', { name: 'Mis Datos' }));
+    await user.click(accountMenuLink('Mis Datos'));
     await screen.findByRole('heading', { level: 2, name: 'Mis Datos' });
     await screen.findByLabelText('Correo electrónico');
     expect(screen.queryByLabelText('Contraseña actual')).not.toBeInTheDocument();
@@ -231,7 +231,7 @@ describe('the session', () => {
     expect(await screen.findByRole('heading', { name: 'Hola, Ana' })).toBeInTheDocument();
     await waitFor(() => expect(sessionStore.get().isConfirmed).toBe(true));
     expect(sent.some((r) => r.path === '/api/profile')).toBe(true);
-    expect(screen.getByRole('button', { name: 'Misiones' })).toBeInTheDocument();
+    expect(accountMenuLink('Misiones')).toBeInTheDocument();
   });
 
   it('shows the member in the header while logged in', async () => {

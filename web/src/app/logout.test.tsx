@@ -8,7 +8,7 @@ import { apiError } from '@/testing/api-errors';
 import { DEMO_PASSWORD, TYPED_OTP } from '@/testing/fixtures/session';
 import { sent } from '@/testing/mocks/requests';
 import { server } from '@/testing/mocks/server';
-import { currentLocation, loginAs, renderApp, storeHasMissions } from '@/testing/test-utils';
+import { accountMenuLink, currentLocation, loginAs, renderApp, storeHasMissions } from '@/testing/test-utils';
 
 function logoutCalls() {
   return sent.filter((r) => r.path === '/api/logout');
@@ -135,7 +135,7 @@ describe('a logout the member asks for', () => {
     storeHasMissions(true);
     const { user } = renderApp('/mi-club');
     await screen.findByRole('heading', { level: 1, name: 'Hola, Ana' });
-    await user.click(screen.getByRole('button', { name: 'Mis Datos' }));
+    await user.click(accountMenuLink('Mis Datos'));
     await screen.findByDisplayValue(ana.email);
     for (const personal of [ana.name, ana.last_name, ana.email, '11.111.111-1', ana.documentNumber, '111111111']) {
       expect(storedText()).not.toContain(personal);

@@ -8,7 +8,6 @@
 import { useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { useCallback, useState } from 'react';
 
-import { resetAccountMenu } from '@/features/account/stores/account-menu';
 import { logout as logoutRequest } from '@/features/auth/api/logout';
 import { contextQueryKey } from '@/features/context/api/get-context';
 import { clearLoggedCookie } from '@/lib/cookies';
@@ -38,8 +37,8 @@ export async function performLogout(queryClient: QueryClient, options: LogoutOpt
   // Login state (and the has-missions flag in storage).
   endSession();
   closeLoginModal();
-  // Menu state.
-  resetAccountMenu();
+  // Menu state: the selection is the URL's (features/account/stores/account-menu.ts), and a logged
+  // out /mi-club/* page leaves for plain /login, so the next login opens Mi Cuenta.
   // Balance, profile, missions: every member query, so that nothing personal can be shown again
   // (the back button, a cached screen). The portal context is not the member's, and the answer
   // of a link just opened (KEEP_ON_LOGOUT) is what the page on screen shows.

@@ -1,4 +1,4 @@
-import { lazy, Suspense, useEffect, type ReactNode } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useState, type ReactNode } from 'react';
 import { Navigate, Route, Routes, useLocation, useNavigate } from 'react-router-dom';
 
 import { Spinner } from '@/components/ui/spinner';
@@ -9,6 +9,8 @@ import { trackPageType, type PageType } from '@/lib/analytics';
 import { SESSION_EXPIRED_NOTICE, useLoginNotice } from '@/lib/login-notice';
 import { updateSessionName, useSession } from '@/lib/session';
 
+import { pageTitleOf, useDocumentTitle } from './page-title';
+import { isAccountPage, pageTypeOf } from './page-type';
 import { useHeadingFocusOnNavigation } from './route-focus';
 import { useSessionKeeper } from './session-keeper';
 
@@ -43,25 +45,8 @@ const PasswordRecoveryRoute = lazy(loadPasswordRecovery);
 const RegistrationRoute = lazy(loadRegistration);
 const VerificationEmailRoute = lazy(loadVerificationEmail);
 
-const PAGE_TYPES: Record<string, PageType> = {
-  '/login': 'login',
-  '/mi-club': 'mi_club',
-  '/terminos-y-condiciones': 'terminos_y_condiciones',
-  '/confirmar-correo': 'confirmar_correo',
-  '/restaurar-correo': 'restaurar_correo',
-  '/recuperar-contrasena': 'recuperar_contrasena',
-  '/registro': 'registro',
-  '/registro/verificar-correo': 'verificar_correo',
-  '/promociones': 'promociones',
-  '/alianzas': 'alianzas',
-  '/preguntas-login': 'preguntas_login',
-  '/preguntas-frecuentes': 'preguntas_frecuentes',
-};
-
-export function pageTypeOf(pathname: string): PageType {
-  const normalized = pathname.length > 1 ? pathname.replace(/\/+$/, '') : pathname;
-  return PAGE_TYPES[normalized] ?? 'no_encontrada';
-}
+// The page types moved to ./page-type.ts (shared with the titles); this is their old address.
+export { pageTypeOf };
 
 /**
  * Starts loading the chunks of the first route while the context is still being read, instead
@@ -74,7 +59,7 @@ export function preloadRoute(pathname: string): void {
     return;
   }
   void loadSiteFrame();
-  if (pageType === 'mi_club' || pathname === '/') void loadMiClub();
+  if (isAccountPage(pageType) || pathname === '/') void loadMiClub();
   else if (pageType === 'terminos_y_condiciones') void loadTerms();
   else if (pageType === 'confirmar_correo') void loadConfirmEmail();
   else if (pageType === 'restaurar_correo') void loadRestoreEmail();
@@ -144,17 +129,44 @@ function useExpiredSessionRedirect() {
   }, [notice, isLoggedIn, pathname, search, navigate]);
 }
 
+/**
+ * The page's title in `document.title`, and what the live region says after a client navigation
+ * (the title, only when focus could not go to the new page's heading: ./route-focus.ts says why).
+ */
+function useRouteTitle(isMaintenance: boolean): string {
+  const { pathname } = useLocation();
+  const title = pageTitleOf(pathname, { isMaintenance });
+  useDocumentTitle(title);
+  const [announcement, setAnnouncement] = useState('');
+  // The same words twice in a row would not be read again: a no-break space makes them new.
+  const announce = useCallback(
+    () => setAnnouncement((previous) => (previous === title ? `${title}\u00a0` : title)),
+    [title],
+  );
+  useHeadingFocusOnNavigation(announce);
+  return announcement;
+}
+
 function Gate({ children }: { children: ReactNode }) {
   const { context, isResolving } = usePortalContext();
   const isMaintenance = !isResolving && !context.portalEnabled;
   usePageTypeTracking(isMaintenance);
   useSessionConfirmation();
   useExpiredSessionRedirect();
-  useHeadingFocusOnNavigation();
+  const announcement = useRouteTitle(isMaintenance);
+  let page: ReactNode;
   // Nothing of the portal is shown before the context says whether it is open.
-  if (isResolving) return <FullPageSpinner />;
-  if (isMaintenance) return <MaintenanceScreen />;
-  return <Suspense fallback={<FullPageSpinner />}>{children}</Suspense>;
+  if (isResolving) page = <FullPageSpinner />;
+  else if (isMaintenance) page = <MaintenanceScreen />;
+  else page = <Suspense fallback={<FullPageSpinner />}>{children}</Suspense>;
+  return (
+    <>
+      <div className="visually-hidden" aria-live="polite" aria-atomic="true" data-testid="route-announcer">
+        {announcement}
+      </div>
+      {page}
+    </>
+  );
 }
 
 export function AppRoutes() {
@@ -164,7 +176,8 @@ export function AppRoutes() {
         <Route path="/login" element={<LoginRoute />} />
         <Route element={<SiteFrame />}>
           <Route path="/" element={<Navigate to="/mi-club" replace />} />
-          <Route path="/mi-club" element={<MiClubRoute />} />
+          {/* Mi Cuenta and its sections; the route itself answers unknown addresses below it. */}
+          <Route path="/mi-club/*" element={<MiClubRoute />} />
           <Route path="/terminos-y-condiciones" element={<TermsRoute />} />
           <Route path="/confirmar-correo" element={<ConfirmEmailRoute />} />
           <Route path="/restaurar-correo" element={<RestoreEmailRoute />} />

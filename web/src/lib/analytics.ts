@@ -3,9 +3,19 @@
  * fields are typed here so later features add their events to `AnalyticsEvents` and reuse `track`.
  */
 
+/**
+ * The page types of `tipo_pagina`, one per route. The account area has one per section since the
+ * sections have addresses: `mi_club` is Mi Cuenta (/mi-club, as before: the balance page), and each
+ * other section is `mi_club_<section>`, so a report on the account area as a whole still finds all
+ * of it under the `mi_club` prefix while each section's visits can be counted on their own.
+ */
 export type PageType =
   | 'login'
   | 'mi_club'
+  | 'mi_club_mis_datos'
+  | 'mi_club_mis_movimientos'
+  | 'mi_club_terminos'
+  | 'mi_club_misiones'
   | 'registro'
   | 'promociones'
   | 'alianzas'

@@ -20,8 +20,19 @@ export function useLoginModal(): LoginModalState {
   return useStore(loginModalStore);
 }
 
-/** Only paths of this site: an open redirect to another origin is refused. */
+/**
+ * Only paths of this site: an open redirect to another origin is refused. What counts is where the
+ * browser resolves it: URL parsing drops tabs and newlines, so "/\t/evil.example" is
+ * "//evil.example", another host, and the router would leave the site for it.
+ */
 export function safeRedirect(url: string | null | undefined): string | null {
   if (!url || !url.startsWith('/') || url.startsWith('//') || url.startsWith('/\\')) return null;
-  return url;
+  let resolved: URL;
+  try {
+    resolved = new URL(url, window.location.origin);
+  } catch {
+    return null;
+  }
+  if (resolved.origin !== window.location.origin) return null;
+  return resolved.pathname + resolved.search + resolved.hash;
 }

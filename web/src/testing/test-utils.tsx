@@ -1,6 +1,6 @@
 /** Rendering the real routes and providers around a memory router and a quiet query client. */
 import { QueryClient } from '@tanstack/react-query';
-import { render, screen } from '@testing-library/react';
+import { render, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
 import { useLayoutEffect } from 'react';
@@ -8,7 +8,6 @@ import { MemoryRouter, useLocation } from 'react-router-dom';
 
 import { AppProvider } from '@/app/provider';
 import { AppRoutes } from '@/app/router';
-import { resetAccountMenu } from '@/features/account/stores/account-menu';
 import type { Schemas } from '@/lib/api-types';
 import { HAS_MISSIONS_STORAGE_KEY, restoreSession } from '@/lib/session';
 
@@ -22,13 +21,15 @@ export function createTestQueryClient(): QueryClient {
 }
 
 let currentPath = '/';
+let currentSearch = '';
 
 function LocationProbe() {
-  const { pathname } = useLocation();
+  const { pathname, search } = useLocation();
   // A layout effect runs in the commit that shows the new route, before a test's findBy* resolves.
   useLayoutEffect(() => {
     currentPath = pathname;
-  }, [pathname]);
+    currentSearch = search;
+  }, [pathname, search]);
   return null;
 }
 
@@ -37,10 +38,19 @@ export function currentLocation(): string {
   return currentPath;
 }
 
+/** The path and query string the router is on now (`/mi-club/movimientos?mes=2026-10`). */
+export function currentUrl(): string {
+  return currentPath + currentSearch;
+}
+
+/** The entry `label` of the account menu (a link to its section). */
+export function accountMenuLink(label: string): HTMLElement {
+  return within(screen.getByRole('navigation', { name: 'Menú de mi cuenta' })).getByRole('link', { name: label });
+}
+
 /** Renders the whole app at `path`, as a first load: the session is read from cookies/storage. */
 export function renderApp(path: string, options: { queryClient?: QueryClient } = {}) {
   restoreSession();
-  resetAccountMenu();
   const queryClient = options.queryClient ?? createTestQueryClient();
   const user = userEvent.setup();
   // Like index.html: the app lives in #root, which the login modal makes inert while open.
@@ -87,8 +97,9 @@ export function dataLayerEvents(event: string): Record<string, unknown>[] {
 }
 
 /**
- * A member back on /mi-club after a reload (session cookie set, name read again), with the menu entry
- * `section` open and its heading shown. Ana by default, who has missions; another `profile` has none.
+ * A member back on /mi-club after a reload (session cookie set, name read again), who opens the
+ * menu entry `section` and sees its heading. Ana by default, who has missions; another `profile`
+ * has none.
  */
 export async function renderAccountSection(
   section: string,
@@ -99,7 +110,7 @@ export async function renderAccountSection(
   const view = renderApp('/mi-club', options);
   // The greeting is there at once; the name follows from GET /api/profile (never from storage).
   await screen.findByRole('heading', { level: 1, name: /^Hola/ });
-  await view.user.click(screen.getByRole('button', { name: section }));
+  await view.user.click(accountMenuLink(section));
   await screen.findByRole('heading', { level: 2, name: section });
   return view;
 }

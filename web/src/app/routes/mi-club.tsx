@@ -1,16 +1,23 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { lazy, Suspense, type ReactNode } from 'react';
-import { Navigate } from 'react-router-dom';
+import { lazy, Suspense, useState, type ReactNode } from 'react';
+import { Navigate, useLocation, useNavigate } from 'react-router-dom';
 
 import { Spinner } from '@/components/ui/spinner';
 import { AccountHome } from '@/features/account/components/account-home';
-import { DEFAULT_MENU_INDEX, selectAccountMenuWithNotice } from '@/features/account/stores/account-menu';
+import {
+  ACCOUNT_HOME_PATH,
+  normalizePath,
+  sectionFor,
+  withAccountNotice,
+} from '@/features/account/stores/account-menu';
 import { usePortalContext } from '@/features/context/api/get-context';
 import { setProfileTermsAgreement, useProfile } from '@/features/profile/api/get-profile';
 import { useSession } from '@/lib/session';
 
 import { performLogout, useLogout } from '../logout';
 import { stopSessionRenewal } from '../session-keeper';
+
+import NotFoundRoute from './not-found';
 
 // Each section of the menu is its own chunk, loaded when the member opens it.
 const ProfileSection = lazy(() =>
@@ -50,6 +57,7 @@ function TermsPanel() {
   const { isConfirmed } = useSession();
   const profile = useProfile({ enabled: isConfirmed });
   const queryClient = useQueryClient();
+  const navigate = useNavigate();
   return (
     <SectionChunk>
       <TermsSection
@@ -57,38 +65,63 @@ function TermsPanel() {
         isAgreementLoading={!profile.data && !profile.isError}
         onDecided={(decided) => {
           setProfileTermsAgreement(queryClient, decided.terms_agreement);
-          selectAccountMenuWithNotice(
-            DEFAULT_MENU_INDEX,
-            decided.terms_agreement.agreement === 'accepted' ? TERMS_ACCEPTED_NOTICE : TERMS_REJECTED_NOTICE,
-          );
+          // A new history entry, not a replacement: Back returns to the terms just decided.
+          navigate(ACCOUNT_HOME_PATH, {
+            state: withAccountNotice(
+              decided.terms_agreement.agreement === 'accepted' ? TERMS_ACCEPTED_NOTICE : TERMS_REJECTED_NOTICE,
+            ),
+          });
         }}
       />
     </SectionChunk>
   );
 }
 
-/** /mi-club: members only; visitors without a session go to /login. */
+/**
+ * /mi-club and its sections (/mi-club/mis-datos, /movimientos, /terminos, /misiones): members only.
+ * A visitor without a session goes to /login, which brings them back to the same address after
+ * logging in; a member who just logged out here goes to /login with no way back.
+ */
 export default function MiClubRoute() {
   const session = useSession();
   const { context } = usePortalContext();
   const { logout, isLoggingOut } = useLogout();
   const queryClient = useQueryClient();
-  if (!session.isLoggedIn) return <Navigate to="/login" replace />;
+  const { pathname, search } = useLocation();
+  // Read once: a session that ends while this page is shown was ended here (a logout, or a forced
+  // one, which app/router.tsx sends to /login with its own way back).
+  const [arrivedLoggedIn] = useState(session.isLoggedIn);
+  const answer = sectionFor(pathname, session.hasMissions);
+  // An address that never existed is not found for anyone: no login is asked to learn that.
+  if (answer.kind === 'not-found') return <NotFoundRoute />;
+  if (!session.isLoggedIn) {
+    const here = pathname + search;
+    // /login goes to Mi Cuenta by default: a way back is only said for another address.
+    const to =
+      arrivedLoggedIn || normalizePath(here) === ACCOUNT_HOME_PATH
+        ? '/login'
+        : `/login?redirect=${encodeURIComponent(here)}`;
+    return <Navigate to={to} replace />;
+  }
+  if (answer.kind === 'redirect') return <Navigate to={answer.to} replace />;
   return (
     <AccountHome
       name={session.name}
       hasMissions={session.hasMissions}
+      selectedIndex={answer.item.index}
       onLogout={() => void logout()}
       isLoggingOut={isLoggingOut}
-      homeTop={
-        <Suspense fallback={null}>
-          <BannerStrip />
-        </Suspense>
-      }
-      homeBottom={
-        <SectionChunk>
-          <SimulatorForm />
-        </SectionChunk>
+      // The simulator (a form of known height) before the banners, whose height is known only
+      // once their data arrives: last on the page, their arrival pushes nothing on screen.
+      homeBelow={
+        <>
+          <SectionChunk>
+            <SimulatorForm />
+          </SectionChunk>
+          <Suspense fallback={null}>
+            <BannerStrip />
+          </Suspense>
+        </>
       }
       sections={{
         1: (

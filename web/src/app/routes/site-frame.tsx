@@ -3,6 +3,7 @@ import { Link, Outlet, useLocation } from 'react-router-dom';
 
 import { SiteLayout } from '@/components/layouts/site-layout';
 import { Spinner } from '@/components/ui/spinner';
+import { menuItemOfPath } from '@/features/account/stores/account-menu';
 import { usePortalContext } from '@/features/context/api/get-context';
 import { trackClick } from '@/lib/analytics';
 import { openLoginModal, useLoginModal } from '@/lib/login-modal';
@@ -15,8 +16,13 @@ const LoginModal = lazy(() =>
   import('@/features/auth/components/login-modal').then((module) => ({ default: module.LoginModal })),
 );
 
-/** The route whose fixed bottom bar (the account menu) needs a spacer on small screens. */
-const ROUTE_WITH_BOTTOM_SPACER = '/mi-club';
+/**
+ * The route whose fixed bottom bar (the account menu) needs a spacer on small screens: Mi Cuenta
+ * and each of its sections.
+ */
+function hasBottomBar(pathname: string): boolean {
+  return menuItemOfPath(pathname) !== null;
+}
 
 function HeaderActions() {
   const session = useSession();
@@ -59,7 +65,7 @@ export default function SiteFrame() {
       <SiteLayout
         links={context.links}
         headerActions={<HeaderActions />}
-        bottomSpacer={pathname === ROUTE_WITH_BOTTOM_SPACER}
+        bottomSpacer={hasBottomBar(pathname)}
       >
         <Suspense
           fallback={

@@ -1,4 +1,4 @@
-import { act, screen, waitFor, within } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
 import { delay, http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
 
@@ -6,13 +6,14 @@ import { apiError } from '@/testing/api-errors';
 import { brunoProfile } from '@/testing/fixtures/session';
 import { sent } from '@/testing/mocks/requests';
 import { server } from '@/testing/mocks/server';
-import { currentLocation, loginAs, renderApp, storeHasMissions } from '@/testing/test-utils';
+import { accountMenuLink, currentLocation, currentUrl, loginAs, renderApp, storeHasMissions } from '@/testing/test-utils';
 
-import { ACCOUNT_MENU, visibleMenuItems } from '../stores/account-menu';
+import { accountNoticeOf, ACCOUNT_MENU, visibleMenuItems, withAccountNotice } from '../stores/account-menu';
 
-function menuButtons() {
+/** The menu's entries: the sections' links, then the logout button. */
+function menuEntries() {
   const nav = screen.getByRole('navigation', { name: 'Menú de mi cuenta' });
-  return within(nav).getAllByRole('button');
+  return [...within(nav).getAllByRole('link'), ...within(nav).getAllByRole('button')];
 }
 
 describe('the account menu', () => {
@@ -36,8 +37,8 @@ describe('the account menu', () => {
     storeHasMissions(true);
     renderApp('/mi-club');
     await screen.findByRole('heading', { name: 'Hola, Ana' });
-    const buttons = menuButtons();
-    expect(buttons.map((button) => button.textContent)).toEqual([
+    const entries = menuEntries();
+    expect(entries.map((entry) => entry.textContent)).toEqual([
       'Mi Cuenta',
       'Mis Datos',
       'Mis Movimientos',
@@ -45,39 +46,81 @@ describe('the account menu', () => {
       'Misiones',
       'Cerrar sesión',
     ]);
-    expect(buttons.map((button) => button.getAttribute('data-menu-index'))).toEqual(['0', '1', '2', '3', '4', null]);
-    expect(screen.getByRole('button', { name: 'Mi Cuenta' })).toHaveAttribute('aria-current', 'page');
+    expect(entries.map((entry) => entry.getAttribute('data-menu-index'))).toEqual(['0', '1', '2', '3', '4', null]);
+    expect(entries.slice(0, 5).map((entry) => entry.getAttribute('href'))).toEqual([
+      '/mi-club',
+      '/mi-club/mis-datos',
+      '/mi-club/movimientos',
+      '/mi-club/terminos',
+      '/mi-club/misiones',
+    ]);
+    expect(accountMenuLink('Mi Cuenta')).toHaveAttribute('aria-current', 'page');
   });
 
   it('hides Misiones for a member without missions', async () => {
     loginAs(brunoProfile);
     renderApp('/mi-club');
     await screen.findByRole('heading', { name: 'Hola, Bruno' });
-    expect(screen.queryByRole('button', { name: 'Misiones' })).not.toBeInTheDocument();
+    expect(screen.queryByRole('link', { name: 'Misiones' })).not.toBeInTheDocument();
   });
 
-  it('shows each section under its entry, Misiones included', async () => {
+  it('shows each section under its entry at its own address, Misiones included', async () => {
     loginAs();
     storeHasMissions(true);
     const { user } = renderApp('/mi-club');
     await screen.findByRole('heading', { name: 'Hola, Ana' });
-    for (const label of ['Mis Datos', 'Mis Movimientos', 'Términos y Condiciones', 'Misiones']) {
-      await user.click(screen.getByRole('button', { name: label }));
-      expect(screen.getByRole('button', { name: label })).toHaveAttribute('aria-current', 'page');
+    for (const [label, path] of [
+      ['Mis Datos', '/mi-club/mis-datos'],
+      ['Mis Movimientos', '/mi-club/movimientos'],
+      ['Términos y Condiciones', '/mi-club/terminos'],
+      ['Misiones', '/mi-club/misiones'],
+    ] as const) {
+      await user.click(accountMenuLink(label));
       expect(await screen.findByRole('heading', { level: 2, name: label })).toBeInTheDocument();
+      expect(accountMenuLink(label)).toHaveAttribute('aria-current', 'page');
+      expect(currentLocation()).toBe(path);
     }
     expect(screen.queryByText('Próximamente')).not.toBeInTheDocument();
   });
 
-  it('clears a notice once the member uses the menu again', async () => {
+  it.each([
+    ['/mi-club/mis-datos', 'Mis Datos'],
+    ['/mi-club/movimientos', 'Mis Movimientos'],
+    ['/mi-club/terminos', 'Términos y Condiciones'],
+    ['/mi-club/misiones', 'Misiones'],
+    ['/mi-club/movimientos/', 'Mis Movimientos'],
+  ])('opens %s by its address', async (path, label) => {
     loginAs();
-    const { user } = renderApp('/mi-club');
-    await screen.findByRole('heading', { name: 'Hola, Ana' });
-    const { selectAccountMenuWithNotice } = await import('../stores/account-menu');
-    act(() => selectAccountMenuWithNotice(0, 'Aceptaste los términos y condiciones.'));
-    expect(await screen.findByText('Aceptaste los términos y condiciones.')).toBeInTheDocument();
-    await user.click(screen.getByRole('button', { name: 'Mis Datos' }));
-    expect(screen.queryByText('Aceptaste los términos y condiciones.')).not.toBeInTheDocument();
+    storeHasMissions(true);
+    renderApp(path);
+    expect(await screen.findByRole('heading', { level: 2, name: label })).toBeInTheDocument();
+    expect(accountMenuLink(label)).toHaveAttribute('aria-current', 'page');
+    expect(screen.queryByTestId('balance-amount')).not.toBeInTheDocument();
+  });
+
+  it('sends a member without missions from /mi-club/misiones to Mi Cuenta', async () => {
+    loginAs(brunoProfile);
+    renderApp('/mi-club/misiones');
+    await screen.findByRole('heading', { level: 2, name: 'Tu saldo Mi Club' });
+    expect(currentLocation()).toBe('/mi-club');
+    expect(accountMenuLink('Mi Cuenta')).toHaveAttribute('aria-current', 'page');
+  });
+
+  it('answers an unknown address under /mi-club with the not-found page, session or not', async () => {
+    loginAs();
+    renderApp('/mi-club/saldo-secreto');
+    expect(await screen.findByRole('heading', { level: 1, name: 'No encontramos lo que buscas.' })).toBeInTheDocument();
+    expect(screen.queryByRole('navigation', { name: 'Menú de mi cuenta' })).not.toBeInTheDocument();
+    expect(currentLocation()).toBe('/mi-club/saldo-secreto');
+  });
+
+  it('reads a notice only from a history state that holds one', () => {
+    expect(accountNoticeOf(withAccountNotice('Aceptaste los términos y condiciones.'))).toBe(
+      'Aceptaste los términos y condiciones.',
+    );
+    for (const state of [null, undefined, 'texto', { accountNotice: 3 }, { accountNotice: '' }, { other: 'x' }]) {
+      expect(accountNoticeOf(state)).toBeNull();
+    }
   });
 });
 
@@ -134,7 +177,7 @@ describe('logout', () => {
     storeHasMissions(true);
     const { user, queryClient } = renderApp('/mi-club');
     await screen.findByTestId('balance-amount');
-    await user.click(screen.getByRole('button', { name: 'Mis Movimientos' }));
+    await user.click(accountMenuLink('Mis Movimientos'));
     await user.click(screen.getByRole('button', { name: 'Cerrar sesión' }));
     await screen.findByRole('heading', { level: 1, name: 'Inicia sesión' });
     expect(currentLocation()).toBe('/login');
@@ -146,15 +189,16 @@ describe('logout', () => {
     expect(document.cookie).not.toContain('is-logged=true');
   });
 
-  it('resets the menu to Mi Cuenta for the next login', async () => {
+  it('leaves no way back to the section for the next login', async () => {
     loginAs();
     storeHasMissions(true);
     const { user } = renderApp('/mi-club');
     await screen.findByTestId('balance-amount');
-    await user.click(screen.getByRole('button', { name: 'Misiones' }));
+    await user.click(accountMenuLink('Misiones'));
+    await screen.findByRole('heading', { level: 2, name: 'Misiones' });
     await user.click(screen.getByRole('button', { name: 'Cerrar sesión' }));
     await screen.findByRole('heading', { level: 1, name: 'Inicia sesión' });
-    const { accountMenuStore } = await import('../stores/account-menu');
-    expect(accountMenuStore.get()).toBe(0);
+    // Plain /login: logging in again opens Mi Cuenta (its default), not Misiones.
+    expect(currentUrl()).toBe('/login');
   });
 });

@@ -1,7 +1,9 @@
+import { Link } from 'react-router-dom';
+
 import { trackClick } from '@/lib/analytics';
 
 import { ACCOUNT_COPY as M } from '../messages';
-import { selectAccountMenu, visibleMenuItems } from '../stores/account-menu';
+import { visibleMenuItems } from '../stores/account-menu';
 
 import './account-menu.css';
 
@@ -10,11 +12,14 @@ type AccountMenuProps = {
   selectedIndex: number;
   onLogout: () => void;
   isLoggingOut?: boolean;
-  panelId: string;
 };
 
-/** The account menu in the spec's order; a fixed bottom bar on small screens. */
-export function AccountMenu({ hasMissions, selectedIndex, onLogout, isLoggingOut, panelId }: AccountMenuProps) {
+/**
+ * The account menu in the spec's order; a fixed bottom bar on small screens. Each entry is a link
+ * to its section's address (open in a new tab, copy, Back and Forward all work); the selected one
+ * carries `aria-current="page"`.
+ */
+export function AccountMenu({ hasMissions, selectedIndex, onLogout, isLoggingOut }: AccountMenuProps) {
   return (
     <nav className="account-menu" aria-label={M.menuLabel}>
       <ul className="account-menu__list">
@@ -22,19 +27,15 @@ export function AccountMenu({ hasMissions, selectedIndex, onLogout, isLoggingOut
           const selected = item.index === selectedIndex;
           return (
             <li key={item.index}>
-              <button
-                type="button"
+              <Link
+                to={item.path}
                 className={`account-menu__item${selected ? ' account-menu__item--selected' : ''}`}
                 aria-current={selected ? 'page' : undefined}
-                aria-controls={panelId}
                 data-menu-index={item.index}
-                onClick={() => {
-                  trackClick(`menu_${item.index}`, 'mi_club');
-                  selectAccountMenu(item.index);
-                }}
+                onClick={() => trackClick(`menu_${item.index}`, 'mi_club')}
               >
                 {item.label}
-              </button>
+              </Link>
             </li>
           );
         })}

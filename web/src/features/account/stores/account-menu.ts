@@ -1,57 +1,87 @@
-/** The account menu and its selection (spec section 2): indexes are the spec's, not positions. */
-import { createStore, useStore } from '@/lib/store';
+/**
+ * The account menu (spec section 2) and its selection. Indexes are the spec's, not positions.
+ * The selection lives in the URL, its one source of truth: each entry has its own address under
+ * /mi-club, so Back, Forward, reload and a shared link all keep the section, and the index is
+ * derived from the path wherever it is needed.
+ */
+export type MenuIndex = 0 | 1 | 2 | 3 | 4;
 
 export type AccountMenuItem = {
-  index: 0 | 1 | 2 | 3 | 4;
+  index: MenuIndex;
   label: string;
+  /** The section's address; Mi Cuenta is /mi-club itself. */
+  path: string;
   /** Shown only when the member has missions. */
   requiresMissions?: boolean;
 };
 
+export const ACCOUNT_HOME_PATH = '/mi-club';
+
 // The spec's menu names stay here rather than in ../messages.ts: this store is part of the
 // initial bundle, and importing the feature's copy would pull all of it in with it.
 export const ACCOUNT_MENU: readonly AccountMenuItem[] = [
-  { index: 0, label: 'Mi Cuenta' },
-  { index: 1, label: 'Mis Datos' },
-  { index: 2, label: 'Mis Movimientos' },
-  { index: 3, label: 'Términos y Condiciones' },
-  { index: 4, label: 'Misiones', requiresMissions: true },
+  { index: 0, label: 'Mi Cuenta', path: ACCOUNT_HOME_PATH },
+  { index: 1, label: 'Mis Datos', path: '/mi-club/mis-datos' },
+  { index: 2, label: 'Mis Movimientos', path: '/mi-club/movimientos' },
+  { index: 3, label: 'Términos y Condiciones', path: '/mi-club/terminos' },
+  { index: 4, label: 'Misiones', path: '/mi-club/misiones', requiresMissions: true },
 ];
 
-export const DEFAULT_MENU_INDEX = 0;
+export const DEFAULT_MENU_INDEX: MenuIndex = 0;
 
 export function visibleMenuItems(hasMissions: boolean): AccountMenuItem[] {
   return ACCOUNT_MENU.filter((item) => !item.requiresMissions || hasMissions);
 }
 
-export const accountMenuStore = createStore<number>(DEFAULT_MENU_INDEX);
-
-/** A message for the member shown above the selected section until the menu is used again. */
-export const accountNoticeStore = createStore<string | null>(null);
-
-export function selectAccountMenu(index: number): void {
-  accountNoticeStore.set(null);
-  accountMenuStore.set(index);
+/** `pathname` without trailing slashes ("/" stays "/"). */
+export function normalizePath(pathname: string): string {
+  return pathname.length > 1 ? pathname.replace(/\/+$/, '') || '/' : pathname;
 }
 
-/** Goes to `index` and tells the member why (e.g. after the terms were updated). */
-export function selectAccountMenuWithNotice(index: number, notice: string): void {
-  accountMenuStore.set(index);
-  accountNoticeStore.set(notice);
+/**
+ * The menu entry a path names, or null for any other path (an unknown /mi-club/x included).
+ * Whether the member may see it (Misiones) is `sectionFor`'s question.
+ */
+export function menuItemOfPath(pathname: string): AccountMenuItem | null {
+  const path = normalizePath(pathname);
+  return ACCOUNT_MENU.find((item) => item.path === path) ?? null;
 }
 
-/** Back to "Mi Cuenta"; part of logout (spec section 4). */
-export function resetAccountMenu(): void {
-  accountNoticeStore.set(null);
-  accountMenuStore.set(DEFAULT_MENU_INDEX);
+/** The address of the entry with this index (Mi Cuenta's for an unknown index). */
+export function menuPathOf(index: number): string {
+  return ACCOUNT_MENU.find((item) => item.index === index)?.path ?? ACCOUNT_HOME_PATH;
 }
 
-export function useAccountNotice(): string | null {
-  return useStore(accountNoticeStore);
+/**
+ * What /mi-club/* shows for a path: the entry, a redirect to Mi Cuenta (Misiones for a member
+ * without missions: the entry exists, just not for them), or not found (an address that never
+ * existed).
+ */
+export type SectionAnswer =
+  | { kind: 'section'; item: AccountMenuItem }
+  | { kind: 'redirect'; to: string }
+  | { kind: 'not-found' };
+
+export function sectionFor(pathname: string, hasMissions: boolean): SectionAnswer {
+  const item = menuItemOfPath(pathname);
+  if (!item) return { kind: 'not-found' };
+  if (item.requiresMissions && !hasMissions) return { kind: 'redirect', to: ACCOUNT_HOME_PATH };
+  return { kind: 'section', item };
 }
 
-/** The selected index, falling back to Mi Cuenta when the selection is not visible. */
-export function useSelectedMenuIndex(hasMissions: boolean): number {
-  const selected = useStore(accountMenuStore);
-  return visibleMenuItems(hasMissions).some((item) => item.index === selected) ? selected : DEFAULT_MENU_INDEX;
+/**
+ * A message for the member shown above a section until the member goes elsewhere: after the terms
+ * are updated the menu goes to Mi Cuenta and says why. It travels in the history entry's state
+ * (`navigate(path, { state: withAccountNotice(message) })`), so it belongs to that one visit: the
+ * menu, Back or any other navigation leaves it behind, with nothing to clear.
+ */
+export function withAccountNotice(message: string): { accountNotice: string } {
+  return { accountNotice: message };
+}
+
+/** The notice in a history entry's state, if any (the state may hold anything: it is checked). */
+export function accountNoticeOf(state: unknown): string | null {
+  if (typeof state !== 'object' || state === null || !('accountNotice' in state)) return null;
+  const notice = (state as { accountNotice: unknown }).accountNotice;
+  return typeof notice === 'string' && notice.length > 0 ? notice : null;
 }

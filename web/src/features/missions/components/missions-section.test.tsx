@@ -6,7 +6,7 @@ import { apiError } from '@/testing/api-errors';
 import { anaMissions } from '@/testing/fixtures/content';
 import { sent } from '@/testing/mocks/requests';
 import { server } from '@/testing/mocks/server';
-import { renderAccountSection } from '@/testing/test-utils';
+import { accountMenuLink, renderAccountSection } from '@/testing/test-utils';
 
 import { MISSIONS_CONFLICT, MISSIONS_EMPTY, MISSIONS_FAILED, progressText } from './missions-section';
 
@@ -105,8 +105,8 @@ describe('Misiones', () => {
     await screen.findByRole('heading', { level: 3, name: 'Misión parrillera' });
     const [first, ...others] = anaMissions.missions;
     server.use(http.get('/api/missions', () => HttpResponse.json({ missions: [{ ...first!, progress: 18000 }, ...others] })));
-    await user.click(screen.getByRole('button', { name: 'Mi Cuenta' }));
-    await user.click(screen.getByRole('button', { name: 'Misiones' }));
+    await user.click(accountMenuLink('Mi Cuenta'));
+    await user.click(accountMenuLink('Misiones'));
     await waitFor(() =>
       expect(within(missionCard('Misión parrillera')).getByRole('progressbar')).toHaveAttribute('aria-valuenow', '18000'),
     );

@@ -7,7 +7,7 @@ import { MOCK_NOW } from '@/testing/fixtures/account';
 import { brunoProfile } from '@/testing/fixtures/session';
 import { sent } from '@/testing/mocks/requests';
 import { server } from '@/testing/mocks/server';
-import { dataLayerEvents, renderAccountSection } from '@/testing/test-utils';
+import { currentUrl, dataLayerEvents, loginAs, renderAccountSection, renderApp } from '@/testing/test-utils';
 
 function movementRequests() {
   return sent.filter((r) => r.path === '/api/movements');
@@ -106,6 +106,66 @@ describe('Mis Movimientos', () => {
       'year=2026&month=10&page=1',
       'year=2026&month=10&page=2',
     ]);
+  });
+
+  it('keeps the month and the page in the address, leaving out the defaults', async () => {
+    const { user } = await renderAccountSection('Mis Movimientos');
+    await listItems();
+    expect(currentUrl()).toBe('/mi-club/movimientos');
+    await user.selectOptions(select('Mes'), 'Octubre');
+    await waitFor(() => expect(currentUrl()).toBe('/mi-club/movimientos?mes=2026-10'));
+    const pager = await screen.findByRole('navigation', { name: 'Páginas de movimientos' });
+    await user.click(within(pager).getByRole('button', { name: 'Siguiente' }));
+    await waitFor(() => expect(currentUrl()).toBe('/mi-club/movimientos?mes=2026-10&pagina=2'));
+    await user.click(within(pager).getByRole('button', { name: 'Anterior' }));
+    await waitFor(() => expect(currentUrl()).toBe('/mi-club/movimientos?mes=2026-10'));
+  });
+
+  it('opens the month and page an address names', async () => {
+    loginAs();
+    renderApp('/mi-club/movimientos?mes=2026-10&pagina=2');
+    const pager = await screen.findByRole('navigation', { name: 'Páginas de movimientos' });
+    await waitFor(() => expect(pager).toHaveTextContent('Página 2 de 2'));
+    expect(select('Mes')).toHaveDisplayValue('Octubre');
+    expect(await listItems()).toHaveLength(3);
+    expect(queries()).toEqual(['year=2026&month=10&page=2']);
+  });
+
+  it.each([
+    ['mes=2026-13', 'a month that does not exist'],
+    ['mes=2020-01', 'a month older than the 24 offered'],
+    ['mes=2027-01', 'a month still to come'],
+    ['mes=octubre&pagina=dos', 'words'],
+    ['mes=2026-11&pagina=0', 'page 0'],
+    ['mes=2026-11&pagina=-1', 'a negative page'],
+    ['mes=2026-11&pagina=99999999999999999999', 'a page beyond any number'],
+    ['pagina=1.5', 'a fraction'],
+    ['mes=%00&pagina=%3Cscript%3E', 'markup and control characters'],
+  ])('falls back to the current month and page 1 for ?%s (%s)', async (query) => {
+    loginAs();
+    renderApp(`/mi-club/movimientos?${query}`);
+    await listItems();
+    expect(select('Mes')).toHaveDisplayValue('Noviembre');
+    expect(select('Año')).toHaveDisplayValue('2026');
+    expect(queries()).toEqual(['year=2026&month=11&page=1']);
+  });
+
+  it('shows the last page of the month for a page past it', async () => {
+    // As the gateway answers a page past the last: no items, and the month's real page count.
+    server.use(
+      http.get('/api/movements', ({ request }) => {
+        const query = new URL(request.url).searchParams;
+        if (query.get('page') !== '7') return undefined;
+        return HttpResponse.json({ year: 2026, month: 10, page: 7, pageSize: 10, totalCount: 13, totalPages: 2, items: [] });
+      }),
+    );
+    loginAs();
+    renderApp('/mi-club/movimientos?mes=2026-10&pagina=7');
+    await waitFor(() => expect(currentUrl()).toBe('/mi-club/movimientos?mes=2026-10&pagina=2'));
+    await waitFor(() =>
+      expect(screen.getByRole('navigation', { name: 'Páginas de movimientos' })).toHaveTextContent('Página 2 de 2'),
+    );
+    expect(await listItems()).toHaveLength(3);
   });
 
   it('keeps the month within the 24 offered when the year changes, and pushes the change', async () => {

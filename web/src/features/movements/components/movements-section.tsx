@@ -1,5 +1,5 @@
 import { useEffect, useId, useMemo, useRef, useState } from 'react';
-import { Link } from 'react-router-dom';
+import { Link, useSearchParams } from 'react-router-dom';
 
 import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
@@ -14,6 +14,7 @@ import { useMovements, type Movement } from '../api/get-movements';
 import { MOVEMENTS_COPY as M } from '../messages';
 import { kindLabel, statusLabel } from '../utils/labels';
 import { monthChoices, nearestChoice } from '../utils/month-choices';
+import { movementsSearchParams, parseMovementsQuery, type MovementsQuery } from '../utils/movements-query';
 
 import '@/styles/panel.css';
 import './movements-section.css';
@@ -44,7 +45,10 @@ function MovementItem({ movement }: { movement: Movement }) {
   );
 }
 
-/** "Mis Movimientos" [2]: the member's movements month by month, 10 to a page. */
+/**
+ * "Mis Movimientos" [2]: the member's movements month by month, 10 to a page. The month and the
+ * page shown are the address's (`?mes=2026-11&pagina=2`): each choice is a new history entry.
+ */
 export function MovementsSection() {
   const { isConfirmed } = useSession();
   const [current] = useState<YearMonth>(() => {
@@ -52,8 +56,11 @@ export function MovementsSection() {
     return { year: today.year, month: today.month };
   });
   const choices = useMemo(() => monthChoices(current), [current]);
-  const [selected, setSelected] = useState<YearMonth>(current);
-  const [page, setPage] = useState(1);
+  const [searchParams, setSearchParams] = useSearchParams();
+  const { month: selected, page } = parseMovementsQuery(searchParams, current, choices);
+  function show(next: MovementsQuery, options: { replace?: boolean } = {}) {
+    setSearchParams(movementsSearchParams(next, current), options);
+  }
   /** Set by a page change: focus goes to the results once the new page is shown. */
   const focusResults = useRef(false);
   const resultsTitleRef = useRef<HTMLHeadingElement>(null);
@@ -64,6 +71,13 @@ export function MovementsSection() {
   );
 
   const shownPage = status.state === 'success' && !isPlaceholder ? status.page.page : null;
+  const lastPage = status.state === 'success' && !isPlaceholder ? Math.max(status.page.totalPages, 1) : null;
+  useEffect(() => {
+    // An address past the month's last page (an old link, a hand-edited one) shows the last page.
+    if (lastPage !== null && page > lastPage) {
+      setSearchParams(movementsSearchParams({ month: selected, page: lastPage }, current), { replace: true });
+    }
+  }, [lastPage, page, selected, current, setSearchParams]);
   useEffect(() => {
     // After a page change, the reader continues at the top of the new page.
     if (focusResults.current && shownPage !== null) {
@@ -74,14 +88,13 @@ export function MovementsSection() {
 
   function choose(next: YearMonth) {
     const month = nearestChoice(next, choices);
-    setSelected(month);
-    setPage(1);
+    show({ month, page: 1 });
     track('historial_cambio_fecha', { mes: month.month, anio: month.year });
   }
 
   function goTo(nextPage: number) {
     focusResults.current = true;
-    setPage(nextPage);
+    show({ month: selected, page: nextPage });
   }
 
   const periodLabel = `${monthName(selected.month)} ${selected.year}`;

@@ -81,7 +81,7 @@ describe('the password change', () => {
     expect(field).toHaveAttribute('aria-invalid', 'true');
     expect(passwordRequests()[0]?.headers['x-miclub-csrf']).toBe('1');
     expect(sessionStore.get().isLoggedIn).toBe(true);
-    expect(currentLocation()).toBe('/mi-club');
+    expect(currentLocation()).toBe('/mi-club/mis-datos');
     expect(sent.filter((r) => r.path === '/api/logout')).toHaveLength(0);
   });
 

@@ -6,7 +6,7 @@ import { apiError } from '@/testing/api-errors';
 import { anaProfile, carlaProfile } from '@/testing/fixtures/session';
 import { sent } from '@/testing/mocks/requests';
 import { server } from '@/testing/mocks/server';
-import { dataLayerEvents, renderAccountSection } from '@/testing/test-utils';
+import { accountMenuLink, currentLocation, dataLayerEvents, renderAccountSection } from '@/testing/test-utils';
 
 import { termsState } from '../utils/terms-state';
 
@@ -16,9 +16,7 @@ function decisions() {
   return sent.filter((r) => r.method === 'POST' && r.path === '/api/terms-and-conditions');
 }
 
-function menuButton(label: string) {
-  return within(screen.getByRole('navigation', { name: 'Menú de mi cuenta' })).getByRole('button', { name: label });
-}
+const menuButton = accountMenuLink;
 
 async function openTerms(profile = anaProfile) {
   const view = await renderAccountSection('Términos y Condiciones', { profile });
@@ -69,6 +67,7 @@ describe('Términos y Condiciones in the account menu', () => {
 
     expect(await screen.findByText('Aceptaste los términos y condiciones.')).toBeInTheDocument();
     expect(menuButton('Mi Cuenta')).toHaveAttribute('aria-current', 'page');
+    expect(currentLocation()).toBe('/mi-club');
     expect(await screen.findByTestId('balance-amount')).toBeInTheDocument();
     expect(decisions()).toHaveLength(1);
     expect(decisions()[0]?.body).toEqual({ acceptTermsAndConditions: true });
@@ -77,9 +76,14 @@ describe('Términos y Condiciones in the account menu', () => {
       { event: 'terminos_y_condiciones_aceptado', version: '2026-02' },
     ]);
 
-    // The profile holds the new decision: back in the section it reads accepted, today.
+    // The profile holds the new decision: back in the section it reads accepted, today; the notice
+    // belonged to the visit to Mi Cuenta and stays behind.
     await user.click(menuButton('Términos y Condiciones'));
     expect(await screen.findByTestId('terms-decision')).toHaveTextContent(/^Aceptaste los términos y condiciones el /);
+    expect(screen.queryByText('Aceptaste los términos y condiciones.')).not.toBeInTheDocument();
+    await user.click(menuButton('Mi Cuenta'));
+    await screen.findByTestId('balance-amount');
+    expect(screen.queryByText('Aceptaste los términos y condiciones.')).not.toBeInTheDocument();
   });
 
   it('asks in a modal before rejecting, and Volver leaves everything as it was', async () => {

@@ -63,9 +63,10 @@ describe('step 1 of the unsubscribe', () => {
     const view = await openUnsubscribe();
     const menu = screen.getByRole('navigation', { name: 'Menú de mi cuenta' });
     expect(
-      within(menu)
-        .getAllByRole('button')
-        .map((button) => [button.textContent, button.getAttribute('data-menu-index')]),
+      [...within(menu).getAllByRole('link'), ...within(menu).getAllByRole('button')].map((entry) => [
+        entry.textContent,
+        entry.getAttribute('data-menu-index'),
+      ]),
     ).toEqual([
       ['Mi Cuenta', '0'],
       ['Mis Datos', '1'],
@@ -74,7 +75,7 @@ describe('step 1 of the unsubscribe', () => {
       ['Misiones', '4'],
       ['Cerrar sesión', null],
     ]);
-    expect(within(menu).getByRole('button', { name: 'Mis Datos' })).toHaveAttribute('aria-current', 'page');
+    expect(within(menu).getByRole('link', { name: 'Mis Datos' })).toHaveAttribute('aria-current', 'page');
     expect(screen.getByRole('heading', { level: 3, name: STEP_1 })).toBeInTheDocument();
 
     await view.user.click(screen.getByRole('button', { name: 'Cancelar' }));
