@@ -63,7 +63,17 @@ async function stepperReadable(page: Page): Promise<string[]> {
       const box = item.getBoundingClientRect();
       const name = item.querySelector('.steps__name');
       const cut = name !== null && name.scrollWidth > name.clientWidth + 0.5;
-      return box.left < 0 || box.right > window.innerWidth || cut ? [item.textContent ?? ''] : [];
+      // A word split across two lines ("Document / o") reads as cut too.
+      const text = name?.firstChild;
+      const split =
+        text instanceof Text &&
+        [...(text.data.matchAll(/\S+/g) as Iterable<RegExpMatchArray>)].some((match) => {
+          const range = document.createRange();
+          range.setStart(text, match.index ?? 0);
+          range.setEnd(text, (match.index ?? 0) + match[0].length);
+          return range.getClientRects().length > 1;
+        });
+      return box.left < 0 || box.right > window.innerWidth || cut || split ? [item.textContent ?? ''] : [];
     }),
   );
 }
