@@ -56,7 +56,7 @@ async function checkScreen(page: Page, screen: string): Promise<string[]> {
 }
 
 describe(`the brand against ${PORTAL_UNDER_TEST}`, () => {
-  it('axe finds nothing serious or critical on any screen at 375 and 1280 px, logged out or logged in', { timeout: 300_000 }, async () => {
+  it('axe finds nothing serious or critical on any screen at 375 and 1280 px, logged out or logged in', { timeout: 600_000 }, async () => {
     const { context, page } = await newPage();
     const problems: string[] = [];
     const screens: string[] = [];
@@ -74,7 +74,7 @@ describe(`the brand against ${PORTAL_UNDER_TEST}`, () => {
     }
   });
 
-  it('shows the Mi Club logo at a fixed size in the header, on /login and as the favicon, and a visible focus ring', async () => {
+  it('shows the Mi Club logo at a fixed size in the header, on /login and as the favicon, a visible focus ring, and passes axe with the phone menu or the login modal open', async () => {
     const { context, page } = await newPage();
     try {
       await page.goto(`${miclub.baseUrl}/promociones`);
@@ -103,6 +103,17 @@ describe(`the brand against ${PORTAL_UNDER_TEST}`, () => {
       await page.goto(`${miclub.baseUrl}/login`);
       await page.locator('h1').first().waitFor();
       expect(await page.locator('.login-page svg.logo').getAttribute('height')).toBe('40');
+
+      // What opens over a screen: the top navigation on a phone and the login modal.
+      await page.setViewportSize({ width: 375, height: 667 });
+      await page.goto(`${miclub.baseUrl}/promociones`);
+      await page.locator('h1').first().waitFor();
+      await page.getByRole('navigation', { name: 'Principal' }).getByRole('button', { name: 'Menú' }).click();
+      expect(await seriousViolations(page)).toEqual([]);
+      await page.keyboard.press('Escape');
+      await page.getByRole('button', { name: 'Iniciar sesión' }).click();
+      await page.getByRole('dialog').waitFor();
+      expect(await seriousViolations(page)).toEqual([]);
     } finally {
       await context.close();
     }

@@ -79,7 +79,7 @@ async function stepperReadable(page: Page): Promise<string[]> {
 }
 
 describe(`phone widths against ${PORTAL_UNDER_TEST}`, () => {
-  it('no screen scrolls sideways at 320, 375 or 414 px, logged out or logged in, and the stepper reads whole', { timeout: 300_000 }, async () => {
+  it('no screen scrolls sideways at 320, 375 or 414 px, logged out or logged in, and the stepper reads whole', { timeout: 600_000 }, async () => {
     const { context, page } = await newPage();
     const problems: string[] = [];
     const visited: string[] = [];
