@@ -1,5 +1,7 @@
-import type { ReactNode } from 'react';
+import { useEffect, useId, useState, type ReactNode } from 'react';
 import { Link } from 'react-router-dom';
+
+import { Logo } from '@/components/ui/logo';
 
 import type { SiteLinks } from '@/lib/site-links';
 
@@ -68,6 +70,50 @@ function FooterLink({ label, href }: { label: string; href: string }) {
   return <a href={href}>{label}</a>;
 }
 
+type NavItem = { label: string; href: string };
+
+/**
+ * The top navigation: a row of links from 958 px; below, a "Menú" button that opens them as a
+ * list under the header (closed again by the button or Escape), so no link is cut off.
+ */
+function SiteNav({ items }: { items: NavItem[] }) {
+  const [open, setOpen] = useState(false);
+  const listId = useId();
+  useEffect(() => {
+    if (!open) return undefined;
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key === 'Escape') setOpen(false);
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, [open]);
+  return (
+    <nav className={`site-nav${open ? ' site-nav--open' : ''}`} aria-label="Principal">
+      <div className="container site-nav__inner">
+        <button
+          type="button"
+          className="site-nav__toggle"
+          aria-expanded={open}
+          aria-controls={listId}
+          onClick={() => setOpen((value) => !value)}
+        >
+          <span className="site-nav__toggle-icon" aria-hidden="true" />
+          Menú
+        </button>
+        <ul className="site-nav__list" id={listId}>
+          {items.map((item) => (
+            <li key={item.label}>
+              <a className="site-nav__link" href={item.href}>
+                {item.label}
+              </a>
+            </li>
+          ))}
+        </ul>
+      </div>
+    </nav>
+  );
+}
+
 /** Header, main and footer of every route but /login (spec section 2). */
 export function SiteLayout({ links, headerActions, bottomSpacer = false, children }: SiteLayoutProps) {
   const navItems = [
@@ -85,29 +131,22 @@ export function SiteLayout({ links, headerActions, bottomSpacer = false, childre
         <div className="site-header__bar">
           <div className="container site-header__bar-inner">
             <Link to="/mi-club" className="brand" aria-label="Mi Club, inicio">
-              <span className="brand__mark" aria-hidden="true" />
-              <span className="brand__name">Mi Club</span>
+              <Logo tone="on-dark" />
             </Link>
             <div className="site-header__actions">{headerActions}</div>
           </div>
         </div>
-        <nav className="site-nav" aria-label="Principal">
-          <ul className="container site-nav__list">
-            {navItems.map((item) => (
-              <li key={item.label}>
-                <a className="site-nav__link" href={item.href}>
-                  {item.label}
-                </a>
-              </li>
-            ))}
-          </ul>
-        </nav>
+        <SiteNav items={navItems} />
       </header>
       <main id="contenido" className="site-main" tabIndex={-1}>
         {children}
       </main>
       <footer className="site-footer">
         <div className="container">
+          <div className="site-footer__brand">
+            <Logo tone="on-dark" height={32} />
+            <p className="site-footer__tagline">Tus compras suman. Tus beneficios, también.</p>
+          </div>
           <div className="site-footer__groups">
             {footerGroups(links).map((group, index) => (
               <section key={group.title} className="site-footer__group" aria-labelledby={`footer-group-${index}`}>

@@ -1,6 +1,7 @@
 import { Link } from 'react-router-dom';
 
 import { Alert } from '@/components/ui/alert';
+import { Logo } from '@/components/ui/logo';
 
 import type { LoginResult } from '../api/validate-otp';
 import { LOGIN_MESSAGES as M } from '../messages';
@@ -25,8 +26,7 @@ export function LoginPageContent({ recaptchaSiteKey, isLoginMaintenance, onLogge
     <div className="login-page">
       <main className="login-page__main" id="contenido">
         <Link to="/mi-club" className="brand brand--on-light" aria-label="Mi Club, inicio">
-          <span className="brand__mark" aria-hidden="true" />
-          <span className="brand__name">Mi Club</span>
+          <Logo tone="on-dark" height={40} />
         </Link>
         <div className="login-card">
           <h1 className="login-card__title">{M.title}</h1>

@@ -1,3 +1,5 @@
+import { Logo } from '@/components/ui/logo';
+
 import { CONTEXT_COPY as M } from '../messages';
 import '@/styles/brand.css';
 import './maintenance-screen.css';
@@ -7,7 +9,7 @@ export function MaintenanceScreen() {
   return (
     <main className="maintenance" id="contenido">
       <div className="maintenance__card">
-        <span className="brand__mark brand__mark--large" aria-hidden="true" />
+        <Logo tone="on-light" variant="mark" height={64} />
         <p className="maintenance__text">{M.maintenanceText}</p>
         <h1 className="maintenance__title">{M.maintenanceTitle}</h1>
       </div>
