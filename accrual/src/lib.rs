@@ -20,6 +20,10 @@
 //! - When the payment method is unknown (the simulator asks before paying), only rules without
 //!   a payment condition can qualify.
 //!
+//! - `[[discounts]]` are price discounts at the till (the Monday 6% with the partner card), not
+//!   accumulation: [`RuleSet::discount`] names the best one for a whole purchase, and
+//!   [`RuleSet::accrue`] never counts it.
+//!
 //! The resulting [`Accrual`] records the rules version and, per line, the rate, the pesos, the
 //! rule applied and its Spanish description, so a stored accrual explains itself later.
 
@@ -27,4 +31,4 @@ mod purchase;
 mod rules;
 
 pub use purchase::{Category, MAX_TOTAL, PaymentMethod, Purchase, PurchaseError, PurchaseLine};
-pub use rules::{Accrual, FULL_RATE_BP, LineAccrual, Rule, RuleSet, RulesError};
+pub use rules::{Accrual, Discount, FULL_RATE_BP, LineAccrual, Rule, RuleSet, RulesError};

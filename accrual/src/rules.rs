@@ -120,6 +120,22 @@ pub struct RuleSet {
     base_description: String,
     /// Unique ids, each rate above the base, in file order (which breaks ties).
     rules: Vec<Rule>,
+    /// Price discounts (never accumulation); ids unique among rules and discounts, no
+    /// category condition, in file order (which breaks ties).
+    discounts: Vec<Rule>,
+}
+
+/// A price discount that applies to a whole purchase: money off at the till, never pesos
+/// added to the club account.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Discount {
+    pub discount_id: String,
+    /// The rate, in basis points.
+    pub rate_bp: u32,
+    /// `floor(purchase total * rate_bp / 10_000)`.
+    pub pesos: i64,
+    /// What the member reads, in Spanish.
+    pub description: String,
 }
 
 /// The pesos earned by a purchase and how.
@@ -183,6 +199,35 @@ impl RuleSet {
         &self.rules
     }
 
+    /// The price discounts, in file order.
+    pub fn discounts(&self) -> &[Rule] {
+        &self.discounts
+    }
+
+    /// The best discount `purchase` gets at the till (highest rate; the first written wins a
+    /// tie), on its whole total; `None` when none applies. Never part of [`Self::accrue`].
+    pub fn discount(&self, purchase: &Purchase) -> Option<Discount> {
+        let best = self
+            .discounts
+            .iter()
+            .filter(|discount| {
+                purchase
+                    .lines()
+                    .first()
+                    .is_some_and(|line| discount.matches(purchase, line.category))
+            })
+            .fold(None, |best: Option<&Rule>, rule| match best {
+                Some(best) if best.rate_bp >= rule.rate_bp => Some(best),
+                _ => Some(rule),
+            })?;
+        Some(Discount {
+            discount_id: best.id.clone(),
+            rate_bp: best.rate_bp,
+            pesos: pesos_at(purchase.total(), best.rate_bp),
+            description: best.description.clone(),
+        })
+    }
+
     /// What `purchase` earns: each line at its best qualifying rule, or at the base rate.
     pub fn accrue(&self, purchase: &Purchase) -> Accrual {
         let lines: Vec<LineAccrual> = purchase
@@ -238,6 +283,18 @@ struct RuleFile {
     base: BaseEntry,
     #[serde(default)]
     rules: Vec<RuleEntry>,
+    #[serde(default)]
+    discounts: Vec<DiscountEntry>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DiscountEntry {
+    id: String,
+    rate_bp: u32,
+    description: String,
+    weekdays: Option<Vec<DayName>>,
+    payment_methods: Option<Vec<PaymentMethod>>,
 }
 
 #[derive(Deserialize)]
@@ -325,11 +382,35 @@ impl RuleFile {
                 categories,
             });
         }
+        let mut discounts = Vec::with_capacity(self.discounts.len());
+        for entry in self.discounts {
+            let id = entry.id.trim().to_owned();
+            if id.is_empty() {
+                return Err(RulesError::EmptyId);
+            }
+            if !seen.insert(id.clone()) {
+                return Err(RulesError::DuplicateId(id));
+            }
+            let rate_bp = check_rate(&id, entry.rate_bp)?;
+            let description = check_description(&id, entry.description)?;
+            let weekdays = check_condition(&id, "weekdays", entry.weekdays)?
+                .map(|days| days.into_iter().map(Weekday::from).collect());
+            let payment_methods = check_condition(&id, "payment_methods", entry.payment_methods)?;
+            discounts.push(Rule {
+                id,
+                rate_bp,
+                description,
+                weekdays,
+                payment_methods,
+                categories: None,
+            });
+        }
         Ok(RuleSet {
             version,
             base_rate_bp,
             base_description,
             rules,
+            discounts,
         })
     }
 }
@@ -403,10 +484,11 @@ mod tests {
     #[test]
     fn the_builtin_rules_parse_and_carry_their_version() {
         let rules = RuleSet::builtin();
-        assert_eq!(rules.version(), "2026-11");
+        assert_eq!(rules.version(), "2026-11-2");
         assert_eq!(rules.base_rate_bp(), 80);
         assert_eq!(rules.base_description(), "0,8% en todas tus compras");
-        assert_eq!(rules.rules().len(), 6);
+        assert_eq!(rules.rules().len(), 5);
+        assert_eq!(rules.discounts().len(), 1);
     }
 
     #[test]
@@ -433,18 +515,61 @@ mod tests {
     }
 
     #[test]
-    fn monday_with_the_partner_card_gives_six_percent_on_every_category() {
+    fn monday_with_the_partner_card_is_a_six_percent_discount_never_added_to_the_accrual() {
+        let rules = RuleSet::builtin();
         for category in Category::ALL {
             let line = single(Weekday::Mon, Some(PartnerCard), (category, 10_000));
-            assert_eq!(line.pesos, 600);
-            assert_eq!(line.rule_id.as_deref(), Some("lunes-tarjeta-lider-bci"));
-            assert_eq!(line.description, "Lunes 6% con tarjeta Lider BCI");
+            assert_eq!(line.pesos, 90, "the partner card's 0,9%, as on any day");
+            assert_eq!(line.rule_id.as_deref(), Some("tarjeta-lider-bci"));
+        }
+        let cart = purchase(
+            Weekday::Mon,
+            Some(PartnerCard),
+            &[(Meat, 10_000), (Drinks, 2_555)],
+        );
+        assert_eq!(rules.accrue(&cart).total, 90 + 22);
+        assert_eq!(
+            rules.discount(&cart),
+            Some(Discount {
+                discount_id: "lunes-descuento-tarjeta-lider-bci".into(),
+                rate_bp: 600,
+                pesos: 753,
+                description: "Lunes 6% de descuento con Tarjeta Lider BCI".into(),
+            })
+        );
+        // Another day, another card, or no card: no discount.
+        for (day, payment) in [
+            (Weekday::Tue, Some(PartnerCard)),
+            (Weekday::Mon, Some(Cash)),
+            (Weekday::Mon, Some(OtherCard)),
+            (Weekday::Mon, None),
+        ] {
+            assert_eq!(
+                rules.discount(&purchase(day, payment, &[(Meat, 10_000)])),
+                None
+            );
         }
         assert_eq!(single(Weekday::Mon, Some(Cash), (Meat, 10_000)).pesos, 80);
-        assert_eq!(
-            single(Weekday::Sun, Some(PartnerCard), (Meat, 10_000)).pesos,
-            90
+    }
+
+    #[test]
+    fn a_discount_shares_the_rule_ids_and_refuses_a_category_condition() {
+        let base = "version = \"v\"\n[base]\nrate_bp = 80\ndescription = \"b\"\n";
+        let dup = format!(
+            "{base}[[rules]]\nid = \"x\"\nrate_bp = 90\ndescription = \"d\"\n\
+             [[discounts]]\nid = \"x\"\nrate_bp = 600\ndescription = \"d\"\n"
         );
+        assert_eq!(
+            RuleSet::from_toml(&dup),
+            Err(RulesError::DuplicateId("x".into()))
+        );
+        let category = format!(
+            "{base}[[discounts]]\nid = \"y\"\nrate_bp = 600\ndescription = \"d\"\ncategories = [\"meat\"]\n"
+        );
+        assert!(matches!(
+            RuleSet::from_toml(&category),
+            Err(RulesError::Syntax(_))
+        ));
     }
 
     #[test]
@@ -511,8 +636,14 @@ mod tests {
             [7, 0]
         );
         assert_eq!(accrual.total, 7);
-        assert_eq!(single(Weekday::Mon, Some(PartnerCard), (Meat, 16)).pesos, 0);
-        assert_eq!(single(Weekday::Mon, Some(PartnerCard), (Meat, 17)).pesos, 1);
+        assert_eq!(
+            single(Weekday::Mon, Some(PartnerCard), (Meat, 111)).pesos,
+            0
+        );
+        assert_eq!(
+            single(Weekday::Mon, Some(PartnerCard), (Meat, 112)).pesos,
+            1
+        );
     }
 
     #[test]
@@ -525,14 +656,14 @@ mod tests {
         );
         assert_eq!(line.rate_bp, 300);
         assert_eq!(line.pesos, 300);
-        // Monday's 6% beats everything else on the partner card, line by line.
+        // Line by line: the other line gets the partner card's 0.9%.
         let accrual = RuleSet::builtin().accrue(&purchase(
             Weekday::Tue,
             Some(PartnerCard),
             &[(FruitsAndVegetables, 10_000), (Meat, 10_000)],
         ));
         assert_eq!(accrual.total, 300 + 90);
-        assert_eq!(accrual.rules_version, "2026-11");
+        assert_eq!(accrual.rules_version, "2026-11-2");
     }
 
     #[test]
@@ -590,7 +721,7 @@ mod tests {
         ));
         let json = serde_json::to_value(&accrual).unwrap();
         assert_eq!(json["lines"][0]["category"], "meat");
-        assert_eq!(json["lines"][0]["rule_id"], "lunes-tarjeta-lider-bci");
+        assert_eq!(json["lines"][0]["rule_id"], "tarjeta-lider-bci");
         assert_eq!(serde_json::from_value::<Accrual>(json).unwrap(), accrual);
     }
 

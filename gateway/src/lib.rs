@@ -16,6 +16,7 @@ pub mod ops;
 pub mod proxies;
 pub mod recaptcha;
 pub mod routes;
+pub mod rut;
 pub mod state;
 pub mod web;
 

@@ -131,6 +131,41 @@ impl Month {
     }
 }
 
+/// Month names as members read them, January first.
+const MONTHS: [&str; 12] = [
+    "enero",
+    "febrero",
+    "marzo",
+    "abril",
+    "mayo",
+    "junio",
+    "julio",
+    "agosto",
+    "septiembre",
+    "octubre",
+    "noviembre",
+    "diciembre",
+];
+
+/// The one date format members read, everywhere (web app, messages, emails): "23 de noviembre
+/// de 2026". The web app's `formatDate` writes the same.
+pub fn member_date(date: NaiveDate) -> String {
+    let month = MONTHS[date.month0() as usize];
+    format!("{} de {month} de {}", date.day(), date.year())
+}
+
+/// `millis` (Unix milliseconds) as a member reads a moment: the day in Chile in
+/// [`member_date`]'s format and the time, "23 de noviembre de 2026 a las 21:15"; `None` out of
+/// chrono's range.
+pub fn member_date_time(millis: i64) -> Option<String> {
+    let at = millis_in_chile(millis)?;
+    Some(format!(
+        "{} a las {}",
+        member_date(at.date_naive()),
+        at.format("%H:%M")
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -271,6 +306,22 @@ mod tests {
         assert_eq!(
             day(2026, 12),
             NaiveDate::from_ymd_opt(2026, 12, 31).unwrap()
+        );
+    }
+
+    #[test]
+    fn members_read_dates_as_day_de_month_de_year_in_chile() {
+        let day = NaiveDate::from_ymd_opt(2026, 11, 23).unwrap();
+        assert_eq!(member_date(day), "23 de noviembre de 2026");
+        assert_eq!(
+            member_date(NaiveDate::from_ymd_opt(2027, 1, 5).unwrap()),
+            "5 de enero de 2027"
+        );
+        // 02:30 UTC on 24 November is still the 23rd, 23:30, in Santiago (UTC-3 in summer).
+        let late = Utc.with_ymd_and_hms(2026, 11, 24, 2, 30, 0).unwrap();
+        assert_eq!(
+            member_date_time(late.timestamp_millis()).as_deref(),
+            Some("23 de noviembre de 2026 a las 23:30")
         );
     }
 }

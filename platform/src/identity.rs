@@ -30,6 +30,10 @@ pub struct Rut {
 impl Rut {
     pub const MAX_BODY: u32 = 99_999_999;
 
+    /// The most body digits a member may type, zero padding included (`012.345.678-5`):
+    /// enough for any padding seen on paper, few enough that no input grows the fold.
+    pub const MAX_TYPED_DIGITS: usize = 12;
+
     /// Check digit of a RUT body, modulo 11.
     pub fn check_digit(body: u32) -> char {
         let mut sum = 0u32;
@@ -59,8 +63,9 @@ impl Rut {
 
     /// Accepts `12345678-5`, `12.345.678-5`, `123456785`, `12345678 5`, lower or upper `k`,
     /// surrounding spaces. Dots, dashes and spaces are separators wherever they are. Zeros that
-    /// pad the body to its 8 digits are accepted (`05.126.663-3` is `5.126.663-3`); a body of
-    /// more than 8 digits is not.
+    /// pad the body are accepted (`05.126.663-3` and `012.345.678-5` are `5.126.663-3` and
+    /// `12.345.678-5`), up to [`Self::MAX_TYPED_DIGITS`] typed digits; a body of more than 8
+    /// significant digits is not a RUT.
     pub fn parse(input: &str) -> Result<Self, IdentityError> {
         // Characters, not bytes: the check digit is the last character, whatever was typed.
         let cleaned: Vec<char> = input
@@ -71,7 +76,14 @@ impl Rut {
         let Some((check, body)) = cleaned.split_last() else {
             return Err(IdentityError::Empty);
         };
-        if body.is_empty() || body.len() > 8 || !body.iter().all(char::is_ascii_digit) {
+        if body.is_empty()
+            || body.len() > Self::MAX_TYPED_DIGITS
+            || !body.iter().all(char::is_ascii_digit)
+        {
+            return Err(IdentityError::InvalidRut);
+        }
+        let significant = body.iter().skip_while(|digit| **digit == '0').count();
+        if significant > 8 {
             return Err(IdentityError::InvalidRut);
         }
         let body = body
@@ -261,6 +273,11 @@ mod tests {
         ("051266633", "5126663-3"),
         ("5.126.663-3", "5126663-3"),
         ("00000001-9", "1-9"),
+        // Padded beyond 8 digits, as some forms print it.
+        ("012.345.678-5", "12345678-5"),
+        ("0123456785", "12345678-5"),
+        ("005126663-3", "5126663-3"),
+        ("000000000001-9", "1-9"),
     ];
 
     /// Each input with why it is refused.
@@ -283,7 +300,7 @@ mod tests {
         ("00000000-0", IdentityError::InvalidRut),
         ("100.000.000-4", IdentityError::InvalidRut),
         ("123456789-0", IdentityError::InvalidRut),
-        ("005126663-3", IdentityError::InvalidRut),
+        ("0000000000001-9", IdentityError::InvalidRut),
         // Not digits.
         ("abc", IdentityError::InvalidRut),
         ("12a45678-5", IdentityError::InvalidRut),
@@ -378,6 +395,29 @@ mod tests {
                     Rut::parse(&format!("{body}-{check}")),
                     Err(IdentityError::InvalidRut)
                 );
+            }
+
+            /// The check digit against a second formulation written apart from the production
+            /// loop: the body's decimal string reversed, weighted by the cycle 2..=7, and
+            /// `11 - (sum mod 11)` read from a table where 11 is `0` and 10 is `K`.
+            #[test]
+            fn the_check_digit_agrees_with_an_independent_formulation(body in 1..=Rut::MAX_BODY) {
+                let sum: u32 = body
+                    .to_string()
+                    .chars()
+                    .rev()
+                    .zip((2..=7).cycle())
+                    .map(|(digit, weight)| digit.to_digit(10).unwrap() * weight)
+                    .sum();
+                let expected = "0123456789K0".chars().nth((11 - sum % 11) as usize).unwrap();
+                let rut = Rut::from_body(body).unwrap();
+                prop_assert_eq!(rut.check(), expected);
+                prop_assert_eq!(Rut::check_digit(body), expected);
+                // Formatting and parsing round-trip, zero-padded and with a lowercase k too.
+                prop_assert_eq!(Rut::parse(&rut.formatted()), Ok(rut));
+                prop_assert_eq!(Rut::parse(&format!("0{}", rut.formatted())), Ok(rut));
+                prop_assert_eq!(Rut::parse(&format!("{:08}-{}", body, rut.check().to_ascii_lowercase())), Ok(rut));
+                prop_assert_eq!(Rut::parse(&format!(" {} ", rut.canonical())).map(|r| r.canonical()), Ok(rut.canonical()));
             }
 
             #[test]

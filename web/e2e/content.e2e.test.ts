@@ -80,12 +80,52 @@ describe(`content pages against ${PORTAL_UNDER_TEST}`, () => {
     try {
       await page.goto(`${miclub.baseUrl}/alianzas`);
       await page.getByRole('heading', { level: 1, name: 'Alianzas' }).waitFor();
-      const monday = card(page, 'Lunes 6% con Tarjeta Lider BCI');
+      const monday = card(page, 'Lunes 6% de descuento con Tarjeta Lider BCI');
       await monday.waitFor();
       expect(await monday.getByRole('heading', { level: 3, name: 'Condiciones' }).isVisible()).toBe(true);
       expect(await page.getByRole('heading', { level: 2 }).count()).toBeGreaterThanOrEqual(4);
       expect(await seriousViolations(page)).toEqual([]);
       await screenshots(page, 'alianzas');
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('accepts Chilean amounts, formats them as typed and refuses a decimal in Spanish', async () => {
+    const { context, page } = await newPage();
+    try {
+      await page.goto(`${miclub.baseUrl}/promociones`);
+      const simulator = page.getByRole('region', { name: 'Simulador de acumulación' });
+      await simulator.waitFor();
+      await simulator.getByLabel('Día de la compra').selectOption({ label: 'Jueves' });
+      const meat = simulator.getByLabel('Carnes', { exact: true });
+      const drinks = simulator.getByLabel('Bebidas', { exact: true });
+      await meat.pressSequentially('$12.345');
+      expect(await meat.inputValue()).toBe('$12.345');
+      await drinks.pressSequentially('12345');
+      expect(await drinks.inputValue()).toBe('$12.345');
+
+      // "12.345,5" is a decimal, refused under its field, never read as $123.455.
+      await drinks.fill('');
+      await drinks.pressSequentially('12.345,5');
+      await simulator.getByText('Ingresa el monto en pesos, sin decimales.').waitFor();
+      let asked = 0;
+      page.on('request', (request) => {
+        if (new URL(request.url()).pathname === '/api/simulator') asked += 1;
+      });
+      await simulator.getByRole('button', { name: 'Calcular' }).click();
+      await simulator.getByText('Ingresa el monto en pesos, sin decimales.').waitFor();
+      expect(asked).toBe(0);
+
+      // Corrected, the cart goes out with whole pesos: 0,8% of $12.345 + $12.345.
+      await drinks.fill('');
+      await drinks.pressSequentially('$12.345');
+      const answer = page.waitForResponse((r) => new URL(r.url()).pathname === '/api/simulator');
+      await simulator.getByRole('button', { name: 'Calcular' }).click();
+      const request = (await answer).request().postDataJSON() as Record<string, unknown>;
+      expect([request.meatAmount, request.drinksAmount]).toEqual([12345, 12345]);
+      expect(await simulator.getByTestId('simulator-total').innerText()).toBe('Acumularías $196');
+      expect(await simulator.getByTestId('simulator-discount').count()).toBe(0);
     } finally {
       await context.close();
     }
@@ -154,13 +194,17 @@ describe(`content pages against ${PORTAL_UNDER_TEST}`, () => {
         },
       ]);
 
-      // Monday with the partner card: 6% of $20.000 in other products.
+      // Monday with the partner card: the partner card's 0,9% of $20.000 earned, and the 6%
+      // discount at the till on its own line, never added to the pesos earned.
       await simulator.getByLabel('Día de la compra').selectOption({ label: 'Lunes' });
       await fruits.fill('');
       await simulator.getByLabel('Otros productos', { exact: true }).pressSequentially('20000');
       await simulator.getByRole('checkbox', { name: 'Pago con Tarjeta Lider BCI' }).check();
       await simulator.getByRole('button', { name: 'Calcular' }).click();
-      await simulator.getByText('Acumularías $1.200').waitFor();
+      await simulator.getByText('Acumularías $180').waitFor();
+      expect(await simulator.getByTestId('simulator-discount').innerText()).toContain(
+        'Descuento en caja: $1.200 menos (Lunes 6% de descuento con Tarjeta Lider BCI).',
+      );
       expect(await seriousViolations(page)).toEqual([]);
       await screenshots(page, 'simulador');
     } finally {

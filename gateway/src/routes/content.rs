@@ -167,12 +167,26 @@ pub struct SimulatedLine {
     pub rule: String,
 }
 
+/// A price discount at the till (the Monday bank-card offer): money off the purchase, shown
+/// apart and never part of the pesos earned.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct BankCardDiscount {
+    /// Pesos off the whole cart.
+    pub pesos: i64,
+    pub rate_bp: i32,
+    pub description: String,
+}
+
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SimulatorResult {
+    /// Pesos earned in the club account; a discount is never in it.
     pub total_earned: i64,
     pub rules_version: String,
     pub lines: Vec<SimulatedLine>,
+    /// The discount the cart gets at the till, or null when none applies.
+    pub bank_card_discount: Option<BankCardDiscount>,
 }
 
 /// Promotions in force, in display order.
@@ -331,6 +345,11 @@ pub async fn simulate(
         .map_err(|status| ApiError::from(status).with_camel_case_field())?
         .into_inner();
     Ok(Json(SimulatorResult {
+        bank_card_discount: answer.bank_card_discount.map(|d| BankCardDiscount {
+            pesos: d.pesos,
+            rate_bp: d.rate_bp,
+            description: d.description,
+        }),
         total_earned: answer.total_earned,
         rules_version: answer.rules_version,
         lines: answer

@@ -74,7 +74,7 @@ fn reset_id(jar: &CookieJar) -> ApiResult<String> {
     params(("recaptcha-token" = String, Header, description = "reCAPTCHA token of the form")),
     responses(
         (status = 200, description = "Neutral answer; sets the recovery cookie", body = RecoveryStarted),
-        (status = 400, description = "Bad input or reCAPTCHA refused", body = ErrorBody),
+        (status = 400, description = "ERR_INVALID_RUT (user), other bad input, or reCAPTCHA refused", body = ErrorBody),
         (status = 429, description = "ERR_TOO_MANY_ATTEMPTS, with Retry-After", body = ErrorBody),
     ))]
 pub async fn start(
@@ -85,6 +85,7 @@ pub async fn start(
     ApiJson(body): ApiJson<RecoveryRequest>,
 ) -> ApiResult<(CookieJar, Json<RecoveryStarted>)> {
     edge_limit(&state, "recovery", &ip, per_minute(&state)).await?;
+    crate::rut::check_user("user", &body.user)?;
     state
         .recaptcha
         .check(&headers, &ip, recaptcha::action::PASSWORD_RECOVERY)

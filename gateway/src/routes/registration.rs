@@ -272,6 +272,9 @@ pub async fn start(
 ) -> ApiResult<(StatusCode, CookieJar, Json<RegistrationView>)> {
     let per_minute = state.settings.registration_requests_per_minute;
     edge_limit(&state, "registration", &ip, per_minute).await?;
+    if let Identity::Rut { rut, .. } = &body {
+        crate::rut::check_rut("rut", rut)?;
+    }
     if state.recaptcha.enforced() {
         state
             .recaptcha
@@ -398,7 +401,7 @@ pub struct NeutralAnswer {}
     params(("recaptcha-token" = Option<String>, Header, description = "reCAPTCHA token (action `verification_email`); required when a site key is configured")),
     responses(
         (status = 202, description = "Neutral answer: the same empty object whoever asked", body = NeutralAnswer),
-        (status = 400, description = "ERR_RECAPTCHA", body = ErrorBody),
+        (status = 400, description = "ERR_INVALID_RUT (user) or ERR_RECAPTCHA", body = ErrorBody),
         (status = 429, description = "ERR_TOO_MANY_ATTEMPTS, with Retry-After", body = ErrorBody),
     ))]
 pub async fn resend_verification(
@@ -409,6 +412,7 @@ pub async fn resend_verification(
 ) -> ApiResult<(StatusCode, Json<NeutralAnswer>)> {
     let per_minute = state.settings.registration_requests_per_minute;
     edge_limit(&state, "verification", &ip, per_minute).await?;
+    crate::rut::check_user("user", &body.user)?;
     if state.recaptcha.enforced() {
         state
             .recaptcha

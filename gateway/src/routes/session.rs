@@ -124,7 +124,7 @@ pub(super) fn cookie_value(jar: &CookieJar, name: &str) -> Option<String> {
     params(("recaptcha-token" = String, Header, description = "reCAPTCHA token of the login form")),
     responses(
         (status = 200, description = "Password accepted, code sent; sets the challenge cookie", body = OtpSent),
-        (status = 400, description = "Bad input or reCAPTCHA refused", body = ErrorBody),
+        (status = 400, description = "ERR_INVALID_RUT (user), other bad input, or reCAPTCHA refused", body = ErrorBody),
         (status = 401, description = "ERR_INVALID_CREDENTIALS", body = ErrorBody),
         (status = 403, description = "ERR_EMAIL_NOT_VERIFIED, with an action", body = ErrorBody),
         (status = 413, body = ErrorBody), (status = 415, body = ErrorBody),
@@ -141,6 +141,7 @@ pub async fn login(
     login_open(&state).await?;
     let per_minute = state.settings.login_requests_per_minute;
     edge_limit(&state, "login", &ip, per_minute).await?;
+    crate::rut::check_user("user", &body.user)?;
     state
         .recaptcha
         .check(&headers, &ip, recaptcha::action::LOGIN)

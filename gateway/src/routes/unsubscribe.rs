@@ -126,7 +126,7 @@ pub async fn reasons(
 #[utoipa::path(post, path = "/api/unsubscribe/validate", tag = "unsubscribe", request_body = IdentityCheck,
     responses(
         (status = 200, body = IdentityChecked),
-        (status = 400, description = "ERR_INVALID_ARGUMENT (currentPassword missing)", body = ErrorBody),
+        (status = 400, description = "ERR_INVALID_RUT (user), or ERR_INVALID_ARGUMENT (currentPassword missing)", body = ErrorBody),
         (status = 401, body = ErrorBody),
         (status = 422, description = "ERR_IDENTITY_MISMATCH, or ERR_WRONG_PASSWORD (currentPassword)", body = ErrorBody),
         (status = 429, description = "ERR_TOO_MANY_ATTEMPTS with Retry-After", body = ErrorBody),
@@ -137,6 +137,7 @@ pub async fn validate(
     ClientIp(ip): ClientIp,
     ApiJson(body): ApiJson<IdentityCheck>,
 ) -> ApiResult<Json<IdentityChecked>> {
+    crate::rut::check_user("user", &body.user)?;
     let request = ValidateUnsubscribeRequest {
         user: body.user,
         email: body.email,
@@ -160,7 +161,7 @@ pub async fn validate(
 #[utoipa::path(post, path = "/api/unsubscribe", tag = "unsubscribe", request_body = UnsubscribeBody,
     responses(
         (status = 200, description = "Unsubscribed; session cookies cleared", body = Unsubscribed),
-        (status = 400, description = "ERR_INVALID_ARGUMENT (reasonId, reasonText or currentPassword)", body = ErrorBody),
+        (status = 400, description = "ERR_INVALID_RUT (user), or ERR_INVALID_ARGUMENT (reasonId, reasonText or currentPassword)", body = ErrorBody),
         (status = 401, body = ErrorBody),
         (status = 409, description = "ERR_ALREADY_UNSUBSCRIBED", body = ErrorBody),
         (status = 422, description = "ERR_IDENTITY_MISMATCH, or ERR_WRONG_PASSWORD (currentPassword)", body = ErrorBody),
@@ -173,6 +174,7 @@ pub async fn unsubscribe(
     ClientIp(ip): ClientIp,
     ApiJson(body): ApiJson<UnsubscribeBody>,
 ) -> ApiResult<(CookieJar, Json<Unsubscribed>)> {
+    crate::rut::check_user("user", &body.user)?;
     let request = UnsubscribeRequest {
         user: body.user,
         email: body.email,

@@ -81,6 +81,7 @@ async fn the_simulator_passes_the_cart_and_names_a_bad_field_as_the_browser_sent
     let body: Value = answer.json().await.unwrap();
     assert_eq!(body["totalEarned"], 300);
     assert_eq!(body["lines"][0]["rule"], "Martes de frutas y verduras");
+    assert_eq!(body["bankCardDiscount"], Value::Null);
     let sent = gw.script().last_simulation.unwrap();
     assert_eq!(
         (sent.week_day, sent.fruits_and_vegetables_amount),
@@ -210,4 +211,25 @@ async fn the_flags_are_read_from_content_once_per_cache_period() {
         context(&gw).await;
     }
     assert_eq!(gw.script().flag_reads, 1);
+}
+
+#[tokio::test]
+async fn the_simulator_answers_the_bank_card_discount_apart_from_the_pesos_earned() {
+    let gw = gateway().await;
+    let answer = gw
+        .post("/api/simulator")
+        .json(&json!({"weekDay": 1, "meatAmount": 10000, "partnerCard": true}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), StatusCode::OK);
+    let body: Value = answer.json().await.unwrap();
+    assert_eq!(
+        body["bankCardDiscount"],
+        json!({"pesos": 600, "rateBp": 600, "description": "Lunes 6% de descuento con Tarjeta Lider BCI"})
+    );
+    assert_eq!(
+        body["totalEarned"], 300,
+        "the discount is not added to the pesos earned"
+    );
 }

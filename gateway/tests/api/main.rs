@@ -19,5 +19,6 @@ mod ops_metrics;
 mod production_start;
 mod recovery_routes;
 mod rejections;
+mod rut_inputs;
 mod session_routes;
 mod support;

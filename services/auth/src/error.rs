@@ -277,10 +277,12 @@ impl AuthError {
     }
 }
 
-/// "Te diste de baja de Mi Club el 21-11-2026. …", the day in Santiago; `None` for an instant
-/// out of range.
+/// "Te diste de baja de Mi Club el 21 de noviembre de 2026. …", the day in Santiago in the one
+/// date format members read; `None` for an instant out of range.
 fn unsubscribed_message(disabled_at: i64) -> Option<String> {
-    let day = miclub_platform::calendar::millis_in_chile(disabled_at)?.format("%d-%m-%Y");
+    let day = miclub_platform::calendar::member_date(
+        miclub_platform::calendar::millis_in_chile(disabled_at)?.date_naive(),
+    );
     Some(format!(
         "Te diste de baja de Mi Club el {day}. Si quieres volver, puedes registrarte de nuevo."
     ))
@@ -358,7 +360,7 @@ mod tests {
         assert_eq!(body.code, ErrorCode::MemberUnsubscribed);
         assert_eq!(
             body.message,
-            "Te diste de baja de Mi Club el 21-11-2026. Si quieres volver, puedes registrarte de nuevo."
+            "Te diste de baja de Mi Club el 21 de noviembre de 2026. Si quieres volver, puedes registrarte de nuevo."
         );
         let action = body.action.unwrap();
         assert_eq!(action.url, "/registro");

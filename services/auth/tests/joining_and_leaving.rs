@@ -88,9 +88,10 @@ async fn rows_for(app: &TestApp, member_id: &str, login_id: &str) -> i64 {
 
 /// The day of `millis` in Santiago, as the unsubscribed message writes it.
 fn santiago_day(millis: i64) -> String {
-    miclub_platform::calendar::in_chile(DateTime::from_timestamp_millis(millis).unwrap())
-        .format("%d-%m-%Y")
-        .to_string()
+    miclub_platform::calendar::member_date(
+        miclub_platform::calendar::in_chile(DateTime::from_timestamp_millis(millis).unwrap())
+            .date_naive(),
+    )
 }
 
 async fn accounts_token(app: &TestApp) -> String {

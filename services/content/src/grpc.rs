@@ -9,7 +9,7 @@
 
 use std::sync::Arc;
 
-use miclub_accrual::Accrual;
+use miclub_accrual::{Accrual, Discount};
 use miclub_platform::calendar;
 use miclub_platform::error::ServiceError;
 use miclub_platform::storage::{millis_to_rfc3339, now_millis};
@@ -148,9 +148,8 @@ impl ContentService for ContentGrpc {
             form.partner_card,
         )
         .map_err(|err| err.into_status("simulate"))?;
-        Ok(Response::new(accrual_to_proto(
-            self.content.simulate(&simulation),
-        )))
+        let (accrual, discount) = self.content.simulate(&simulation);
+        Ok(Response::new(accrual_to_proto(accrual, discount)))
     }
 
     #[tracing::instrument(name = "content.set_flag", skip_all)]
@@ -415,7 +414,7 @@ fn flags_to_proto(flags: Flags) -> pb::Flags {
     }
 }
 
-fn accrual_to_proto(accrual: Accrual) -> pb::SimulateResponse {
+fn accrual_to_proto(accrual: Accrual, discount: Option<Discount>) -> pb::SimulateResponse {
     pb::SimulateResponse {
         total_earned: accrual.total,
         lines: accrual
@@ -431,5 +430,10 @@ fn accrual_to_proto(accrual: Accrual) -> pb::SimulateResponse {
             })
             .collect(),
         rules_version: accrual.rules_version,
+        bank_card_discount: discount.map(|discount| pb::SimulatedDiscount {
+            pesos: discount.pesos,
+            rate_bp: i32::try_from(discount.rate_bp).unwrap_or(i32::MAX),
+            description: discount.description,
+        }),
     }
 }

@@ -178,6 +178,54 @@ mod tests {
     }
 
     #[test]
+    fn the_copy_tells_one_truth_about_the_monday_discount_and_the_recovery_code() {
+        let shipped = shipped().unwrap();
+        // The rule file makes the Monday bank-card offer a discount, never accumulation ...
+        let rules = miclub_accrual::RuleSet::builtin();
+        let monday = rules
+            .discounts()
+            .iter()
+            .find(|d| d.weekdays() == Some(&[chrono::Weekday::Mon][..]))
+            .expect("the monday discount");
+        assert_eq!(monday.rate_bp(), 600);
+        assert!(rules.rules().iter().all(|r| r.rate_bp() < 600));
+        // ... and so does every text a member reads.
+        let mut texts: Vec<String> = Vec::new();
+        for b in &shipped.banners {
+            texts.extend([b.title.clone(), b.subtitle.clone(), b.image_alt.clone()]);
+        }
+        for a in &shipped.alliances {
+            texts.extend([a.title.clone(), a.description.clone(), a.conditions.clone()]);
+        }
+        for f in &shipped.faqs {
+            texts.extend([f.question.clone(), f.answer.clone()]);
+        }
+        for text in &texts {
+            let lower = text.to_lowercase();
+            if lower.contains("6%") {
+                assert!(
+                    lower.contains("6% de descuento"),
+                    "6% not called a discount: {text:?}"
+                );
+            }
+            assert!(
+                !lower.contains("acumulas 6%") && !lower.contains("acumula 6%"),
+                "{text:?}"
+            );
+        }
+        let recovery = shipped
+            .faqs
+            .iter()
+            .find(|f| f.id == "recuperar-contrasena")
+            .unwrap();
+        assert!(recovery.answer.contains("código de 6 dígitos"));
+        assert!(
+            !recovery.answer.contains("enlace"),
+            "recovery sends a code, not a link"
+        );
+    }
+
+    #[test]
     fn there_are_general_and_login_faqs_including_password_recovery_and_the_code() {
         let faqs = shipped().unwrap().faqs;
         let general = faqs

@@ -610,6 +610,20 @@ export interface components {
             balance: number;
             updatedAt?: string | null;
         };
+        /**
+         * @description A price discount at the till (the Monday bank-card offer): money off the purchase, shown
+         *     apart and never part of the pesos earned.
+         */
+        BankCardDiscount: {
+            description: string;
+            /**
+             * Format: int64
+             * @description Pesos off the whole cart.
+             */
+            pesos: number;
+            /** Format: int32 */
+            rateBp: number;
+        };
         Banner: {
             id: string;
             imageAlt: string;
@@ -1024,9 +1038,13 @@ export interface components {
             weekDay: number;
         };
         SimulatorResult: {
+            bankCardDiscount?: null | components["schemas"]["BankCardDiscount"];
             lines: components["schemas"]["SimulatedLine"][];
             rulesVersion: string;
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description Pesos earned in the club account; a discount is never in it.
+             */
             totalEarned: number;
         };
         Terms: {
@@ -1445,7 +1463,7 @@ export interface operations {
                     "application/json": components["schemas"]["OtpSent"];
                 };
             };
-            /** @description Bad input or reCAPTCHA refused */
+            /** @description ERR_INVALID_RUT (user), other bad input, or reCAPTCHA refused */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1800,7 +1818,7 @@ export interface operations {
                     "application/json": components["schemas"]["RecoveryStarted"];
                 };
             };
-            /** @description Bad input or reCAPTCHA refused */
+            /** @description ERR_INVALID_RUT (user), other bad input, or reCAPTCHA refused */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3212,7 +3230,7 @@ export interface operations {
                     "application/json": components["schemas"]["NeutralAnswer"];
                 };
             };
-            /** @description ERR_RECAPTCHA */
+            /** @description ERR_INVALID_RUT (user) or ERR_RECAPTCHA */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3605,7 +3623,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unsubscribed"];
                 };
             };
-            /** @description ERR_INVALID_ARGUMENT (reasonId, reasonText or currentPassword) */
+            /** @description ERR_INVALID_RUT (user), or ERR_INVALID_ARGUMENT (reasonId, reasonText or currentPassword) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3780,7 +3798,7 @@ export interface operations {
                     "application/json": components["schemas"]["IdentityChecked"];
                 };
             };
-            /** @description ERR_INVALID_ARGUMENT (currentPassword missing) */
+            /** @description ERR_INVALID_RUT (user), or ERR_INVALID_ARGUMENT (currentPassword missing) */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { ageOn, chileToday, formatDayMonth, lastMonths, parseIsoDate } from './dates';
+import { formatDate } from './format';
 
 describe('Chile calendar dates', () => {
   it('takes the day in Santiago, not in UTC', () => {
@@ -36,24 +37,18 @@ describe('Chile calendar dates', () => {
 });
 
 describe('formatDayMonth', () => {
-  const now = new Date('2026-11-21T15:00:00Z');
-
-  it('writes a day of the current year without the year', () => {
-    expect(formatDayMonth('2026-12-31', now)).toBe('31 de diciembre');
-    expect(formatDayMonth('2026-03-01', now)).toBe('1 de marzo');
+  it('writes a calendar date in the one member format, always with the year', () => {
+    expect(formatDayMonth('2026-12-31')).toBe('31 de diciembre de 2026');
+    expect(formatDayMonth('2026-03-01')).toBe('1 de marzo de 2026');
+    expect(formatDayMonth('2027-01-31')).toBe('31 de enero de 2027');
   });
 
-  it('adds the year when it is another one', () => {
-    expect(formatDayMonth('2027-01-31', now)).toBe('31 de enero de 2027');
-  });
-
-  it('counts the year in Chile, not in UTC', () => {
-    // 03:00 UTC on January 1st is still December 31st in Santiago.
-    expect(formatDayMonth('2026-12-31', new Date('2027-01-01T02:00:00Z'))).toBe('31 de diciembre');
+  it('writes the same text as formatDate of an instant on that day in Chile', () => {
+    expect(formatDayMonth('2026-11-20')).toBe(formatDate('2026-11-21T01:30:00Z'));
   });
 
   it('gives null for what is not a date', () => {
-    expect(formatDayMonth('2026-02-30', now)).toBeNull();
-    expect(formatDayMonth('', now)).toBeNull();
+    expect(formatDayMonth('2026-02-30')).toBeNull();
+    expect(formatDayMonth('')).toBeNull();
   });
 });

@@ -65,12 +65,12 @@ export function ageOn(birth: CalendarDate, today: CalendarDate): number {
 const MONTHS_LOWER = MONTH_NAMES.map((name) => name.toLowerCase());
 
 /**
- * A calendar date `YYYY-MM-DD` as es-CL writes it in a sentence: "31 de diciembre", with the year
- * ("31 de enero de 2027") only when it is not the current year in Chile. Null when not a date.
+ * A calendar date `YYYY-MM-DD` in the portal's one date format for members, the same as
+ * `formatDate` of an instant and the services' messages: "31 de diciembre de 2026", always with
+ * the year. Null when not a date.
  */
-export function formatDayMonth(isoDate: string, now: Date = new Date()): string | null {
+export function formatDayMonth(isoDate: string): string | null {
   const date = parseIsoDate(isoDate.slice(0, 10));
   if (!date) return null;
-  const text = `${date.day} de ${MONTHS_LOWER[date.month - 1]}`;
-  return date.year === chileToday(now).year ? text : `${text} de ${date.year}`;
+  return `${date.day} de ${MONTHS_LOWER[date.month - 1]} de ${date.year}`;
 }

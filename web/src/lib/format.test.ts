@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 
-import { formatAmountInput, formatDate, formatDateTime, formatPesos, formatShortDate, parseAmountInput } from './format';
+import {
+  formatAmountInput,
+  formatDate,
+  formatDateTime,
+  formatPesos,
+  formatShortDate,
+  parseAmountInput,
+  readAmountInput,
+} from './format';
 
 describe('formatPesos', () => {
   it('writes pesos with a dollar sign, dots for thousands and no decimals', () => {
@@ -62,5 +70,26 @@ describe('amount fields', () => {
     expect(parseAmountInput('12.345')).toBe(12345);
     expect(parseAmountInput('')).toBe(0);
     expect(parseAmountInput(formatAmountInput('10000000'))).toBe(10_000_000);
+  });
+});
+
+describe('readAmountInput', () => {
+  it('accepts the Chilean formats members type and writes thousands with dots', () => {
+    expect(readAmountInput('', '12345')).toEqual({ text: '12.345', decimal: false });
+    expect(readAmountInput('', '12.345')).toEqual({ text: '12.345', decimal: false });
+    expect(readAmountInput('', '$12.345')).toEqual({ text: '12.345', decimal: false });
+    expect(readAmountInput('', '$ 1.234.567')).toEqual({ text: '1.234.567', decimal: false });
+  });
+
+  it('refuses a decimal comma or a decimal point instead of reading it as more pesos', () => {
+    expect(readAmountInput('12.345', '12.345,5')).toEqual({ text: '12.345,5', decimal: true });
+    expect(readAmountInput('', '12,5')).toEqual({ text: '12,5', decimal: true });
+    expect(readAmountInput('1234', '12345.5')).toEqual({ text: '12345.5', decimal: true });
+    expect(readAmountInput('', '$99.99')).toEqual({ text: '99.99', decimal: true });
+  });
+
+  it('reformats a deletion, which is never a decimal', () => {
+    expect(readAmountInput('12.345', '12.34')).toEqual({ text: '1.234', decimal: false });
+    expect(readAmountInput('12.345,5', '12.3455')).toEqual({ text: '123.455', decimal: false });
   });
 });

@@ -26,12 +26,15 @@ export function formatDateTime(iso: string): string | null {
   });
 }
 
-/** "10 de enero de 2026", the calendar day in Chile. */
+/**
+ * "10 de enero de 2026", the calendar day in Chile: the one date format members read everywhere
+ * (lists, messages, the services' texts and emails, `formatDayMonth` for calendar dates).
+ */
 export function formatDate(iso: string): string | null {
   return formatInChile(iso, { day: 'numeric', month: 'long', year: 'numeric' });
 }
 
-/** "21-11-2026", the short es-CL date in Chile, for lists. */
+/** "21-11-2026": kept for machine-like contexts only; members read `formatDate`. */
 export function formatShortDate(iso: string): string | null {
   return formatInChile(iso, { day: '2-digit', month: '2-digit', year: 'numeric' });
 }
@@ -40,6 +43,23 @@ export function formatShortDate(iso: string): string | null {
 export function formatAmountInput(raw: string): string {
   const digits = raw.replace(/\D/g, '').replace(/^0+(?=\d)/, '').slice(0, 12);
   return digits.replace(/\B(?=(\d{3})+(?!\d))/g, '.');
+}
+
+/**
+ * What a member typed in a pesos field, read the Chilean way: `$`, spaces and dots for thousands
+ * are accepted ("12.345", "$12.345"), and the text is re-written as the member types ("12345" →
+ * "12.345"). A decimal is refused, not guessed: a comma (the Chilean decimal mark, "12.345,5")
+ * or, when text was added, a point followed by one or two final digits ("12345.5"); the text is
+ * then kept as typed with `decimal` true, so the member sees what they wrote and why it is
+ * refused. Deleting characters only ever reformats, so "12.345" → "12.34" is not a decimal.
+ */
+export function readAmountInput(previous: string, raw: string): { text: string; decimal: boolean } {
+  const typed = raw.replace(/[$\s]/g, '');
+  const added = typed.length > previous.replace(/[$\s]/g, '').length;
+  if (/,/.test(typed) || (added && /\.\d{1,2}$/.test(typed))) {
+    return { text: typed.slice(0, 20), decimal: true };
+  }
+  return { text: formatAmountInput(typed), decimal: false };
 }
 
 /** The whole pesos of an amount field ("12.345" → 12345); 0 when empty. */

@@ -51,6 +51,20 @@ describe('RUT', () => {
     expect(formatRut(' 11111111-1 ')).toBe('11.111.111-1');
   });
 
+  it('reads what members type the same way the services do: dots or not, hyphen or not, zero padding, k or K', () => {
+    for (const typed of ['11.111.111-1', '11111111-1', '111111111', '011.111.111-1', '0111111111', ' 11 111 111 1 ']) {
+      expect(formatRut(typed)).toBe('11.111.111-1');
+      expect(isValidRut(typed)).toBe(true);
+    }
+    for (const typed of ['10.000.013-k', '10000013K', '010000013k']) {
+      expect(formatRut(typed)).toBe('10.000.013-K');
+      expect(isValidRut(typed)).toBe(true);
+    }
+    for (const malformed of ['11.111.111-2', '00.000.000-0', '5', 'K', '12.345.678']) {
+      expect(isValidRut(malformed)).toBe(false);
+    }
+  });
+
   it('never grows beyond eight body digits and a check digit', () => {
     expect(formatRut('1234567890')).toBe('12.345.678-9');
   });

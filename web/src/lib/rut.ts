@@ -6,9 +6,15 @@
 /** Longest cleaned RUT: 8 digits of body plus the check digit (bodies reach 99.999.999). */
 export const RUT_MAX_LENGTH = 9;
 
-/** Keeps digits and a final K, upper-cased: "12.345.678-k" → "12345678K". */
+/**
+ * Keeps digits and a final K, upper-cased, without the zeros that pad a body (the services
+ * accept them too): "12.345.678-k" → "12345678K", "012.345.678-5" → "123456785".
+ */
 export function cleanRut(value: string): string {
-  const chars = value.toUpperCase().replace(/[^0-9K]/g, '');
+  const chars = value
+    .toUpperCase()
+    .replace(/[^0-9K]/g, '')
+    .replace(/^0+/, '');
   // A K is only meaningful as the check digit, so any K before the last character is dropped.
   const body = chars.slice(0, -1).replace(/K/g, '');
   return (body + chars.slice(-1)).slice(0, RUT_MAX_LENGTH);

@@ -785,13 +785,12 @@ impl Profile {
     }
 }
 
-/// `at` (Unix milliseconds) as Chileans read it: `23-11-2026 a las 21:15`.
+/// `at` (Unix milliseconds) as members read it, in the portal's one date format:
+/// `23 de noviembre de 2026 a las 21:15`.
 pub(super) fn chile_date_time(at: i64) -> String {
-    miclub_platform::calendar::in_chile(
-        chrono::DateTime::from_timestamp_millis(at).unwrap_or_default(),
-    )
-    .format("%d-%m-%Y a las %H:%M")
-    .to_string()
+    miclub_platform::calendar::member_date_time(at)
+        .or_else(|| miclub_platform::calendar::member_date_time(0))
+        .unwrap_or_default()
 }
 
 fn resend_key(member_id: &MemberId) -> String {

@@ -279,8 +279,9 @@ async fn a_monday_partner_card_purchase_accrues_what_the_rule_engine_says(env: T
         )
         .unwrap(),
     );
-    // Monday 6% with the partner card, on 12.500 pesos.
-    assert_eq!(expected.total, 750);
+    // The partner card's 0,9% on 12.500 pesos: the Monday 6% is a discount at the till, never
+    // accumulation.
+    assert_eq!(expected.total, 90 + 22);
     assert_eq!(posted.accrued, expected.total);
     assert_eq!(posted.rules_version, rules.version());
     assert!(!posted.replayed);
@@ -293,7 +294,7 @@ async fn a_monday_partner_card_purchase_accrues_what_the_rule_engine_says(env: T
         .expect("the accrual");
     assert_eq!(movement.kind(), MovementKind::Accrual);
     assert_eq!(movement.status(), MovementStatus::Pending);
-    assert_eq!(movement.amount(), 750);
+    assert_eq!(movement.amount(), 112);
     assert_eq!(movement.reason().as_str(), "Compra en Lider Providencia");
     let at = DateTime::parse_from_rfc3339(purchased_at)
         .unwrap()
@@ -314,7 +315,7 @@ async fn a_monday_partner_card_purchase_accrues_what_the_rule_engine_says(env: T
     assert_eq!(row.get::<Option<i64>, _>("published_at"), None);
     assert_eq!(row.get::<String, _>("purchase_id"), posted.purchase_id);
     assert_eq!(row.get::<i64, _>("total"), 12_500);
-    assert_eq!(row.get::<i64, _>("accrued"), 750);
+    assert_eq!(row.get::<i64, _>("accrued"), 112);
     assert_eq!(row.get::<String, _>("payment_method"), "partner_card");
     assert_eq!(row.get::<String, _>("movement_id"), posted.movement_id);
     let payload: serde_json::Value =
@@ -323,7 +324,7 @@ async fn a_monday_partner_card_purchase_accrues_what_the_rule_engine_says(env: T
     assert_eq!(payload["member_id"], member.id.as_str());
     assert_eq!(payload["purchased_at"], purchased_at);
     assert_eq!(payload["total"], 12_500);
-    assert_eq!(payload["accrued"], 750);
+    assert_eq!(payload["accrued"], 112);
     assert_eq!(
         payload["lines"],
         serde_json::json!([

@@ -14,7 +14,7 @@ mod simulator;
 use std::sync::Arc;
 
 use chrono::NaiveDate;
-use miclub_accrual::{Accrual, RuleSet};
+use miclub_accrual::{Accrual, Discount, RuleSet};
 
 pub use simulator::{MAX_AMOUNT, Simulation, amount_field, category_name};
 
@@ -166,8 +166,11 @@ impl Content {
     }
 
     /// What a simulated cart earns under the accrual rules.
-    pub fn simulate(&self, simulation: &Simulation) -> Accrual {
-        simulation.run(&self.rules)
+    pub fn simulate(&self, simulation: &Simulation) -> (Accrual, Option<Discount>) {
+        (
+            simulation.run(&self.rules),
+            simulation.discount(&self.rules),
+        )
     }
 
     /// The terms in force at `now` (Unix ms): the newest version published at or before it.

@@ -4,10 +4,11 @@
 //! [`Simulation::new`] validates the form (weekday 1–7, each amount 0 to $10.000.000, at least
 //! one above 0) and refuses with the form's field name and a Spanish message; the cart then
 //! becomes an accrual [`Purchase`] exactly as a till would post it: one line per category with
-//! an amount, paid with the partner card (Lider BCI) or another card.
+//! an amount, paid with the partner card (Lider BCI) or another card. A price discount (the
+//! Monday bank-card offer) is answered apart by [`Simulation::discount`], never as pesos earned.
 
 use chrono::Weekday;
-use miclub_accrual::{Accrual, Category, PaymentMethod, Purchase, PurchaseLine, RuleSet};
+use miclub_accrual::{Accrual, Category, Discount, PaymentMethod, Purchase, PurchaseLine, RuleSet};
 
 use crate::error::{ContentError, Result};
 
@@ -73,6 +74,12 @@ impl Simulation {
     /// What the cart earns under `rules`.
     pub fn run(&self, rules: &RuleSet) -> Accrual {
         rules.accrue(&self.purchase)
+    }
+
+    /// The price discount the cart gets at the till under `rules` (the Monday bank-card
+    /// offer): shown apart, never added to what it earns.
+    pub fn discount(&self, rules: &RuleSet) -> Option<Discount> {
+        rules.discount(&self.purchase)
     }
 }
 
@@ -175,10 +182,15 @@ mod tests {
     }
 
     #[test]
-    fn the_builtin_rules_pay_the_monday_partner_card_rate() {
+    fn the_monday_partner_card_offer_is_a_discount_apart_from_the_pesos_earned() {
+        let rules = RuleSet::builtin();
         let simulation = Simulation::new(1, [10_000, 0, 0, 0, 0], true).unwrap();
-        let accrual = simulation.run(&RuleSet::builtin());
-        assert_eq!(accrual.total, 600);
-        assert_eq!(accrual.lines[0].rate_bp, 600);
+        let accrual = simulation.run(&rules);
+        assert_eq!(accrual.total, 90);
+        assert_eq!(accrual.lines[0].rate_bp, 90);
+        let discount = simulation.discount(&rules).expect("the monday discount");
+        assert_eq!((discount.pesos, discount.rate_bp), (600, 600));
+        let other_card = Simulation::new(1, [10_000, 0, 0, 0, 0], false).unwrap();
+        assert_eq!(other_card.discount(&rules), None);
     }
 }

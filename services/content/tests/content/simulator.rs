@@ -127,7 +127,11 @@ async fn each_category_earns_at_its_best_rule_with_the_rule_named_in_spanish(env
         .unwrap()
         .into_inner();
 
-    assert_eq!(tuesday.rules_version, "2026-11");
+    assert_eq!(tuesday.rules_version, "2026-11-2");
+    assert_eq!(
+        tuesday.bank_card_discount, None,
+        "a tuesday has no discount"
+    );
     let lines: Vec<(&str, i64, i64, i32, &str)> = tuesday
         .lines
         .iter()
@@ -181,11 +185,21 @@ async fn each_category_earns_at_its_best_rule_with_the_rule_named_in_spanish(env
         .await
         .unwrap()
         .into_inner();
-    assert_eq!(monday_partner.total_earned, 600);
+    // The Monday 6% is a discount at the till: a line of its own, never pesos earned.
+    assert_eq!(monday_partner.total_earned, 90);
     assert_eq!(
         monday_partner.lines[0].rule,
-        "Lunes 6% con tarjeta Lider BCI"
+        "0,9% en todas tus compras con tarjeta Lider BCI"
     );
+    assert_eq!(
+        monday_partner.bank_card_discount,
+        Some(pb::SimulatedDiscount {
+            pesos: 600,
+            rate_bp: 600,
+            description: "Lunes 6% de descuento con Tarjeta Lider BCI".into(),
+        })
+    );
+    assert_eq!(monday_other_card.bank_card_discount, None);
 }
 
 async fn a_configured_rules_file_is_what_the_simulator_applies(env: TestEnv) {

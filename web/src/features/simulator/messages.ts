@@ -13,6 +13,9 @@ export const SIMULATOR_COPY = {
   amount: 'Monto',
   rule: 'Regla',
   earned: 'Acumulas',
+  /** The bank-card discount, apart from the pesos earned: "$600 menos en caja: Lunes 6% …". */
+  discountLine: (pesos: string, description: string) => `Descuento en caja: ${pesos} menos (${description}).`,
+  discountNote: 'Es un descuento en el precio, no se suma a los pesos que acumulas.',
   estimateNote: 'Es una estimación: el saldo se acumula al confirmarse tu compra.',
   meat: 'Carnes',
   fruitsAndVegetables: 'Frutas y verduras',

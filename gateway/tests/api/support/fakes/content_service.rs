@@ -115,8 +115,16 @@ impl ContentService for Fakes {
     ) -> Result<Response<content::SimulateResponse>, Status> {
         self.content_fails()?;
         let request = request.into_inner();
+        // The Monday bank-card offer, as content answers it: a discount apart from the pesos.
+        let bank_card_discount =
+            (request.week_day == 1 && request.partner_card).then(|| content::SimulatedDiscount {
+                pesos: 600,
+                rate_bp: 600,
+                description: "Lunes 6% de descuento con Tarjeta Lider BCI".into(),
+            });
         self.script().last_simulation = Some(request);
         Ok(Response::new(content::SimulateResponse {
+            bank_card_discount,
             total_earned: 300,
             rules_version: "2026-11".into(),
             lines: vec![content::SimulatedLine {

@@ -49,7 +49,7 @@ describe('/promociones', () => {
     expect(toggle).toHaveAttribute('aria-expanded', 'false');
     await user.click(toggle);
     expect(toggle).toHaveAttribute('aria-expanded', 'true');
-    expect(within(monday).getByText(/^Válida del 1 de noviembre al 31 de diciembre/)).toBeVisible();
+    expect(within(monday).getByText(/^Válida del 1 de noviembre de \d{4} al 31 de diciembre de \d{4}/)).toBeVisible();
     expect(dataLayerEvents('promocion_seleccion')).toEqual([
       { event: 'promocion_seleccion', promocion_id: 'lunes-bci', promocion_titulo: 'Lunes con Tarjeta Lider BCI' },
     ]);

@@ -68,7 +68,7 @@ describe('Mis Movimientos', () => {
       'Compra en Lider.cl',
     ]);
     const [pending, adjustment] = items as [HTMLElement, HTMLElement];
-    expect(within(pending).getByText('20-11-2026')).toBeInTheDocument();
+    expect(within(pending).getByText('20 de noviembre de 2026')).toBeInTheDocument();
     expect(within(pending).getByText('$1.250')).toBeInTheDocument();
     expect(within(pending).getByText('Acumulación')).toBeInTheDocument();
     expect(within(pending).getByText('Pendiente')).toBeInTheDocument();
@@ -92,7 +92,7 @@ describe('Mis Movimientos', () => {
     await waitFor(() => expect(pager).toHaveTextContent('Página 2 de 2'));
     const second = await listItems();
     expect(second).toHaveLength(3);
-    expect(within(second[2] as HTMLElement).getByText('01-10-2026')).toBeInTheDocument();
+    expect(within(second[2] as HTMLElement).getByText('1 de octubre de 2026')).toBeInTheDocument();
     expect(within(pager).getByRole('button', { name: 'Siguiente' })).toBeDisabled();
     // The reader continues at the top of the new page.
     await waitFor(() => expect(screen.getByRole('heading', { level: 3, name: 'Octubre 2026' })).toHaveFocus());

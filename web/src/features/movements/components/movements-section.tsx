@@ -7,7 +7,7 @@ import { SelectField } from '@/components/ui/select-field';
 import { Spinner } from '@/components/ui/spinner';
 import { track } from '@/lib/analytics';
 import { chileToday, MONTH_NAMES, type YearMonth } from '@/lib/dates';
-import { formatPesos, formatShortDate } from '@/lib/format';
+import { formatDate, formatPesos } from '@/lib/format';
 import { useSession } from '@/lib/session';
 
 import { useMovements, type Movement } from '../api/get-movements';
@@ -33,7 +33,7 @@ function MovementItem({ movement }: { movement: Movement }) {
       <div className="movement__main">
         <p className="movement__description">{movement.description}</p>
         <p className="movement__meta">
-          <time dateTime={movement.occurredAt}>{formatShortDate(movement.occurredAt) ?? ''}</time>
+          <time dateTime={movement.occurredAt}>{formatDate(movement.occurredAt) ?? ''}</time>
           <span className="tag">{kindLabel(movement.kind)}</span>
           <span className={`tag tag--${movement.status === 'pending' ? 'pending' : 'confirmed'}`}>
             {statusLabel(movement.status)}

@@ -46,24 +46,44 @@ describe('the simulator', () => {
     expect(simulatorRequests()[0]?.headers['x-miclub-csrf']).toBe('1');
   });
 
-  it('sends the partner card and shows Monday at 6%', async () => {
+  it('sends the partner card and shows the Monday 6% discount apart from the pesos earned', async () => {
     server.use(http.post('/api/simulator', () => HttpResponse.json(mondayPartnerCardResult)));
     const { user, section } = await openSimulator();
     await user.selectOptions(within(section).getByLabelText('Día de la compra'), 'Lunes');
     await user.type(within(section).getByLabelText('Otros productos'), '20000');
     await user.click(within(section).getByRole('checkbox', { name: 'Pago con Tarjeta Lider BCI' }));
     await user.click(within(section).getByRole('button', { name: 'Calcular' }));
-    expect(await within(section).findByTestId('simulator-total')).toHaveTextContent('Acumularías $1.200');
-    expect(within(section).getByText(/Lunes 6% con tarjeta Lider BCI/)).toBeInTheDocument();
+    expect(await within(section).findByTestId('simulator-total')).toHaveTextContent('Acumularías $180');
+    expect(within(section).getByTestId('simulator-discount')).toHaveTextContent(
+      'Descuento en caja: $1.200 menos (Lunes 6% de descuento con Tarjeta Lider BCI). Es un descuento en el precio, no se suma a los pesos que acumulas.',
+    );
   });
 
   it('keeps only digits while typing and formats them with dots', async () => {
     const { user, section } = await openSimulator();
     const field = within(section).getByLabelText('Bebidas');
-    await user.type(field, '1a2-3.4,5e6');
+    await user.type(field, '1a2-3456');
     expect(field).toHaveValue('$123.456');
     await user.clear(field);
     expect(field).toHaveValue('');
+    await user.type(field, '$12.345');
+    expect(field).toHaveValue('$12.345');
+  });
+
+  it('refuses a decimal under its field in Spanish and sends nothing', async () => {
+    const { user, section } = await openSimulator();
+    await user.selectOptions(within(section).getByLabelText('Día de la compra'), 'Martes');
+    const field = within(section).getByLabelText('Carnes');
+    await user.type(field, '12.345,5');
+    expect(field).toHaveValue('$12.345,5');
+    expect(within(section).getByText('Ingresa el monto en pesos, sin decimales.')).toBeInTheDocument();
+    await user.click(within(section).getByRole('button', { name: 'Calcular' }));
+    expect(within(section).getByText('Ingresa el monto en pesos, sin decimales.')).toBeInTheDocument();
+    expect(simulatorRequests()).toEqual([]);
+    await user.clear(field);
+    await user.type(field, '12345');
+    expect(field).toHaveValue('$12.345');
+    expect(within(section).queryByText('Ingresa el monto en pesos, sin decimales.')).toBeNull();
   });
 
   it('pushes simulador_calcular with the weekday and the five amounts', async () => {

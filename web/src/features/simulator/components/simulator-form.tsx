@@ -6,14 +6,16 @@ import { SelectField } from '@/components/ui/select-field';
 import { TextField } from '@/components/ui/text-field';
 import { track } from '@/lib/analytics';
 import { ApiError } from '@/lib/api-client';
-import { formatAmountInput, formatPesos, parseAmountInput } from '@/lib/format';
+import { formatPesos, parseAmountInput, readAmountInput } from '@/lib/format';
 
 import { useSimulate, type SimulatorRequest, type SimulatorResult } from '../api/simulate';
 import { SIMULATOR_COPY as M } from '../messages';
 import {
   AMOUNT_FIELDS,
   formatRate,
+  SIMULATOR_MESSAGES,
   simulatorProblem,
+  type SimulatorProblem,
   WEEK_DAYS,
   type AmountField,
   type SimulatorField,
@@ -70,20 +72,28 @@ function Result({ result }: { result: SimulatorResult }) {
           </tbody>
         </table>
       ) : null}
+      {result.bankCardDiscount ? (
+        <p className="simulator__discount" data-testid="simulator-discount">
+          {M.discountLine(formatPesos(result.bankCardDiscount.pesos), result.bankCardDiscount.description)}{' '}
+          <span className="simulator__discount-note">{M.discountNote}</span>
+        </p>
+      ) : null}
       <p className="simulator__note">{M.estimateNote}</p>
     </div>
   );
 }
 
 /**
- * "Simulador de acumulación": a weekday and five amounts in pesos (formatted while typed, digits
- * only), the partner card, and "Calcular". Checked here first with the gateway's messages; the
+ * "Simulador de acumulación": a weekday and five amounts in pesos (Chilean formats, formatted
+ * while typed, a decimal refused with its message), the partner card, and "Calcular". A bank-card
+ * discount in the answer is its own line, never added to the pesos earned. Checked here first with the gateway's messages; the
  * gateway's field errors land under their field. No session needed.
  */
 export function SimulatorForm() {
   const [weekDay, setWeekDay] = useState('');
   const [amounts, setAmounts] = useState(EMPTY_AMOUNTS);
   const [partnerCard, setPartnerCard] = useState(false);
+  const [decimals, setDecimals] = useState<ReadonlySet<AmountField>>(new Set());
   const [errors, setErrors] = useState<Partial<Record<SimulatorField, string>>>({});
   const [formError, setFormError] = useState<string | null>(null);
   const mutation = useSimulate();
@@ -99,7 +109,10 @@ export function SimulatorForm() {
       otherAmount: parseAmountInput(amounts.otherAmount),
       partnerCard,
     };
-    const problem = simulatorProblem(request);
+    const decimal = AMOUNT_FIELDS.find(({ field }) => decimals.has(field));
+    const problem: SimulatorProblem | null = decimal
+      ? { field: decimal.field, message: SIMULATOR_MESSAGES.notWhole }
+      : simulatorProblem(request);
     mutation.reset();
     if (problem) {
       setErrors(problem.field ? { [problem.field]: problem.message } : {});
@@ -148,8 +161,15 @@ export function SimulatorForm() {
               placeholder="0"
               value={amounts[field] ? `$${amounts[field]}` : ''}
               onChange={(event) => {
-                const value = formatAmountInput(event.target.value);
-                setAmounts((previous) => ({ ...previous, [field]: value }));
+                const { text, decimal } = readAmountInput(amounts[field], event.target.value);
+                setAmounts((previous) => ({ ...previous, [field]: text }));
+                setDecimals((previous) => {
+                  const next = new Set(previous);
+                  if (decimal) next.add(field);
+                  else next.delete(field);
+                  return next;
+                });
+                setErrors((previous) => ({ ...previous, [field]: decimal ? SIMULATOR_MESSAGES.notWhole : undefined }));
               }}
               error={errors[field]}
             />

@@ -323,7 +323,7 @@ describe('step 2 of the unsubscribe', () => {
     server.use(
       http.post('/api/login', () =>
         apiError('ERR_MEMBER_UNSUBSCRIBED', {
-          message: 'Te diste de baja de Mi Club el 21-11-2026. Si quieres volver, puedes registrarte de nuevo.',
+          message: 'Te diste de baja de Mi Club el 21 de noviembre de 2026. Si quieres volver, puedes registrarte de nuevo.',
           action: REGISTER_ACTION,
         }),
       ),
@@ -332,7 +332,7 @@ describe('step 2 of the unsubscribe', () => {
     await view.user.type(screen.getByLabelText('Contraseña'), DEMO_PASSWORD);
     await view.user.click(screen.getByRole('button', { name: 'Ingresar' }));
     const alert = await screen.findByRole('alert');
-    expect(alert).toHaveTextContent('Te diste de baja de Mi Club el 21-11-2026. Si quieres volver, puedes registrarte de nuevo.');
+    expect(alert).toHaveTextContent('Te diste de baja de Mi Club el 21 de noviembre de 2026. Si quieres volver, puedes registrarte de nuevo.');
     expect(within(alert).getByRole('link', { name: REGISTER_ACTION.urlName })).toHaveAttribute('href', '/registro');
   });
 
