@@ -148,7 +148,10 @@ async fn the_confirmation_link_works_without_a_session_and_a_bad_token_is_404() 
         .unwrap();
     assert_eq!(response.status(), StatusCode::OK);
     let body: Value = response.json().await.unwrap();
-    assert_eq!(body["maskedEmail"], "n***@example.cl");
+    assert_eq!(
+        body,
+        json!({"maskedEmail": "n***@example.cl", "alreadyConfirmed": false})
+    );
 
     let (status, body) = error_answer(
         gw.post("/api/profile/email/confirm")
@@ -157,6 +160,20 @@ async fn the_confirmation_link_works_without_a_session_and_a_bad_token_is_404() 
     .await;
     assert_eq!(status, StatusCode::NOT_FOUND);
     assert_eq!(body["code"], "ERR_CONFIRMATION_INVALID");
+}
+
+#[tokio::test]
+async fn a_second_open_of_a_used_link_answers_200_already_confirmed_with_no_address() {
+    let gw = gateway().await;
+    let response = gw
+        .post("/api/profile/email/confirm")
+        .json(&json!({"token": "used-token"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body, json!({"maskedEmail": "", "alreadyConfirmed": true}));
 }
 
 #[tokio::test]

@@ -639,6 +639,17 @@ export interface components {
             /** @description The token of the link `/confirmar-correo?token=…`. */
             token: string;
         };
+        /** @description What opening a confirmation link did. */
+        EmailConfirmationOutcome: {
+            /**
+             * @description A second open of a link that already confirmed the address the member still has:
+             *     nothing changed, and the page offers to log in. A 200 rather than an error: the member
+             *     got what the link is for, and the page shows it as such.
+             */
+            alreadyConfirmed: boolean;
+            /** @description The address confirmed now, masked; empty when `alreadyConfirmed`. */
+            maskedEmail: string;
+        };
         EmailConfirmed: {
             maskedEmail: string;
         };
@@ -2228,12 +2239,13 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Confirmed now, or `alreadyConfirmed` when the link was used before for the address the member still has */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["EmailConfirmed"];
+                    "application/json": components["schemas"]["EmailConfirmationOutcome"];
                 };
             };
             /** @description ERR_INVALID_JSON or ERR_INVALID_ARGUMENT: the body is not the documented JSON */
@@ -2254,7 +2266,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description ERR_CONFIRMATION_INVALID */
+            /** @description ERR_CONFIRMATION_INVALID: unknown, expired, superseded, or used for an address the member no longer has */
             404: {
                 headers: {
                     [name: string]: unknown;

@@ -107,12 +107,17 @@ impl AccountsService for Fakes {
         &self,
         request: Request<accounts::ConfirmEmailRequest>,
     ) -> Result<Response<accounts::ConfirmEmailResponse>, Status> {
-        if request.into_inner().token != "good-token" {
-            return Err(ErrorBody::new(ErrorCode::ConfirmationInvalid).into_status());
+        match request.into_inner().token.as_str() {
+            "good-token" => Ok(Response::new(accounts::ConfirmEmailResponse {
+                masked_email: "n***@example.cl".into(),
+                already_confirmed: false,
+            })),
+            "used-token" => Ok(Response::new(accounts::ConfirmEmailResponse {
+                masked_email: String::new(),
+                already_confirmed: true,
+            })),
+            _ => Err(ErrorBody::new(ErrorCode::ConfirmationInvalid).into_status()),
         }
-        Ok(Response::new(accounts::ConfirmEmailResponse {
-            masked_email: "n***@example.cl".into(),
-        }))
     }
 
     async fn record_terms_decision(
