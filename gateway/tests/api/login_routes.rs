@@ -119,7 +119,7 @@ async fn the_code_step_opens_the_session_and_returns_the_user_of_the_spec() {
             "name": "Ana", "last_name": "González", "mother_surname": "Pérez",
             "phone_number": "+56911111111", "gender_id": 1, "birth_date": "1988-03-14",
             "email": "ana@example.cl",
-            "terms_agreement": {"agreement": "accepted", "event_date": "2026-01-10T12:00:00Z"},
+            "terms_agreement": {"agreement": "accepted", "event_date": "2026-01-10T12:00:00Z", "version": "2026-11-01"},
             "email_confirmed": true, "documentType": "RUT", "documentNumber": "11111111-1"
         })
     );

@@ -1051,6 +1051,12 @@ export interface components {
             /** @description "accepted", "rejected", or null when the member never decided. */
             agreement?: string | null;
             event_date?: string | null;
+            /**
+             * @description The version of the terms decided on (GET /api/terms-and-conditions' `version` names the
+             *     one in force); null without a decision or for one older than versions. When it is not
+             *     the version in force, the web asks the member to decide on the new one.
+             */
+            version?: string | null;
         };
         TermsDecided: {
             terms_agreement: components["schemas"]["TermsAgreement"];
@@ -1059,6 +1065,13 @@ export interface components {
         };
         TermsDecisionBody: {
             acceptTermsAndConditions: boolean;
+            /**
+             * @description The version the member was shown (the GET's `version`). When given and no longer the
+             *     one in force (a new version came out while they read), nothing is recorded and the
+             *     answer is 409 ERR_CONFLICT: a decision always applies to the text the member read.
+             *     Without it, the decision applies to the version in force (the spec's body).
+             */
+            version?: string | null;
         };
         /** @description Step 2, sent once the member confirmed in the modal. */
         UnsubscribeBody: {
@@ -3542,6 +3555,15 @@ export interface operations {
             };
             /** @description ERR_CSRF: the x-miclub-csrf header is missing or the origin is not allowed */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ERR_CONFLICT (field version): the version shown is no longer the one in force; nothing recorded */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -37,6 +37,10 @@ const TermsSection = lazy(() =>
   import('@/features/terms/components/terms-section').then((module) => ({ default: module.TermsSection })),
 );
 
+const NewTermsPrompt = lazy(() =>
+  import('@/features/terms/components/new-terms-prompt').then((module) => ({ default: module.NewTermsPrompt })),
+);
+
 export const TERMS_ACCEPTED_NOTICE = 'Aceptaste los términos y condiciones.';
 export const TERMS_REJECTED_NOTICE =
   'Rechazaste los términos y condiciones. Puedes aceptarlos cuando quieras desde Términos y Condiciones.';
@@ -67,6 +71,31 @@ function TermsPanel() {
   );
 }
 
+/**
+ * A newer version of the terms than the one the member decided on is put to them here, after
+ * login and on every load of /mi-club (once per session and version, see NewTermsPrompt).
+ */
+function NewTermsCheck() {
+  const { isConfirmed } = useSession();
+  const profile = useProfile({ enabled: isConfirmed });
+  const queryClient = useQueryClient();
+  if (!profile.data) return null;
+  return (
+    <Suspense fallback={null}>
+      <NewTermsPrompt
+        agreement={profile.data.terms_agreement ?? null}
+        onDecided={(decided) => {
+          setProfileTermsAgreement(queryClient, decided.terms_agreement);
+          selectAccountMenuWithNotice(
+            DEFAULT_MENU_INDEX,
+            decided.terms_agreement.agreement === 'accepted' ? TERMS_ACCEPTED_NOTICE : TERMS_REJECTED_NOTICE,
+          );
+        }}
+      />
+    </Suspense>
+  );
+}
+
 /** /mi-club: members only; visitors without a session go to /login. */
 export default function MiClubRoute() {
   const session = useSession();
@@ -75,56 +104,59 @@ export default function MiClubRoute() {
   const queryClient = useQueryClient();
   if (!session.isLoggedIn) return <Navigate to="/login" replace />;
   return (
-    <AccountHome
-      name={session.name}
-      hasMissions={session.hasMissions}
-      onLogout={() => void logout()}
-      isLoggingOut={isLoggingOut}
-      homeTop={
-        <Suspense fallback={null}>
-          <BannerStrip />
-        </Suspense>
-      }
-      homeBottom={
-        <SectionChunk>
-          <SimulatorForm />
-        </SectionChunk>
-      }
-      sections={{
-        1: (
+    <>
+      <AccountHome
+        name={session.name}
+        hasMissions={session.hasMissions}
+        onLogout={() => void logout()}
+        isLoggingOut={isLoggingOut}
+        homeTop={
+          <Suspense fallback={null}>
+            <BannerStrip />
+          </Suspense>
+        }
+        homeBottom={
           <SectionChunk>
-            <ProfileSection
-              changePasswordEnable={context.changePasswordEnable}
-              // The gateway already ended the session: no renewal may run into its 401 meanwhile.
-              onPasswordChanged={stopSessionRenewal}
-              onLogoutAfterPasswordChange={() => void logout()}
-              renderUnsubscribe={(close) => (
-                <SectionChunk>
-                  <UnsubscribeFlow
-                    onClose={close}
-                    onUnsubscribed={(farewell) => {
-                      // The gateway already ended the session: reset like a logout, then /login
-                      // (where this page sends a visitor without session) shows the farewell.
-                      void performLogout(queryClient, { notifyGateway: false, notice: farewell });
-                    }}
-                  />
-                </SectionChunk>
-              )}
-            />
+            <SimulatorForm />
           </SectionChunk>
-        ),
-        2: (
-          <SectionChunk>
-            <MovementsSection />
-          </SectionChunk>
-        ),
-        3: <TermsPanel />,
-        4: (
-          <SectionChunk>
-            <MissionsSection />
-          </SectionChunk>
-        ),
-      }}
-    />
+        }
+        sections={{
+          1: (
+            <SectionChunk>
+              <ProfileSection
+                changePasswordEnable={context.changePasswordEnable}
+                // The gateway already ended the session: no renewal may run into its 401 meanwhile.
+                onPasswordChanged={stopSessionRenewal}
+                onLogoutAfterPasswordChange={() => void logout()}
+                renderUnsubscribe={(close) => (
+                  <SectionChunk>
+                    <UnsubscribeFlow
+                      onClose={close}
+                      onUnsubscribed={(farewell) => {
+                        // The gateway already ended the session: reset like a logout, then /login
+                        // (where this page sends a visitor without session) shows the farewell.
+                        void performLogout(queryClient, { notifyGateway: false, notice: farewell });
+                      }}
+                    />
+                  </SectionChunk>
+                )}
+              />
+            </SectionChunk>
+          ),
+          2: (
+            <SectionChunk>
+              <MovementsSection />
+            </SectionChunk>
+          ),
+          3: <TermsPanel />,
+          4: (
+            <SectionChunk>
+              <MissionsSection />
+            </SectionChunk>
+          ),
+        }}
+      />
+      <NewTermsCheck />
+    </>
   );
 }

@@ -128,6 +128,7 @@ impl AccountsService for Fakes {
         let decision = request.into_inner();
         self.script.lock().unwrap().last_terms_decision = Some(decision.clone());
         self.accounts_fails()?;
+        let version = decision.terms_version.clone();
         let decision = if decision.accepted {
             accounts::TermsDecision::Accepted
         } else {
@@ -137,6 +138,7 @@ impl AccountsService for Fakes {
             terms_agreement: Some(accounts::TermsAgreement {
                 decision: decision as i32,
                 event_date: "2026-11-21T15:00:00Z".into(),
+                version,
             }),
         }))
     }
