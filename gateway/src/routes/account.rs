@@ -39,6 +39,10 @@ pub struct TermsAgreement {
     /// "accepted", "rejected", or null when the member never decided.
     pub agreement: Option<&'static str>,
     pub event_date: Option<String>,
+    /// The version of the terms decided on (GET /api/terms-and-conditions' `version` names the
+    /// one in force); null without a decision or for one older than versions. When it is not
+    /// the version in force, the web asks the member to decide on the new one.
+    pub version: Option<String>,
 }
 
 pub(crate) fn non_empty(value: String) -> Option<String> {
@@ -55,6 +59,7 @@ impl From<miclub_proto::accounts::v1::TermsAgreement> for TermsAgreement {
         TermsAgreement {
             agreement,
             event_date: non_empty(terms.event_date),
+            version: non_empty(terms.version),
         }
     }
 }

@@ -91,6 +91,18 @@ pub struct EmailConfirmed {
     pub masked_email: String,
 }
 
+/// What opening a confirmation link did.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct EmailConfirmationOutcome {
+    /// The address confirmed now, masked; empty when `alreadyConfirmed`.
+    pub masked_email: String,
+    /// A second open of a link that already confirmed the address the member still has:
+    /// nothing changed, and the page offers to log in. A 200 rather than an error: the member
+    /// got what the link is for, and the page shows it as such.
+    pub already_confirmed: bool,
+}
+
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct EmailRestore {
     /// The token of the link `/restaurar-correo?token=…` of the "Tu correo de Mi Club cambió"
@@ -206,21 +218,22 @@ pub async fn resend_confirmation(
 /// Confirms an email with the token of its link; no session needed.
 #[utoipa::path(post, path = "/api/profile/email/confirm", tag = "profile", request_body = EmailConfirmation,
     responses(
-        (status = 200, body = EmailConfirmed),
-        (status = 404, description = "ERR_CONFIRMATION_INVALID", body = ErrorBody),
+        (status = 200, description = "Confirmed now, or `alreadyConfirmed` when the link was used before for the address the member still has", body = EmailConfirmationOutcome),
+        (status = 404, description = "ERR_CONFIRMATION_INVALID: unknown, expired, superseded, or used for an address the member no longer has", body = ErrorBody),
     ))]
 pub async fn confirm_email(
     State(state): State<AppState>,
     ApiJson(body): ApiJson<EmailConfirmation>,
-) -> ApiResult<Json<EmailConfirmed>> {
+) -> ApiResult<Json<EmailConfirmationOutcome>> {
     let answer = state
         .accounts
         .clone()
         .confirm_email(ConfirmEmailRequest { token: body.token })
         .await?
         .into_inner();
-    Ok(Json(EmailConfirmed {
+    Ok(Json(EmailConfirmationOutcome {
         masked_email: answer.masked_email,
+        already_confirmed: answer.already_confirmed,
     }))
 }
 

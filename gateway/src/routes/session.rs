@@ -146,15 +146,17 @@ pub async fn login(
         .recaptcha
         .check(&headers, &ip, recaptcha::action::LOGIN)
         .await?;
+    let user = body.user;
     let answer = state
         .auth
         .clone()
         .start_login(StartLoginRequest {
-            user: body.user,
+            user: user.clone(),
             password: body.password,
             client_ip: ip,
         })
-        .await?
+        .await
+        .map_err(|status| with_user_in_verify_action(ApiError::from(status), &user))?
         .into_inner();
     tracing::info!("password step passed, code sent");
     let jar = state
@@ -168,6 +170,32 @@ pub async fn login(
             resend_after_seconds: answer.resend_after_seconds,
         }),
     ))
+}
+
+/// Carries the document the member typed to the "resend the verification email" page of
+/// `ERR_EMAIL_NOT_VERIFIED`, so the page can prefill it (`?rut=33.333.333-3`, or
+/// `?documento=AB12345` for a foreign document). Auth answers that code only after the right
+/// password, so the link tells nothing the member did not just type; a document that does not
+/// parse is left out rather than echoed. Nothing secret goes in the URL.
+fn with_user_in_verify_action(mut err: ApiError, user: &str) -> ApiError {
+    use miclub_platform::identity::LoginId;
+    if err.body.code != ErrorCode::EmailNotVerified {
+        return err;
+    }
+    let Some(action) = err.body.action.as_mut() else {
+        return err;
+    };
+    if action.url.contains('?') {
+        return err;
+    }
+    match LoginId::parse(user) {
+        Ok(LoginId::Rut(rut)) => action.url = format!("{}?rut={}", action.url, rut.formatted()),
+        Ok(LoginId::Foreign(document)) => {
+            action.url = format!("{}?documento={}", action.url, document.as_str());
+        }
+        Err(_) => {}
+    }
+    err
 }
 
 /// Sends a new code for the pending login.

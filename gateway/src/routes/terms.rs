@@ -16,6 +16,10 @@ use crate::error::{ApiError, ApiResult};
 use crate::extract::{ApiJson, MemberToken};
 use crate::state::AppState;
 
+/// What a member reads when the terms changed between reading them and deciding.
+pub const TERMS_CHANGED_MESSAGE: &str =
+    "Los términos y condiciones cambiaron mientras los leías. Revisa la nueva versión.";
+
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Terms {
@@ -30,6 +34,12 @@ pub struct Terms {
 #[serde(rename_all = "camelCase")]
 pub struct TermsDecisionBody {
     pub accept_terms_and_conditions: bool,
+    /// The version the member was shown (the GET's `version`). When given and no longer the
+    /// one in force (a new version came out while they read), nothing is recorded and the
+    /// answer is 409 ERR_CONFLICT: a decision always applies to the text the member read.
+    /// Without it, the decision applies to the version in force (the spec's body).
+    #[serde(default)]
+    pub version: Option<String>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -76,6 +86,7 @@ pub async fn current(
         (status = 200, body = TermsDecided),
         (status = 400, body = ErrorBody),
         (status = 401, body = ErrorBody),
+        (status = 409, description = "ERR_CONFLICT (field version): the version shown is no longer the one in force; nothing recorded", body = ErrorBody),
         (status = 503, body = ErrorBody),
     ))]
 pub async fn decide(
@@ -86,6 +97,13 @@ pub async fn decide(
     // The version comes from content, not from the browser: the member decides on what is in
     // force now.
     let version = current_terms(&state).await?.version;
+    if let Some(shown) = body.version.as_deref()
+        && shown != version
+    {
+        return Err(ApiError::new(ErrorCode::Conflict)
+            .with_field("version")
+            .with_message(TERMS_CHANGED_MESSAGE));
+    }
     let request = RecordTermsDecisionRequest {
         accepted: body.accept_terms_and_conditions,
         terms_version: version.clone(),

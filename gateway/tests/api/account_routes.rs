@@ -148,7 +148,10 @@ async fn the_confirmation_link_works_without_a_session_and_a_bad_token_is_404() 
         .unwrap();
     assert_eq!(response.status(), StatusCode::OK);
     let body: Value = response.json().await.unwrap();
-    assert_eq!(body["maskedEmail"], "n***@example.cl");
+    assert_eq!(
+        body,
+        json!({"maskedEmail": "n***@example.cl", "alreadyConfirmed": false})
+    );
 
     let (status, body) = error_answer(
         gw.post("/api/profile/email/confirm")
@@ -157,6 +160,20 @@ async fn the_confirmation_link_works_without_a_session_and_a_bad_token_is_404() 
     .await;
     assert_eq!(status, StatusCode::NOT_FOUND);
     assert_eq!(body["code"], "ERR_CONFIRMATION_INVALID");
+}
+
+#[tokio::test]
+async fn a_second_open_of_a_used_link_answers_200_already_confirmed_with_no_address() {
+    let gw = gateway().await;
+    let response = gw
+        .post("/api/profile/email/confirm")
+        .json(&json!({"token": "used-token"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body, json!({"maskedEmail": "", "alreadyConfirmed": true}));
 }
 
 #[tokio::test]
@@ -264,9 +281,40 @@ async fn a_terms_decision_is_recorded_for_the_version_in_force() {
             "2026-11-21T15:00:00Z"
         );
         assert_eq!(body["version"], "2026-11-01");
+        assert_eq!(body["terms_agreement"]["version"], "2026-11-01");
         let sent = gw.script().last_terms_decision.clone().unwrap();
         assert_eq!(sent.accepted, accept);
         assert_eq!(sent.terms_version, "2026-11-01");
+    }
+}
+
+#[tokio::test]
+async fn a_decision_on_the_version_shown_is_recorded_only_while_it_is_in_force() {
+    let gw = gateway().await;
+    let response = gw
+        .member_post("/api/terms-and-conditions")
+        .json(&json!({"acceptTermsAndConditions": true, "version": "2026-11-01"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    gw.script().last_terms_decision = None;
+
+    // An older version, one that does not exist, a future one: nothing is recorded.
+    for shown in ["2025-01-01", "no-existe", "2099-01-01", ""] {
+        let (status, body) = error_answer(
+            gw.member_post("/api/terms-and-conditions")
+                .json(&json!({"acceptTermsAndConditions": true, "version": shown})),
+        )
+        .await;
+        assert_eq!(status, StatusCode::CONFLICT, "{shown}");
+        assert_eq!(body["code"], "ERR_CONFLICT");
+        assert_eq!(body["field"], "version");
+        assert_eq!(
+            body["message"],
+            "Los términos y condiciones cambiaron mientras los leías. Revisa la nueva versión."
+        );
+        assert!(gw.script().last_terms_decision.is_none(), "{shown}");
     }
 }
 

@@ -32,8 +32,43 @@ async fn an_email_not_verified_error_keeps_its_action_link() {
     assert_eq!(status, StatusCode::FORBIDDEN);
     assert_eq!(
         json["action"],
-        json!({"url": "/registro/verificar-correo", "urlName": "Reenviar correo de verificación"})
+        json!({"url": "/registro/verificar-correo?rut=11.111.111-1", "urlName": "Reenviar correo de verificación"})
     );
+}
+
+#[tokio::test]
+async fn the_verification_action_carries_the_typed_document_in_display_form_and_nothing_else() {
+    let gw = gateway().await;
+    let not_verified = ErrorBody::new(ErrorCode::EmailNotVerified).with_action(
+        "/registro/verificar-correo",
+        "Reenviar correo de verificación",
+    );
+    for (typed, url) in [
+        ("333333333", "/registro/verificar-correo?rut=33.333.333-3"),
+        (
+            " ab-123.456 ",
+            "/registro/verificar-correo?documento=AB123456",
+        ),
+        // Not a document (a wrong check digit): nothing of it is echoed into the link.
+        ("12.345.678-0", "/registro/verificar-correo"),
+    ] {
+        gw.set_auth_error(Some(not_verified.clone()));
+        let response = gw
+            .post("/api/login")
+            .header("recaptcha-token", "t")
+            .json(&json!({"user": typed, "password": "x"}))
+            .send()
+            .await
+            .unwrap();
+        let (_, json) = error_of(response).await;
+        assert_eq!(json["action"]["url"], url, "{typed}");
+    }
+    // Another code's action is left as the service wrote it.
+    gw.set_auth_error(Some(
+        ErrorBody::new(ErrorCode::InvalidCredentials).with_action("/registro", "Registrarme"),
+    ));
+    let (_, json) = error_of(gw.login().await).await;
+    assert_eq!(json["action"]["url"], "/registro");
 }
 
 #[tokio::test]
@@ -84,7 +119,7 @@ async fn the_code_step_opens_the_session_and_returns_the_user_of_the_spec() {
             "name": "Ana", "last_name": "González", "mother_surname": "Pérez",
             "phone_number": "+56911111111", "gender_id": 1, "birth_date": "1988-03-14",
             "email": "ana@example.cl",
-            "terms_agreement": {"agreement": "accepted", "event_date": "2026-01-10T12:00:00Z"},
+            "terms_agreement": {"agreement": "accepted", "event_date": "2026-01-10T12:00:00Z", "version": "2026-11-01"},
             "email_confirmed": true, "documentType": "RUT", "documentNumber": "11111111-1"
         })
     );

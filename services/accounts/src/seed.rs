@@ -24,8 +24,10 @@ use crate::store::Store;
 
 const DAY_MS: i64 = 24 * 60 * 60 * 1_000;
 
-/// Version of the terms the demo members decided on.
-pub const DEMO_TERMS_VERSION: &str = "2025-01";
+/// Version of the terms the demo members decided on: the one content ships
+/// (`services/content/data/terms/`), so a demo login is not asked about new terms until an
+/// operator publishes a newer version (`PublishTerms`), as the e2e test of that flow does.
+pub const DEMO_TERMS_VERSION: &str = "2026-11-01";
 
 /// When a seeded movement happened, in Chile (America/Santiago). Calendar months rather than
 /// days ago, so which month holds what does not depend on the day the seed runs.

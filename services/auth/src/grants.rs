@@ -120,6 +120,7 @@ pub const DEFAULT_GRANTS: &[(&str, &[ServiceMethods])] = &[
                 CONTENT,
                 &[
                     "SetFlag",
+                    "PublishTerms",
                     "UpsertPromotion",
                     "UpsertAlliance",
                     "UpsertBanner",

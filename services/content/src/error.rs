@@ -27,6 +27,9 @@ pub enum ContentError {
     /// No version of the terms is in force yet.
     #[error("no terms published")]
     TermsNotFound,
+    /// A terms version is published already with another text: versions are immutable.
+    #[error("terms version published with another text")]
+    TermsVersionTaken,
     /// A stored row does not pass the domain's validation (a bug or a manual edit).
     #[error("stored record is invalid: {0}")]
     CorruptRecord(String),
@@ -53,6 +56,7 @@ impl ServiceError for ContentError {
                 ErrorCode::InvalidArgument
             }
             ContentError::TermsNotFound => ErrorCode::NotFound,
+            ContentError::TermsVersionTaken => ErrorCode::Conflict,
             ContentError::CorruptRecord(_) => ErrorCode::Internal,
             ContentError::Database(err) if is_unavailable(err) => ErrorCode::Unavailable,
             ContentError::Database(_) => ErrorCode::Internal,
@@ -71,6 +75,9 @@ impl ServiceError for ContentError {
             ContentError::TermsNotFound => {
                 body.with_message("Aún no hay términos y condiciones publicados.")
             }
+            ContentError::TermsVersionTaken => body.with_field("version").with_message(
+                "Esa versión de los términos ya está publicada con otro texto: publica una versión nueva.",
+            ),
             _ => body,
         }
     }

@@ -22,7 +22,7 @@ use crate::domain::{Content, Simulation, category_name};
 use crate::error::{ContentError, Result};
 use crate::model::{
     Alliance, AllianceFields, Banner, BannerFields, Faq, FaqAudience, FaqFields, FlagName, Flags,
-    Promotion, PromotionFields, Terms,
+    Promotion, PromotionFields, Terms, TermsVersion,
 };
 
 /// Implements `miclub.content.v1.ContentService`.
@@ -177,6 +177,37 @@ impl ContentService for ContentGrpc {
         let flags = set.await.map_err(|err| err.into_status("set_flag"))?;
         Ok(Response::new(pb::SetFlagResponse {
             flags: Some(flags_to_proto(flags)),
+        }))
+    }
+
+    #[tracing::instrument(name = "content.publish_terms", skip_all)]
+    async fn publish_terms(
+        &self,
+        request: Request<pb::PublishTermsRequest>,
+    ) -> Result<Response<pb::PublishTermsResponse>, Status> {
+        let client = self.verifier.service(&request).await?;
+        let message = request.into_inner();
+        let now = now_millis();
+        let publish = async {
+            let version = TermsVersion::parse(message.version.trim())?;
+            let published_at = if message.published_at.trim().is_empty() {
+                now
+            } else {
+                chrono::DateTime::parse_from_rfc3339(message.published_at.trim())
+                    .map_err(|_| ContentError::invalid("published_at", "not an RFC 3339 instant"))?
+                    .timestamp_millis()
+            };
+            let terms = Terms::new(version, &message.title, &message.body, published_at)?;
+            let created = self.content.publish_terms(&terms, now).await?;
+            tracing::info!(client = %client.sub, version = %terms.version, created, "terms publish answered");
+            Ok::<_, ContentError>((terms, created))
+        };
+        let (terms, created) = publish
+            .await
+            .map_err(|err| err.into_status("publish_terms"))?;
+        Ok(Response::new(pb::PublishTermsResponse {
+            terms: Some(terms_to_proto(terms)),
+            created,
         }))
     }
 

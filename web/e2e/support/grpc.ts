@@ -113,3 +113,17 @@ export async function setFlag(miclub: Miclub, flag: FlagName, value: boolean): P
     content.close();
   }
 }
+
+/** content PublishTerms as the back office "ops": a new version of the terms, in force now. */
+export async function publishTerms(
+  miclub: Miclub,
+  terms: { version: string; title: string; body: string },
+): Promise<{ created: boolean }> {
+  const token = await serviceToken(miclub, 'ops');
+  const content = clientFor(miclub, 'content/v1/content.proto', 'miclub.content.v1', 'ContentService', miclub.grpc.contentPort);
+  try {
+    return await call<{ created: boolean }>(content, 'PublishTerms', { ...terms, published_at: '' }, token);
+  } finally {
+    content.close();
+  }
+}

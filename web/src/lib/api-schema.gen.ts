@@ -653,6 +653,17 @@ export interface components {
             /** @description The token of the link `/confirmar-correo?token=…`. */
             token: string;
         };
+        /** @description What opening a confirmation link did. */
+        EmailConfirmationOutcome: {
+            /**
+             * @description A second open of a link that already confirmed the address the member still has:
+             *     nothing changed, and the page offers to log in. A 200 rather than an error: the member
+             *     got what the link is for, and the page shows it as such.
+             */
+            alreadyConfirmed: boolean;
+            /** @description The address confirmed now, masked; empty when `alreadyConfirmed`. */
+            maskedEmail: string;
+        };
         EmailConfirmed: {
             maskedEmail: string;
         };
@@ -1058,6 +1069,12 @@ export interface components {
             /** @description "accepted", "rejected", or null when the member never decided. */
             agreement?: string | null;
             event_date?: string | null;
+            /**
+             * @description The version of the terms decided on (GET /api/terms-and-conditions' `version` names the
+             *     one in force); null without a decision or for one older than versions. When it is not
+             *     the version in force, the web asks the member to decide on the new one.
+             */
+            version?: string | null;
         };
         TermsDecided: {
             terms_agreement: components["schemas"]["TermsAgreement"];
@@ -1066,6 +1083,13 @@ export interface components {
         };
         TermsDecisionBody: {
             acceptTermsAndConditions: boolean;
+            /**
+             * @description The version the member was shown (the GET's `version`). When given and no longer the
+             *     one in force (a new version came out while they read), nothing is recorded and the
+             *     answer is 409 ERR_CONFLICT: a decision always applies to the text the member read.
+             *     Without it, the decision applies to the version in force (the spec's body).
+             */
+            version?: string | null;
         };
         /** @description Step 2, sent once the member confirmed in the modal. */
         UnsubscribeBody: {
@@ -2246,12 +2270,13 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Confirmed now, or `alreadyConfirmed` when the link was used before for the address the member still has */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["EmailConfirmed"];
+                    "application/json": components["schemas"]["EmailConfirmationOutcome"];
                 };
             };
             /** @description ERR_INVALID_JSON or ERR_INVALID_ARGUMENT: the body is not the documented JSON */
@@ -2272,7 +2297,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description ERR_CONFIRMATION_INVALID */
+            /** @description ERR_CONFIRMATION_INVALID: unknown, expired, superseded, or used for an address the member no longer has */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3548,6 +3573,15 @@ export interface operations {
             };
             /** @description ERR_CSRF: the x-miclub-csrf header is missing or the origin is not allowed */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ERR_CONFLICT (field version): the version shown is no longer the one in force; nothing recorded */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

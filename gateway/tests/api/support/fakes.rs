@@ -97,6 +97,7 @@ impl Fakes {
             terms_agreement: Some(accounts::TermsAgreement {
                 decision: accounts::TermsDecision::Accepted as i32,
                 event_date: "2026-01-10T12:00:00Z".into(),
+                version: "2026-11-01".into(),
             }),
             has_club_account: true,
         }

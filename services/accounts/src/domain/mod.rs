@@ -28,9 +28,9 @@ pub use member::{
 pub use outbox::{OutboxRelay, RelayRound};
 pub use profile::{
     CONFIRMATION_SUBJECT, ConfirmationSettings, ConfirmationToken, EMAIL_CHANGED_SUBJECT,
-    EMAIL_IN_USE_SUBJECT, LoginEmails, NewConfirmation, NewRestore, Profile, ProfileChanges,
-    RESEND_WINDOW, RESENDS_PER_WINDOW, RESTORE_TTL, StepUp, StoredConfirmation, StoredRestore,
-    TermsVersion, UpdatedProfile, step_up_messages,
+    EMAIL_IN_USE_SUBJECT, EmailConfirmation, LoginEmails, NewConfirmation, NewRestore, Profile,
+    ProfileChanges, RESEND_WINDOW, RESENDS_PER_WINDOW, RESTORE_TTL, StepUp, StoredConfirmation,
+    StoredRestore, TermsVersion, UpdatedProfile, step_up_messages,
 };
 pub use purchase::{
     IdempotencyKey, MemberDocument, OrderLine, PostedPurchase, ProductCategoryId, PurchaseOrder,

@@ -289,6 +289,25 @@ impl StoredConfirmation {
     pub fn is_usable(&self, now: i64) -> bool {
         self.used_at.is_none() && now < self.expires_at && self.email == self.current_email
     }
+
+    /// Used, and its address is still the member's address and their confirmed one: a second
+    /// open of the link that confirmed it. A used link of an address the member has changed
+    /// since is not (it answers as an invalid link).
+    pub fn already_confirmed(&self) -> bool {
+        self.used_at.is_some()
+            && self.email == self.current_email
+            && self.previous_email.as_ref() == Some(&self.email)
+    }
+}
+
+/// What opening a confirmation link did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EmailConfirmation {
+    /// The address is confirmed now.
+    Confirmed(Email),
+    /// The link had confirmed this address before and it still is the member's: nothing
+    /// changed. Links stay single-use; this only tells the holder of the link what it did.
+    AlreadyConfirmed,
 }
 
 /// Why a link is mailed, which words the mail.
@@ -523,7 +542,7 @@ impl Profile {
     /// another member has it), then handed to auth, then confirmed here; when auth fails
     /// nothing changes here and the link stays valid. The previous confirmed address, if any,
     /// then gets the change notice with its restore link.
-    pub async fn confirm_email(&self, raw_token: &str) -> Result<Email> {
+    pub async fn confirm_email(&self, raw_token: &str) -> Result<EmailConfirmation> {
         let token =
             ConfirmationToken::parse(raw_token).ok_or(AccountsError::ConfirmationInvalid)?;
         let digest = token.digest();
@@ -532,8 +551,14 @@ impl Profile {
             .store
             .email_confirmation(&digest)
             .await?
-            .filter(|stored| stored.is_usable(now))
             .ok_or(AccountsError::ConfirmationInvalid)?;
+        if stored.already_confirmed() {
+            tracing::info!(member_id = %stored.member_id, "confirmation link opened again");
+            return Ok(EmailConfirmation::AlreadyConfirmed);
+        }
+        if !stored.is_usable(now) {
+            return Err(AccountsError::ConfirmationInvalid);
+        }
         if !self
             .store
             .claim_email(&stored.member_id, &stored.email, now)
@@ -563,7 +588,12 @@ impl Profile {
             .complete_email_confirmation(&digest, &stored, restore.as_ref(), now)
             .await?;
         if !confirmed {
-            // Used, superseded or the address changed between the check and now.
+            // Used, superseded or the address changed between the check and now. A link opened
+            // twice at once (a double click) finds the other open's confirmation here.
+            let again = self.store.email_confirmation(&digest).await?;
+            if again.is_some_and(|again| again.already_confirmed()) {
+                return Ok(EmailConfirmation::AlreadyConfirmed);
+            }
             return Err(AccountsError::ConfirmationInvalid);
         }
         tracing::info!(
@@ -582,7 +612,7 @@ impl Profile {
                 "email change notice to the previous address not sent"
             );
         }
-        Ok(stored.email)
+        Ok(EmailConfirmation::Confirmed(stored.email))
     }
 
     /// Makes the previous address of the notice link `raw_token` the member's confirmed email

@@ -236,10 +236,12 @@ fn terms_to_proto(terms: Option<TermsAgreement>) -> pb::TermsAgreement {
                 TermsDecision::Rejected => pb::TermsDecision::Rejected,
             } as i32,
             event_date: millis_to_rfc3339(terms.decided_at),
+            version: terms.version.unwrap_or_default(),
         },
         None => pb::TermsAgreement {
             decision: pb::TermsDecision::Unspecified as i32,
             event_date: String::new(),
+            version: String::new(),
         },
     }
 }

@@ -10,8 +10,8 @@ use tonic::{Request, Response, Status};
 
 use super::{AccountsGrpc, member_to_proto, terms_to_proto};
 use crate::domain::{
-    BirthDate, Email, GenderId, PersonName, PhoneNumber, ProfileChanges, StepUp, TermsDecision,
-    TermsVersion,
+    BirthDate, Email, EmailConfirmation, GenderId, PersonName, PhoneNumber, ProfileChanges, StepUp,
+    TermsDecision, TermsVersion,
 };
 use crate::error::AccountsError;
 
@@ -74,13 +74,20 @@ impl AccountsGrpc {
         &self,
         request: Request<pb::ConfirmEmailRequest>,
     ) -> Result<Response<pb::ConfirmEmailResponse>, Status> {
-        let email = self
+        let outcome = self
             .profile
             .confirm_email(&request.get_ref().token)
             .await
             .map_err(|err| err.into_status("confirm_email"))?;
-        Ok(Response::new(pb::ConfirmEmailResponse {
-            masked_email: email.masked(),
+        Ok(Response::new(match outcome {
+            EmailConfirmation::Confirmed(email) => pb::ConfirmEmailResponse {
+                masked_email: email.masked(),
+                already_confirmed: false,
+            },
+            EmailConfirmation::AlreadyConfirmed => pb::ConfirmEmailResponse {
+                masked_email: String::new(),
+                already_confirmed: true,
+            },
         }))
     }
 

@@ -184,14 +184,52 @@ async fn when_auth_fails_nothing_changes_and_the_same_link_works_afterwards(env:
     assert_eq!(app.login_emails.handed_over().len(), 1);
 }
 
-async fn a_used_link_does_not_work_twice(env: TestEnv) {
+async fn already_confirmed(app: &TestApp, token: &str) -> Result<bool, tonic::Status> {
+    app.client()
+        .await
+        .confirm_email(ConfirmEmailRequest {
+            token: token.to_owned(),
+        })
+        .await
+        .map(|answer| {
+            let answer = answer.into_inner();
+            assert!(
+                !answer.already_confirmed || answer.masked_email.is_empty(),
+                "a second open tells no address"
+            );
+            answer.already_confirmed
+        })
+}
+
+async fn a_second_open_of_a_used_link_says_already_confirmed_and_does_nothing_again(env: TestEnv) {
+    let app = TestApp::spawn(env).await;
+    let member = app.add_member_with_account().await;
+    let token = change_email(&app, &member, NEW_EMAIL).await;
+    assert!(!already_confirmed(&app, &token).await.expect("first use"));
+    let mails = app.mail.sent().len();
+    let restores = count(&app.store, "email_restores").await;
+
+    for _ in 0..2 {
+        assert!(already_confirmed(&app, &token).await.expect("second open"));
+    }
+    assert_eq!(app.login_emails.attempts(), 1, "auth is not asked again");
+    assert_eq!(app.mail.sent().len(), mails, "no second notice");
+    assert_eq!(count(&app.store, "email_restores").await, restores);
+    assert!(app.stored(&member.id).await.email_confirmed);
+}
+
+async fn a_used_link_of_an_address_the_member_changed_since_is_invalid(env: TestEnv) {
     let app = TestApp::spawn(env).await;
     let member = app.add_member_with_account().await;
     let token = change_email(&app, &member, NEW_EMAIL).await;
     confirm(&app, &token).await.expect("first use");
+    let member = app.stored(&member.id).await;
+    change_email(&app, &member, "ana.otra@correo.cl").await;
 
+    // The old link neither confirms the new address nor says anything about it.
     assert_confirmation_invalid(confirm(&app, &token).await);
-    assert_eq!(app.login_emails.attempts(), 1, "auth is not asked again");
+    assert!(!app.stored(&member.id).await.email_confirmed);
+    assert_eq!(app.login_emails.attempts(), 1);
 }
 
 async fn an_expired_link_does_not_work(env: TestEnv) {
@@ -411,7 +449,8 @@ backend_tests!(
     only_the_sha256_of_a_link_token_is_stored,
     opening_the_link_hands_the_address_to_auth_then_confirms_it,
     when_auth_fails_nothing_changes_and_the_same_link_works_afterwards,
-    a_used_link_does_not_work_twice,
+    a_second_open_of_a_used_link_says_already_confirmed_and_does_nothing_again,
+    a_used_link_of_an_address_the_member_changed_since_is_invalid,
     an_expired_link_does_not_work,
     a_link_superseded_by_a_newer_one_does_not_work_and_the_newer_one_does,
     changing_the_email_again_voids_the_link_of_the_earlier_one,

@@ -45,6 +45,7 @@ async fn an_acceptance_is_recorded_with_its_version_and_the_instant(env: TestEnv
 
     let after = chrono::Utc::now().timestamp_millis();
     assert_eq!(agreement.decision(), TermsDecision::Accepted);
+    assert_eq!(agreement.version, "2026-11", "the answer names the version");
     let at = rfc3339_millis(&agreement.event_date);
     assert!((before - 1_000..=after + 1_000).contains(&at), "{at}");
     let stored = app.stored(&member.id).await.terms.expect("a decision");

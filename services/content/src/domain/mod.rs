@@ -142,6 +142,20 @@ impl Content {
             .map(drop)
     }
 
+    /// Publishes `terms` (an operator's new version); true when this call stored it. The same
+    /// version with the same text again is not an error (a retried call); with another text it
+    /// is [`ContentError::TermsVersionTaken`], since members decided on the stored one.
+    pub async fn publish_terms(&self, terms: &Terms, now: i64) -> Result<bool> {
+        if self.store.insert_terms_if_missing(terms, now).await? {
+            tracing::info!(version = %terms.version, published_at = terms.published_at, "terms published");
+            return Ok(true);
+        }
+        match self.store.find_terms(&terms.version).await? {
+            Some(stored) if stored == *terms => Ok(false),
+            _ => Err(ContentError::TermsVersionTaken),
+        }
+    }
+
     /// The flags as stored; a flag the database lacks has its shipped value.
     pub async fn flags(&self) -> Result<Flags> {
         let mut flags = self.default_flags;

@@ -8,9 +8,10 @@ use miclub_content::domain::{Content, shipped_terms};
 use miclub_content::error::ContentError;
 use miclub_content::store::Store;
 use miclub_platform::backend_tests;
+use miclub_platform::error::{ErrorBody, ErrorCode};
 use miclub_platform::storage::now_millis;
 use miclub_platform::testing::{TestEnv, TestKeys};
-use miclub_proto::content::v1::GetCurrentTermsRequest;
+use miclub_proto::content::v1::{GetCurrentTermsRequest, PublishTermsRequest};
 
 use crate::support::{DAY_MS, MINUTE_MS, TestApp, dependencies, settings, terms};
 
@@ -192,7 +193,107 @@ fn content_over(store: Store) -> Content {
     )
 }
 
+fn publish(version: &str, body: &str, published_at: &str) -> PublishTermsRequest {
+    PublishTermsRequest {
+        version: version.into(),
+        title: "Términos y condiciones de Mi Club".into(),
+        body: body.into(),
+        published_at: published_at.into(),
+    }
+}
+
+async fn current_version(app: &TestApp) -> String {
+    app.client()
+        .await
+        .get_current_terms(GetCurrentTermsRequest {})
+        .await
+        .unwrap()
+        .into_inner()
+        .terms
+        .unwrap()
+        .version
+}
+
+async fn an_operator_publishes_a_new_version_which_is_current_at_once(env: TestEnv) {
+    let app = TestApp::spawn(env).await;
+    let answer = app
+        .client()
+        .await
+        .publish_terms(app.as_service(publish("2026-12-01", "Uno.\r\n\r\nDos.", "")))
+        .await
+        .expect("published")
+        .into_inner();
+    assert!(answer.created);
+    assert_eq!(answer.terms.unwrap().body, "Uno.\n\nDos.");
+    assert_eq!(current_version(&app).await, "2026-12-01");
+
+    // A retry of the same publication is not an error and changes nothing.
+    let again = app
+        .client()
+        .await
+        .publish_terms(app.as_service(publish("2026-12-01", "Uno.\n\nDos.", "")))
+        .await
+        .expect("the same version again")
+        .into_inner();
+    assert!(!again.created);
+}
+
+async fn a_published_version_is_never_rewritten_and_bad_input_is_refused(env: TestEnv) {
+    let app = TestApp::spawn(env).await;
+    let status = app
+        .client()
+        .await
+        .publish_terms(app.as_service(publish("2026-11-01", "Otro texto.", "")))
+        .await
+        .expect_err("the shipped version exists with another text");
+    let body = ErrorBody::from_status(&status);
+    assert_eq!(body.code, ErrorCode::Conflict);
+    assert_eq!(body.field.as_deref(), Some("version"));
+
+    for (request, field) in [
+        (publish("con espacios", "Texto.", ""), "version"),
+        (publish("v2", "   ", ""), "body"),
+        (publish("v2", "Texto.", "mañana"), "published_at"),
+    ] {
+        let status = app
+            .client()
+            .await
+            .publish_terms(app.as_service(request))
+            .await
+            .expect_err("refused");
+        assert_eq!(status.code(), tonic::Code::InvalidArgument);
+        assert_eq!(
+            ErrorBody::from_status(&status).field.as_deref(),
+            Some(field)
+        );
+    }
+    assert_eq!(current_version(&app).await, "2026-11-01");
+}
+
+async fn only_a_service_token_may_publish_terms(env: TestEnv) {
+    let app = TestApp::spawn(env).await;
+    let request = publish("2026-12-01", "Texto.", "");
+    let status = app
+        .client()
+        .await
+        .publish_terms(app.as_member(request.clone()))
+        .await
+        .expect_err("a member may not publish");
+    assert_eq!(status.code(), tonic::Code::PermissionDenied);
+    let status = app
+        .client()
+        .await
+        .publish_terms(request)
+        .await
+        .expect_err("nor anyone without a token");
+    assert_eq!(status.code(), tonic::Code::Unauthenticated);
+    assert_eq!(current_version(&app).await, "2026-11-01");
+}
+
 backend_tests!(
+    an_operator_publishes_a_new_version_which_is_current_at_once,
+    a_published_version_is_never_rewritten_and_bad_input_is_refused,
+    only_a_service_token_may_publish_terms,
     the_shipped_terms_are_served_to_anyone_without_a_token,
     a_newer_published_version_replaces_the_shipped_one,
     a_version_dated_in_the_future_is_not_current_yet,

@@ -12,6 +12,7 @@ import {
 } from '@/features/account/stores/account-menu';
 import { usePortalContext } from '@/features/context/api/get-context';
 import { setProfileTermsAgreement, useProfile } from '@/features/profile/api/get-profile';
+import type { TermsDecided } from '@/features/terms/api/decide-terms';
 import { useSession } from '@/lib/session';
 
 import { performLogout, useLogout } from '../logout';
@@ -44,6 +45,10 @@ const TermsSection = lazy(() =>
   import('@/features/terms/components/terms-section').then((module) => ({ default: module.TermsSection })),
 );
 
+const NewTermsPrompt = lazy(() =>
+  import('@/features/terms/components/new-terms-prompt').then((module) => ({ default: module.NewTermsPrompt })),
+);
+
 export const TERMS_ACCEPTED_NOTICE = 'Aceptaste los términos y condiciones.';
 export const TERMS_REJECTED_NOTICE =
   'Rechazaste los términos y condiciones. Puedes aceptarlos cuando quieras desde Términos y Condiciones.';
@@ -52,28 +57,53 @@ function SectionChunk({ children }: { children: ReactNode }) {
   return <Suspense fallback={<Spinner />}>{children}</Suspense>;
 }
 
+/**
+ * After a terms decision (in the section or in the new-version prompt) the profile holds it and
+ * the member goes to Mi Cuenta with its notice, as a new history entry: Back returns to where
+ * they decided.
+ */
+function useTermsDecided() {
+  const queryClient = useQueryClient();
+  const navigate = useNavigate();
+  return (decided: TermsDecided) => {
+    setProfileTermsAgreement(queryClient, decided.terms_agreement);
+    navigate(ACCOUNT_HOME_PATH, {
+      state: withAccountNotice(
+        decided.terms_agreement.agreement === 'accepted' ? TERMS_ACCEPTED_NOTICE : TERMS_REJECTED_NOTICE,
+      ),
+    });
+  };
+}
+
 /** Terms [3]: the decision lives in the profile; after an update the menu goes to Mi Cuenta. */
 function TermsPanel() {
   const { isConfirmed } = useSession();
   const profile = useProfile({ enabled: isConfirmed });
-  const queryClient = useQueryClient();
-  const navigate = useNavigate();
+  const onDecided = useTermsDecided();
   return (
     <SectionChunk>
       <TermsSection
         agreement={profile.data?.terms_agreement ?? null}
         isAgreementLoading={!profile.data && !profile.isError}
-        onDecided={(decided) => {
-          setProfileTermsAgreement(queryClient, decided.terms_agreement);
-          // A new history entry, not a replacement: Back returns to the terms just decided.
-          navigate(ACCOUNT_HOME_PATH, {
-            state: withAccountNotice(
-              decided.terms_agreement.agreement === 'accepted' ? TERMS_ACCEPTED_NOTICE : TERMS_REJECTED_NOTICE,
-            ),
-          });
-        }}
+        onDecided={onDecided}
       />
     </SectionChunk>
+  );
+}
+
+/**
+ * A newer version of the terms than the one the member decided on is put to them here, after
+ * login and on every load of /mi-club (once per session and version, see NewTermsPrompt).
+ */
+function NewTermsCheck() {
+  const { isConfirmed } = useSession();
+  const profile = useProfile({ enabled: isConfirmed });
+  const onDecided = useTermsDecided();
+  if (!profile.data) return null;
+  return (
+    <Suspense fallback={null}>
+      <NewTermsPrompt agreement={profile.data.terms_agreement ?? null} onDecided={onDecided} />
+    </Suspense>
   );
 }
 
@@ -105,59 +135,62 @@ export default function MiClubRoute() {
   }
   if (answer.kind === 'redirect') return <Navigate to={answer.to} replace />;
   return (
-    <AccountHome
-      name={session.name}
-      hasMissions={session.hasMissions}
-      selectedIndex={answer.item.index}
-      onLogout={() => void logout()}
-      isLoggingOut={isLoggingOut}
-      // The simulator (a form of known height) before the banners, whose height is known only
-      // once their data arrives: last on the page, their arrival pushes nothing on screen.
-      homeBelow={
-        <>
-          <SectionChunk>
-            <SimulatorForm />
-          </SectionChunk>
-          <Suspense fallback={null}>
-            <BannerStrip />
-          </Suspense>
-        </>
-      }
-      sections={{
-        1: (
-          <SectionChunk>
-            <ProfileSection
-              changePasswordEnable={context.changePasswordEnable}
-              // The gateway already ended the session: no renewal may run into its 401 meanwhile.
-              onPasswordChanged={stopSessionRenewal}
-              onLogoutAfterPasswordChange={() => void logout()}
-              renderUnsubscribe={(close) => (
-                <SectionChunk>
-                  <UnsubscribeFlow
-                    onClose={close}
-                    onUnsubscribed={(farewell) => {
-                      // The gateway already ended the session: reset like a logout, then /login
-                      // (where this page sends a visitor without session) shows the farewell.
-                      void performLogout(queryClient, { notifyGateway: false, notice: farewell });
-                    }}
-                  />
-                </SectionChunk>
-              )}
-            />
-          </SectionChunk>
-        ),
-        2: (
-          <SectionChunk>
-            <MovementsSection />
-          </SectionChunk>
-        ),
-        3: <TermsPanel />,
-        4: (
-          <SectionChunk>
-            <MissionsSection />
-          </SectionChunk>
-        ),
-      }}
-    />
+    <>
+      <AccountHome
+        name={session.name}
+        hasMissions={session.hasMissions}
+        selectedIndex={answer.item.index}
+        onLogout={() => void logout()}
+        isLoggingOut={isLoggingOut}
+        // The simulator (a form of known height) before the banners, whose height is known only
+        // once their data arrives: last on the page, their arrival pushes nothing on screen.
+        homeBelow={
+          <>
+            <SectionChunk>
+              <SimulatorForm />
+            </SectionChunk>
+            <Suspense fallback={null}>
+              <BannerStrip />
+            </Suspense>
+          </>
+        }
+        sections={{
+          1: (
+            <SectionChunk>
+              <ProfileSection
+                changePasswordEnable={context.changePasswordEnable}
+                // The gateway already ended the session: no renewal may run into its 401 meanwhile.
+                onPasswordChanged={stopSessionRenewal}
+                onLogoutAfterPasswordChange={() => void logout()}
+                renderUnsubscribe={(close) => (
+                  <SectionChunk>
+                    <UnsubscribeFlow
+                      onClose={close}
+                      onUnsubscribed={(farewell) => {
+                        // The gateway already ended the session: reset like a logout, then /login
+                        // (where this page sends a visitor without session) shows the farewell.
+                        void performLogout(queryClient, { notifyGateway: false, notice: farewell });
+                      }}
+                    />
+                  </SectionChunk>
+                )}
+              />
+            </SectionChunk>
+          ),
+          2: (
+            <SectionChunk>
+              <MovementsSection />
+            </SectionChunk>
+          ),
+          3: <TermsPanel />,
+          4: (
+            <SectionChunk>
+              <MissionsSection />
+            </SectionChunk>
+          ),
+        }}
+      />
+      <NewTermsCheck />
+    </>
   );
 }

@@ -41,6 +41,8 @@ export const PROFILE_COPY = {
   confirmedBefore: '¡Listo! Confirmamos tu correo ',
   confirmedAfter: '.',
   canLogIn: ' Ya puedes iniciar sesión en Mi Club.',
+  /** A second open of a link that already confirmed the address. */
+  alreadyConfirmed: 'Tu correo ya está confirmado.',
   goToMiClub: 'Ir a Mi Club',
   askNewLink: 'Pedir un nuevo enlace',
   restorationTitle: 'Restaurar tu correo',

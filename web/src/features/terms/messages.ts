@@ -24,4 +24,7 @@ export const TERMS_COPY = {
   back: SHARED_MESSAGES.back,
   confirmReject: 'Sí, rechazar',
   retry: SHARED_MESSAGES.retry,
+  newVersionTitle: 'Actualizamos nuestros términos y condiciones',
+  newVersionIntro: 'Publicamos una nueva versión de los términos y condiciones de Mi Club. Léela y dinos si la aceptas o la rechazas.',
+  later: 'Decidir más tarde',
 } as const;

@@ -107,12 +107,17 @@ impl AccountsService for Fakes {
         &self,
         request: Request<accounts::ConfirmEmailRequest>,
     ) -> Result<Response<accounts::ConfirmEmailResponse>, Status> {
-        if request.into_inner().token != "good-token" {
-            return Err(ErrorBody::new(ErrorCode::ConfirmationInvalid).into_status());
+        match request.into_inner().token.as_str() {
+            "good-token" => Ok(Response::new(accounts::ConfirmEmailResponse {
+                masked_email: "n***@example.cl".into(),
+                already_confirmed: false,
+            })),
+            "used-token" => Ok(Response::new(accounts::ConfirmEmailResponse {
+                masked_email: String::new(),
+                already_confirmed: true,
+            })),
+            _ => Err(ErrorBody::new(ErrorCode::ConfirmationInvalid).into_status()),
         }
-        Ok(Response::new(accounts::ConfirmEmailResponse {
-            masked_email: "n***@example.cl".into(),
-        }))
     }
 
     async fn record_terms_decision(
@@ -123,6 +128,7 @@ impl AccountsService for Fakes {
         let decision = request.into_inner();
         self.script.lock().unwrap().last_terms_decision = Some(decision.clone());
         self.accounts_fails()?;
+        let version = decision.terms_version.clone();
         let decision = if decision.accepted {
             accounts::TermsDecision::Accepted
         } else {
@@ -132,6 +138,7 @@ impl AccountsService for Fakes {
             terms_agreement: Some(accounts::TermsAgreement {
                 decision: decision as i32,
                 event_date: "2026-11-21T15:00:00Z".into(),
+                version,
             }),
         }))
     }

@@ -137,6 +137,13 @@ impl ContentService for Fakes {
         }))
     }
 
+    async fn publish_terms(
+        &self,
+        _: Request<content::PublishTermsRequest>,
+    ) -> Result<Response<content::PublishTermsResponse>, Status> {
+        Err(Status::unimplemented("ops call content directly"))
+    }
+
     async fn set_flag(
         &self,
         _: Request<content::SetFlagRequest>,

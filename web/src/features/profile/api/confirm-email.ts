@@ -2,7 +2,8 @@
  * POST /api/profile/email/confirm: the token of the link `/confirmar-correo?token=…`; no session
  * needed. Read as a query keyed by the token, not a mutation: opening the link is one look-up
  * whose answer the page shows, and a query sends it once however often the page renders
- * (a token is spent on first use, so a second POST would answer 404).
+ * (a token is spent on first use: a second POST answers `alreadyConfirmed` while the address is
+ * still the member's confirmed one, and 404 once it is not).
  */
 import { queryOptions, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';

@@ -14,7 +14,7 @@ function confirmRequests() {
 
 describe('/confirmar-correo', () => {
   it('confirms the email of the link once and shows it masked, with header, footer and a way to log in, for anyone', async () => {
-    server.use(http.post('/api/profile/email/confirm', () => HttpResponse.json({ maskedEmail: 'c***@example.cl' })));
+    server.use(http.post('/api/profile/email/confirm', () => HttpResponse.json({ maskedEmail: 'c***@example.cl', alreadyConfirmed: false })));
     renderApp('/confirmar-correo?token=abc123');
     expect(await screen.findByRole('heading', { level: 1, name: 'Confirmación de correo' })).toBeInTheDocument();
     const success = await screen.findByText(/Confirmamos tu correo/);
@@ -29,6 +29,18 @@ describe('/confirmar-correo', () => {
     expect(confirmRequests()[0]?.body).toEqual({ token: 'abc123' });
     expect(confirmRequests()[0]?.headers['x-miclub-csrf']).toBe('1');
     expect(dataLayerEvents('tipo_pagina').at(-1)).toMatchObject({ tipo_pagina: 'confirmar_correo' });
+  });
+
+  it('says a link opened a second time already confirmed the email and offers to log in', async () => {
+    server.use(
+      http.post('/api/profile/email/confirm', () => HttpResponse.json({ maskedEmail: '', alreadyConfirmed: true })),
+    );
+    renderApp('/confirmar-correo?token=usado');
+    const status = (await screen.findByText(/Tu correo ya está confirmado/)).closest('[role="status"]');
+    expect(status).toHaveTextContent('Tu correo ya está confirmado. Ya puedes iniciar sesión en Mi Club.');
+    expect(status).not.toHaveTextContent('no es válido');
+    expect(screen.getByRole('link', { name: 'Iniciar sesión' })).toHaveAttribute('href', '/login');
+    expect(screen.queryByRole('alert')).not.toBeInTheDocument();
   });
 
   it("shows the gateway's message for a link that is not valid", async () => {
@@ -55,7 +67,7 @@ describe('/confirmar-correo', () => {
     server.use(http.post('/api/profile/email/confirm', () => apiError('ERR_UNAVAILABLE')));
     const { user } = renderApp('/confirmar-correo?token=abc123');
     expect(await screen.findByRole('alert')).toHaveTextContent('El servicio no está disponible en este momento.');
-    server.use(http.post('/api/profile/email/confirm', () => HttpResponse.json({ maskedEmail: 'c***@example.cl' })));
+    server.use(http.post('/api/profile/email/confirm', () => HttpResponse.json({ maskedEmail: 'c***@example.cl', alreadyConfirmed: false })));
     await user.click(screen.getByRole('button', { name: 'Reintentar' }));
     expect(await screen.findByText(/Confirmamos tu correo/)).toHaveTextContent('Confirmamos tu correo c***@example.cl');
   });

@@ -35,12 +35,22 @@ export function EmailConfirmation({ token }: { token: string | null }) {
       failedMessage={CONFIRMATION_FAILED}
       success={(confirmed) => (
         <>
-          <Alert tone="success">
-            {M.confirmedBefore}
-            <strong>{confirmed.maskedEmail}</strong>
-            {M.confirmedAfter}
-            {isLoggedIn ? null : M.canLogIn}
-          </Alert>
+          {confirmed.alreadyConfirmed ? (
+            // The same link opened again (a second click, the mail opened later): the address
+            // is confirmed, so the page says so and offers to log in instead of calling the
+            // link invalid. The answer names no address.
+            <Alert tone="success">
+              {M.alreadyConfirmed}
+              {isLoggedIn ? null : M.canLogIn}
+            </Alert>
+          ) : (
+            <Alert tone="success">
+              {M.confirmedBefore}
+              <strong>{confirmed.maskedEmail}</strong>
+              {M.confirmedAfter}
+              {isLoggedIn ? null : M.canLogIn}
+            </Alert>
+          )}
           {onward}
         </>
       )}

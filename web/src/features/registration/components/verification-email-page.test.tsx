@@ -20,8 +20,10 @@ async function openPage() {
 }
 
 describe('/registro/verificar-correo', () => {
-  it('is where the action of ERR_EMAIL_NOT_VERIFIED at login leads', async () => {
-    server.use(http.post('/api/login', () => apiError('ERR_EMAIL_NOT_VERIFIED', { action: VERIFY_EMAIL_ACTION })));
+  it('is where the action of ERR_EMAIL_NOT_VERIFIED at login leads, with the RUT typed there prefilled', async () => {
+    // The gateway puts the typed document on the action's URL.
+    const action = { ...VERIFY_EMAIL_ACTION, url: `${VERIFY_EMAIL_ACTION.url}?rut=33.333.333-3` };
+    server.use(http.post('/api/login', () => apiError('ERR_EMAIL_NOT_VERIFIED', { action })));
     const view = renderApp('/login');
     await view.user.type(await screen.findByLabelText('RUT'), '333333333');
     await view.user.type(screen.getByLabelText('Contraseña'), 'MiClub2026!');
@@ -31,6 +33,21 @@ describe('/registro/verificar-correo', () => {
     expect(await screen.findByRole('heading', { level: 1, name: 'Verifica tu correo electrónico' })).toBeInTheDocument();
     expect(currentLocation()).toBe('/registro/verificar-correo');
     expect(dataLayerEvents('tipo_pagina').at(-1)).toMatchObject({ tipo_pagina: 'verificar_correo' });
+    expect(screen.getByLabelText('RUT')).toHaveValue('33.333.333-3');
+    await view.user.click(screen.getByRole('button', { name: 'Reenviar correo' }));
+    expect(await screen.findByRole('status')).toHaveTextContent(VERIFICATION_EMAIL_SENT);
+    expect(sent()[0]?.body).toEqual({ user: '33.333.333-3' });
+  });
+
+  it('prefills a foreign document from its link and ignores a value that is not a document', async () => {
+    renderApp('/registro/verificar-correo?documento=ab123456');
+    expect(await screen.findByLabelText('Documento extranjero')).toHaveValue('AB123456');
+    expect(screen.getByRole('checkbox')).toBeChecked();
+  });
+
+  it('starts with an empty RUT field when the link names no valid RUT', async () => {
+    renderApp('/registro/verificar-correo?rut=12.345.678-0');
+    expect(await screen.findByLabelText('RUT')).toHaveValue('');
   });
 
   it('sends a new link to a member waiting for verification and says the same for anyone else', async () => {

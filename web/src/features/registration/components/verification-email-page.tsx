@@ -2,9 +2,13 @@
  * /registro/verificar-correo: the action of ERR_EMAIL_NOT_VERIFIED at login. The member gives
  * the RUT or document and a new verification email goes out if the account waits for one; the
  * page says the same either way, so it tells nobody who is a member.
+ *
+ * The gateway's action link carries what the member typed at login (`?rut=33.333.333-3`, or
+ * `?documento=AB12345` for a foreign document), so the field comes prefilled; a value that is
+ * not a well-formed document is ignored and the field starts empty.
  */
 import { useId, useState, type FormEvent } from 'react';
-import { Link } from 'react-router-dom';
+import { Link, useSearchParams } from 'react-router-dom';
 
 import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
@@ -12,6 +16,7 @@ import { UserField, userFieldError } from '@/components/ui/user-field';
 import { trackClick } from '@/lib/analytics';
 import { ApiError } from '@/lib/api-client';
 import { capitalizeFirst, toDisplayError } from '@/lib/errors';
+import { formatRut, isValidRut } from '@/lib/rut';
 
 import { useResendVerificationEmail } from '../api/resend-verification-email';
 import { REGISTRATION_COPY as M } from '../messages';
@@ -28,10 +33,21 @@ function userFailure(error: unknown): string | null {
   return null;
 }
 
+/** The document the link came with, as the field shows it, or an empty RUT field. */
+export function prefilledUser(params: URLSearchParams): { user: string; isForeign: boolean } {
+  const rut = params.get('rut');
+  if (rut && isValidRut(rut)) return { user: formatRut(rut), isForeign: false };
+  const document = params.get('documento')?.trim().toUpperCase() ?? '';
+  if (/^[0-9A-Z]{5,20}$/.test(document) && /[A-Z]/.test(document)) return { user: document, isForeign: true };
+  return { user: '', isForeign: false };
+}
+
 export function VerificationEmailPage({ recaptchaSiteKey }: { recaptchaSiteKey: string | null }) {
   const resend = useResendVerificationEmail();
-  const [user, setUser] = useState('');
-  const [isForeign, setIsForeign] = useState(false);
+  const [searchParams] = useSearchParams();
+  const [prefilled] = useState(() => prefilledUser(searchParams));
+  const [user, setUser] = useState(prefilled.user);
+  const [isForeign, setIsForeign] = useState(prefilled.isForeign);
   const [userError, setUserError] = useState<string | null>(null);
   const titleId = useId();
 

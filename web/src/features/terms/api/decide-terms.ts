@@ -1,6 +1,8 @@
 /**
- * POST /api/terms-and-conditions: the member accepts or rejects the terms in force. The gateway
- * records the version it holds now, not one the browser names.
+ * POST /api/terms-and-conditions: the member accepts or rejects the terms in force. The browser
+ * names the version it showed; the gateway records the version in force and refuses (409
+ * ERR_CONFLICT) when that is no longer the one shown, so a decision always applies to the text
+ * the member read.
  */
 import { useMutation } from '@tanstack/react-query';
 
@@ -15,8 +17,11 @@ export type TermsDecided = ResponseOf<'/api/terms-and-conditions', 'post'>;
  */
 export type TermsAgreement = TermsDecided['terms_agreement'];
 
-export function decideTerms(accept: boolean): Promise<TermsDecided> {
-  const body: BodyOf<'/api/terms-and-conditions', 'post'> = { acceptTermsAndConditions: accept };
+/** Accept or reject; `version` is the version of the text the member was shown. */
+export type TermsDecisionInput = { accept: boolean; version?: string };
+
+export function decideTerms({ accept, version }: TermsDecisionInput): Promise<TermsDecided> {
+  const body: BodyOf<'/api/terms-and-conditions', 'post'> = { acceptTermsAndConditions: accept, version };
   return api.post<TermsDecided>('/api/terms-and-conditions', body);
 }
 

@@ -70,7 +70,7 @@ describe('Términos y Condiciones in the account menu', () => {
     expect(currentLocation()).toBe('/mi-club');
     expect(await screen.findByTestId('balance-amount')).toBeInTheDocument();
     expect(decisions()).toHaveLength(1);
-    expect(decisions()[0]?.body).toEqual({ acceptTermsAndConditions: true });
+    expect(decisions()[0]?.body).toEqual({ acceptTermsAndConditions: true, version: '2026-02' });
     expect(decisions()[0]?.headers['x-miclub-csrf']).toBe('1');
     expect(dataLayerEvents('terminos_y_condiciones_aceptado')).toEqual([
       { event: 'terminos_y_condiciones_aceptado', version: '2026-02' },
@@ -107,7 +107,7 @@ describe('Términos y Condiciones in the account menu', () => {
     expect(await screen.findByText(/^Rechazaste los términos y condiciones\. Puedes aceptarlos cuando quieras/)).toBeInTheDocument();
     expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
     expect(menuButton('Mi Cuenta')).toHaveAttribute('aria-current', 'page');
-    expect(decisions()[0]?.body).toEqual({ acceptTermsAndConditions: false });
+    expect(decisions()[0]?.body).toEqual({ acceptTermsAndConditions: false, version: '2026-02' });
     expect(dataLayerEvents('terminos_y_condiciones_rechazado')).toEqual([
       { event: 'terminos_y_condiciones_rechazado', version: '2026-02' },
     ]);

@@ -56,7 +56,7 @@ export function TermsSection({ agreement, isAgreementLoading, onDecided }: Terms
   const titleId = useId();
 
   function submit(accept: boolean) {
-    decide.mutate(accept, {
+    decide.mutate({ accept, version: terms.data?.version }, {
       onSuccess: (decided) => {
         track(accept ? 'terminos_y_condiciones_aceptado' : 'terminos_y_condiciones_rechazado', {
           version: decided.version,
@@ -90,7 +90,7 @@ export function TermsSection({ agreement, isAgreementLoading, onDecided }: Terms
           <div className="terms-actions">
             <Button
               onClick={() => submit(true)}
-              isLoading={decide.isPending && decide.variables === true}
+              isLoading={decide.isPending && decide.variables?.accept === true}
               disabled={decide.isPending}
             >
               {M.accept}
