@@ -63,6 +63,7 @@ pub const MEMBER_METHODS: &[&str] = &[
     "miclub.auth.v1.AuthService/ChangePassword",
     "miclub.accounts.v1.AccountsService/GetMember",
     "miclub.accounts.v1.AccountsService/GetBalance",
+    "miclub.accounts.v1.AccountsService/OpenClubAccount",
     "miclub.accounts.v1.AccountsService/ListMovements",
     "miclub.accounts.v1.AccountsService/UpdateProfile",
     "miclub.accounts.v1.AccountsService/ResendEmailConfirmation",

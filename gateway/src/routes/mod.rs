@@ -1,6 +1,7 @@
 //! The `/api` routes, one module per area, merged in [`api_router`].
 
 pub mod account;
+pub mod club_account;
 pub mod content;
 pub mod context;
 pub mod dev;
@@ -88,6 +89,7 @@ fn declared(dev_mailbox: bool) -> OpenApiRouter<AppState> {
         .routes(routes!(content::faqs))
         .routes(routes!(content::simulate))
         .routes(routes!(account::balance))
+        .routes(routes!(club_account::open))
         .routes(routes!(context::context))
         .routes(routes!(meta::health))
         .routes(routes!(meta::openapi));

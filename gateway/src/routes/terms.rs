@@ -49,7 +49,7 @@ pub struct TermsDecided {
     pub version: String,
 }
 
-async fn current_terms(state: &AppState) -> ApiResult<miclub_proto::content::v1::Terms> {
+pub(super) async fn current_terms(state: &AppState) -> ApiResult<miclub_proto::content::v1::Terms> {
     state
         .content
         .clone()

@@ -488,3 +488,102 @@ async fn the_balance_is_never_cached_and_a_member_without_club_account_gets_406(
     assert_eq!(status, StatusCode::NOT_ACCEPTABLE);
     assert_eq!(json["code"], "ERR_NO_CLUB_ACCOUNT");
 }
+
+#[tokio::test]
+async fn joining_opens_the_club_account_with_the_terms_in_force_and_a_repeat_changes_nothing() {
+    let gw = gateway().await;
+    let join = || {
+        gw.member_post("/api/account")
+            .json(&json!({"acceptTermsAndConditions": true}))
+            .send()
+    };
+
+    let first = join().await.unwrap();
+    assert_eq!(first.status(), StatusCode::CREATED);
+    let body: Value = first.json().await.unwrap();
+    assert_eq!(body["balance"], 0);
+    assert_eq!(body["opened"], true);
+    assert_eq!(body["termsVersion"], "2026-11-01");
+    assert_eq!(body["terms_agreement"]["agreement"], "accepted");
+    // A double click or a retry after a lost answer: 200, the same balance, nothing opened.
+    let second = join().await.unwrap();
+    assert_eq!(second.status(), StatusCode::OK);
+    let body: Value = second.json().await.unwrap();
+    assert_eq!(
+        (body["balance"].clone(), body["opened"].clone()),
+        (json!(0), json!(false))
+    );
+    let opens = gw.script().club_account_opens.clone();
+    assert_eq!(opens.len(), 2);
+    // The version is content's, whatever the browser might add.
+    assert!(
+        opens
+            .iter()
+            .all(|o| o.accept_terms && o.terms_version == "2026-11-01")
+    );
+}
+
+#[tokio::test]
+async fn joining_needs_a_session_the_csrf_header_and_nothing_in_the_body_names_a_member() {
+    let gw = gateway().await;
+    // No session: 401, accounts is never asked.
+    let (status, body) = error_answer(
+        gw.post("/api/account")
+            .json(&json!({"acceptTermsAndConditions": true})),
+    )
+    .await;
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (StatusCode::UNAUTHORIZED, Some("ERR_UNAUTHENTICATED"))
+    );
+    // A session but no CSRF header (a form posted from another site): 403.
+    let (status, body) = error_answer(
+        gw.as_member(gw.client.post(format!("{}/api/account", gw.base)))
+            .json(&json!({"acceptTermsAndConditions": true})),
+    )
+    .await;
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (StatusCode::FORBIDDEN, Some("ERR_CSRF"))
+    );
+    assert!(gw.script().club_account_opens.is_empty());
+    // Another member's id in the body is not a field of the route: refused before accounts.
+    let (status, _) = error_answer(
+        gw.member_post("/api/account")
+            .json(&json!({"acceptTermsAndConditions": true, "memberId": "member-2"})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(gw.script().club_account_opens.is_empty());
+}
+
+#[tokio::test]
+async fn joining_without_accepting_the_terms_is_refused_with_accounts_text() {
+    let gw = gateway().await;
+    let (status, body) = error_answer(
+        gw.member_post("/api/account")
+            .json(&json!({"acceptTermsAndConditions": false})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(body["code"], "ERR_TERMS_NOT_ACCEPTED");
+    assert_eq!(body["field"], "acceptTermsAndConditions");
+}
+
+#[tokio::test]
+async fn a_flood_of_joins_from_one_member_is_refused_with_retry_after() {
+    let gw = gateway_with(|s| s.registration_requests_per_minute = 2).await;
+    let join = || {
+        gw.member_post("/api/account")
+            .json(&json!({"acceptTermsAndConditions": true}))
+            .send()
+    };
+    assert!(join().await.unwrap().status().is_success());
+    assert!(join().await.unwrap().status().is_success());
+    let refused = join().await.unwrap();
+    assert_eq!(refused.status(), StatusCode::TOO_MANY_REQUESTS);
+    assert!(refused.headers().contains_key("retry-after"));
+    let body: Value = refused.json().await.unwrap();
+    assert_eq!(body["code"], "ERR_TOO_MANY_ATTEMPTS");
+    assert_eq!(gw.script().club_account_opens.len(), 2);
+}

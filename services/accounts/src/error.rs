@@ -70,6 +70,13 @@ pub enum AccountsError {
     /// The caller already left the club.
     #[error("member already unsubscribed")]
     AlreadyUnsubscribed,
+    /// A member who left asks for something only a member may have (a club account): they
+    /// must register again.
+    #[error("member unsubscribed")]
+    MemberUnsubscribed,
+    /// Joining the club without accepting the terms.
+    #[error("terms not accepted")]
+    TermsNotAccepted,
     /// Auth refused the current password of a sensitive change (`ERR_WRONG_PASSWORD`,
     /// `ERR_TOO_MANY_ATTEMPTS` with its wait): its body reaches the member unchanged.
     #[error("step-up refused by auth: {}", .0.code)]
@@ -122,6 +129,8 @@ impl ServiceError for AccountsError {
             AccountsError::InvalidUser(_) => ErrorCode::InvalidArgument,
             AccountsError::IdentityMismatch => ErrorCode::IdentityMismatch,
             AccountsError::AlreadyUnsubscribed => ErrorCode::AlreadyUnsubscribed,
+            AccountsError::MemberUnsubscribed => ErrorCode::MemberUnsubscribed,
+            AccountsError::TermsNotAccepted => ErrorCode::TermsNotAccepted,
             AccountsError::StepUpRefused(body) => body.code,
             AccountsError::Unavailable(_) => ErrorCode::Unavailable,
             AccountsError::CorruptRecord(_) => ErrorCode::Internal,
@@ -149,6 +158,9 @@ impl ServiceError for AccountsError {
                 }
             }
             AccountsError::EmailAlreadyRegistered => body.with_field("email"),
+            AccountsError::TermsNotAccepted => body
+                .with_field("acceptTermsAndConditions")
+                .with_message(JOIN_TERMS_NOT_ACCEPTED),
             AccountsError::InvalidUser(err) => {
                 let body = body.with_field("user");
                 match err {
@@ -165,6 +177,11 @@ impl ServiceError for AccountsError {
         }
     }
 }
+
+/// `ERR_TERMS_NOT_ACCEPTED` when joining from Mi Cuenta (the catalogue's text says
+/// "registrarte", which a member who already has a login is not doing).
+const JOIN_TERMS_NOT_ACCEPTED: &str =
+    "Debes aceptar los términos y condiciones para unirte a Mi Club.";
 
 /// Where a member whose document is already registered is sent instead.
 const RECOVER_PASSWORD_URL: &str = "/recuperar-contrasena";

@@ -57,6 +57,13 @@ export interface AnalyticsEvents {
   registro_exitoso: { tipo_documento: 'rut' | 'extranjero' };
   /** Registration: the gateway refused a step or did not answer (`codigo_error` as in `login_fallido`). */
   registro_fallido: { paso: 1 | 2 | 3; codigo_error: string };
+  /**
+   * Joining in place from Mi Cuenta (a member with a login but no club account): the gateway
+   * opened the account (`cuenta_nueva` false when it was already open, e.g. a second tab).
+   */
+  union_club_exitosa: { cuenta_nueva: boolean };
+  /** Joining in place: the form or the gateway refused, or no answer (`codigo_error` as in `login_fallido`). */
+  union_club_fallida: { codigo_error: string };
   /** Unsubscribe: the gateway accepted the identity of step 1. */
   'desuscripción_paso_1': { ya_desuscrito: boolean };
   /** Unsubscribe: a reason was chosen and the confirmation modal opened (`motivo` is its id). */

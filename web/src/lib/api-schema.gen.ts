@@ -4,6 +4,27 @@
  */
 
 export interface paths {
+    "/api/account": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Opens the logged-in member's club account, with the terms in force accepted. Idempotent:
+         *     a repeated request (a double click, a retry after a lost answer) finds the account open and
+         *     answers 200 with its balance, writing nothing.
+         */
+        post: operations["open"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/alliances": {
         parameters: {
             query?: never;
@@ -635,6 +656,19 @@ export interface components {
         Banners: {
             banners: components["schemas"]["Banner"][];
         };
+        ClubAccount: {
+            /**
+             * Format: int64
+             * @description Whole pesos: 0 right after joining.
+             */
+            balance: number;
+            /** @description True when this request opened the account; false when it was already open. */
+            opened: boolean;
+            /** @description The version of the terms accepted with this request (the one in force). */
+            termsVersion: string;
+            terms_agreement: components["schemas"]["TermsAgreement"];
+            updatedAt?: string | null;
+        };
         /** @description Step 3. */
         Completion: {
             acceptTerms?: boolean;
@@ -851,6 +885,14 @@ export interface components {
          *     member waiting for verification.
          */
         NeutralAnswer: Record<string, never>;
+        /**
+         * @description Only the decision: a body naming a member (or anything else) is refused with 400, so nobody
+         *     is led to believe a request could choose whose account opens.
+         */
+        OpenAccountBody: {
+            /** @description Must be true: joining means accepting the terms in force. */
+            acceptTermsAndConditions: boolean;
+        };
         OtpSent: {
             /** @description Where the code went, masked. */
             destination: string;
@@ -1159,6 +1201,126 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    open: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OpenAccountBody"];
+            };
+        };
+        responses: {
+            /** @description The club account was already open: nothing changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClubAccount"];
+                };
+            };
+            /** @description The club account was opened */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClubAccount"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ERR_CSRF, or ERR_MEMBER_UNSUBSCRIBED for a member who left */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ERR_PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ERR_UNSUPPORTED_MEDIA_TYPE: the body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ERR_TERMS_NOT_ACCEPTED */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ERR_TOO_MANY_ATTEMPTS (edge limit per member, with Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ERR_INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ERR_TIMEOUT: a service behind the gateway did not answer in time */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     alliances: {
         parameters: {
             query?: never;

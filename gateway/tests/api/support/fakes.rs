@@ -24,6 +24,8 @@ pub struct Script {
     pub content_error: Option<ErrorBody>,
     pub last_profile_update: Option<accounts::UpdateProfileRequest>,
     pub last_terms_decision: Option<accounts::RecordTermsDecisionRequest>,
+    /// OpenClubAccount calls received, in order (failed ones included).
+    pub club_account_opens: Vec<accounts::OpenClubAccountRequest>,
     pub last_movements_query: Option<accounts::ListMovementsRequest>,
     pub last_password_change: Option<auth::ChangePasswordRequest>,
     pub email_resends: usize,

@@ -7,8 +7,10 @@
 //!
 //! The trait impl only dispatches: the profile calls live in [`profile`], the ledger and the
 //! internal calls of store systems in [`ledger`], the registration service's calls in
-//! [`registration`], leaving the club in [`unsubscribe`].
+//! [`registration`], leaving the club in [`unsubscribe`], joining in place (opening the club
+//! account of a member who has none) in [`joining`].
 
+mod joining;
 mod ledger;
 mod profile;
 mod registration;
@@ -98,6 +100,13 @@ impl AccountsService for AccountsGrpc {
             .await
             .map_err(|err| err.into_status("get_balance"))?;
         Ok(Response::new(balance_to_proto(balance)))
+    }
+
+    async fn open_club_account(
+        &self,
+        request: Request<pb::OpenClubAccountRequest>,
+    ) -> Result<Response<pb::OpenClubAccountResponse>, Status> {
+        self.joining_open_club_account(request).await
     }
 
     async fn list_genders(

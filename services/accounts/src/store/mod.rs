@@ -3,7 +3,8 @@
 //! [`Store`] keeps its `impl` blocks spread over files: members and club accounts here, the
 //! ledger in [`ledger`], purchase posting in [`purchases`], the outbox relay's side in
 //! [`outbox`], profile updates, email confirmations and the terms decision in [`profile`],
-//! registration (pending members, their activation) and unsubscribing in [`registration`].
+//! registration (pending members, their activation) and unsubscribing in [`registration`],
+//! joining in place (opening the club account of a member who has none) in [`joining`].
 
 use miclub_platform::storage::{Database, DatabaseSettings, Migrations, flag, is_unique_violation};
 use sqlx::Row;
@@ -17,12 +18,14 @@ use crate::domain::{
 };
 use crate::error::{AccountsError, Result};
 
+mod joining;
 mod ledger;
 mod outbox;
 mod profile;
 mod purchases;
 mod registration;
 
+pub use joining::Joined;
 pub use outbox::ClaimedEvent;
 pub use registration::Registered;
 

@@ -10,6 +10,7 @@ mod balance;
 mod email;
 mod fault_drills;
 mod health;
+mod joining;
 mod ledger;
 mod member;
 mod movements;

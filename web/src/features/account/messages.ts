@@ -15,3 +15,21 @@ export const ACCOUNT_COPY = {
   joinMiClub: SHARED_MESSAGES.joinMiClub,
   retry: SHARED_MESSAGES.retry,
 } as const;
+
+/** Joining in place from the without-account state of Mi Cuenta (issue #19, item 1). */
+export const JOIN_COPY = {
+  title: 'Únete a Mi Club',
+  intro: 'Activa tu cuenta para empezar a acumular saldo en cada compra. Estos son tus datos:',
+  dataLabel: 'Tus datos',
+  name: 'Nombre',
+  document: (documentType: string) => (documentType === 'RUT' ? 'RUT' : 'Documento'),
+  email: 'Correo electrónico',
+  phone: 'Teléfono',
+  dataNote: 'Si algo no está bien, puedes corregirlo en Mis Datos cuando quieras.',
+  dataLoading: 'Cargando tus datos…',
+  acceptTerms: 'Acepto los términos y condiciones de Mi Club',
+  readTerms: 'Leer términos y condiciones',
+  termsRequired: 'Debes aceptar los términos y condiciones para unirte a Mi Club.',
+  submit: 'Unirme a Mi Club',
+  failed: 'No pudimos crear tu cuenta Mi Club. Intenta de nuevo más tarde.',
+} as const;

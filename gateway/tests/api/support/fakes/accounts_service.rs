@@ -42,6 +42,35 @@ impl AccountsService for Fakes {
         }))
     }
 
+    async fn open_club_account(
+        &self,
+        request: Request<accounts::OpenClubAccountRequest>,
+    ) -> Result<Response<accounts::OpenClubAccountResponse>, Status> {
+        self.member_only(&request)?;
+        let asked = request.into_inner();
+        let opened = {
+            let mut script = self.script.lock().unwrap();
+            script.club_account_opens.push(asked.clone());
+            script.club_account_opens.len() == 1
+        };
+        self.accounts_fails()?;
+        if !asked.accept_terms {
+            return Err(ErrorBody::new(ErrorCode::TermsNotAccepted)
+                .with_field("acceptTermsAndConditions")
+                .into_status());
+        }
+        // The first call opens; every later one finds the account open (as accounts does).
+        Ok(Response::new(accounts::OpenClubAccountResponse {
+            balance: 0,
+            updated_at: "2026-11-24T15:00:00Z".into(),
+            opened,
+            terms_agreement: Some(accounts::TermsAgreement {
+                decision: accounts::TermsDecision::Accepted as i32,
+                event_date: "2026-11-24T15:00:00Z".into(),
+            }),
+        }))
+    }
+
     async fn list_genders(
         &self,
         _: Request<accounts::ListGendersRequest>,

@@ -1,5 +1,3 @@
-import { Link } from 'react-router-dom';
-
 import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
 import { Spinner } from '@/components/ui/spinner';
@@ -8,6 +6,8 @@ import { useSession } from '@/lib/session';
 
 import { useBalance } from '../api/get-balance';
 import { ACCOUNT_COPY as M } from '../messages';
+
+import { JoinClub } from './join-club';
 
 import './balance-card.css';
 
@@ -36,12 +36,9 @@ export function BalanceCard() {
         </>
       ) : null}
       {status.state === 'without-account' ? (
-        <div className="balance-card__empty" role="status">
-          <p>{M.noAccount}</p>
-          <p>
-            {M.activateAccount}{' '}
-            <Link to="/registro">{M.joinMiClub}</Link>
-          </p>
+        <div className="balance-card__empty">
+          <p role="status">{M.noAccount}</p>
+          <JoinClub />
         </div>
       ) : null}
       {status.state === 'failed' ? (
