@@ -4,6 +4,7 @@
 //! It also serves the built web app, and its request metrics on an ops port ([`ops`]).
 
 pub mod activity;
+pub mod compression;
 pub mod config;
 pub mod cookies;
 pub mod csrf;
@@ -273,6 +274,7 @@ pub fn router(state: AppState) -> Router {
             state.cookies,
             cookies::normalise_request,
         ))
+        .layer(compression::layer())
         // Outermost: every answer, whichever layer or route produced it, carries the headers.
         .layer(axum::middleware::from_fn_with_state(
             state.headers.clone(),

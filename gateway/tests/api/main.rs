@@ -6,6 +6,7 @@
 mod account_routes;
 mod activity_marks;
 mod client_address;
+mod compression;
 mod content_routes;
 mod contract;
 mod decoders;

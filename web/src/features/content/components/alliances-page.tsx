@@ -12,12 +12,21 @@ import './content-page.css';
 export const ALLIANCES_EMPTY = M.alliancesEmpty;
 export const ALLIANCES_FAILED = M.alliancesFailed;
 
-function AllianceCard({ alliance }: { alliance: Alliance }) {
+/** `isFirst`: as on /promociones, the first image is the largest paint and is fetched at once. */
+function AllianceCard({ alliance, isFirst }: { alliance: Alliance; isFirst: boolean }) {
   const titleId = `alianza-${alliance.id}`;
   const until = formatDayMonth(alliance.endsOn);
   return (
     <li className="content-card" aria-labelledby={titleId}>
-      <ContentImage className="content-card__image" src={alliance.imageUrl} alt="" width={320} height={180} loading="lazy" />
+      <ContentImage
+        className="content-card__image"
+        src={alliance.imageUrl}
+        alt=""
+        width={320}
+        height={180}
+        loading={isFirst ? 'eager' : 'lazy'}
+        fetchPriority={isFirst ? 'high' : 'auto'}
+      />
       <div className="content-card__body">
         <p className="content-card__partner">{alliance.partner}</p>
         <h2 className="content-card__title" id={titleId}>
@@ -52,8 +61,8 @@ export function AlliancesPage() {
         <ContentStates query={query} loadingLabel="Cargando beneficios…" empty={ALLIANCES_EMPTY} failure={ALLIANCES_FAILED}>
           {(alliances) => (
             <ul className="content-grid">
-              {alliances.map((alliance) => (
-                <AllianceCard key={alliance.id} alliance={alliance} />
+              {alliances.map((alliance, index) => (
+                <AllianceCard key={alliance.id} alliance={alliance} isFirst={index === 0} />
               ))}
             </ul>
           )}

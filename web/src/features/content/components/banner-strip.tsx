@@ -18,7 +18,14 @@ export const BANNERS_FAILED = M.bannersFailed;
 function Slide({ banner }: { banner: Banner }) {
   const content = (
     <>
-      <ContentImage className="banner__image" src={banner.imageUrl} alt={banner.imageAlt || ''} width={960} height={280} />
+      <ContentImage
+        className="banner__image"
+        src={banner.imageUrl}
+        alt={banner.imageAlt || ''}
+        width={960}
+        height={280}
+        fetchPriority="high"
+      />
       <span className="banner__text">
         <span className="banner__title">{banner.title}</span>
         {banner.subtitle ? <span className="banner__subtitle">{banner.subtitle}</span> : null}

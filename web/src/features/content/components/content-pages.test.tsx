@@ -70,6 +70,22 @@ describe('/promociones', () => {
     expect(await screen.findByRole('heading', { level: 2, name: 'Simulador de acumulación' })).toBeInTheDocument();
   });
 
+  it('fetches the first image at once and with priority, the others lazily', async () => {
+    renderApp('/promociones');
+    // The route's chunk is imported lazily; a busy machine can take longer than findBy's second.
+    await screen.findByRole('heading', { level: 2, name: 'Martes de frutas y verduras' }, { timeout: 15_000 });
+    const images = [...screen.getByRole('region', { name: /promociones/i }).querySelectorAll('img')];
+    expect(images.length).toBeGreaterThan(1);
+    expect(images[0]).toHaveAttribute('loading', 'eager');
+    expect(images[0]).toHaveAttribute('fetchpriority', 'high');
+    expect(images[0]).toHaveAttribute('width', '320');
+    expect(images[0]).toHaveAttribute('height', '180');
+    for (const image of images.slice(1)) {
+      expect(image).toHaveAttribute('loading', 'lazy');
+      expect(image).not.toHaveAttribute('fetchpriority', 'high');
+    }
+  }, 20_000);
+
   it('shows a loading state', async () => {
     hangs('/api/promotions');
     renderApp('/promociones');

@@ -25,7 +25,11 @@ function validity(promotion: Promotion): string | null {
   return null;
 }
 
-function PromotionCard({ promotion }: { promotion: Promotion }) {
+/**
+ * `isFirst`: the first card's image is the page's largest paint on a phone, so it is fetched at
+ * once and first rather than lazily once the layout is known.
+ */
+function PromotionCard({ promotion, isFirst }: { promotion: Promotion; isFirst: boolean }) {
   const [isOpen, setIsOpen] = useState(false);
   const titleId = `promocion-${promotion.id}`;
   const detailsId = `promocion-${promotion.id}-detalle`;
@@ -33,7 +37,15 @@ function PromotionCard({ promotion }: { promotion: Promotion }) {
   const text = validity(promotion);
   return (
     <li className="content-card" aria-labelledby={titleId}>
-      <ContentImage className="content-card__image" src={promotion.imageUrl} alt="" width={320} height={180} loading="lazy" />
+      <ContentImage
+        className="content-card__image"
+        src={promotion.imageUrl}
+        alt=""
+        width={320}
+        height={180}
+        loading={isFirst ? 'eager' : 'lazy'}
+        fetchPriority={isFirst ? 'high' : 'auto'}
+      />
       <div className="content-card__body">
         {promotion.badge ? <span className="badge badge--accent">{promotion.badge}</span> : null}
         <h2 className="content-card__title" id={titleId}>
@@ -86,8 +98,8 @@ export function PromotionsPage({ children }: { children?: ReactNode }) {
         >
           {(promotions) => (
             <ul className="content-grid">
-              {promotions.map((promotion) => (
-                <PromotionCard key={promotion.id} promotion={promotion} />
+              {promotions.map((promotion, index) => (
+                <PromotionCard key={promotion.id} promotion={promotion} isFirst={index === 0} />
               ))}
             </ul>
           )}

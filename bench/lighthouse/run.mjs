@@ -1,0 +1,137 @@
+// Runs Lighthouse (mobile emulation, its default config) on the portal's public routes and on
+// /mi-club as Ana, in Debian's Chromium driven by puppeteer-core, and prints one row per route:
+// the four category scores, CLS and LCP (the median run by performance when BENCH_RUNS > 1),
+// then every audit that did not pass, so the table says what to fix.
+//
+//   node run.mjs <base url>        (bench/lighthouse.sh starts the binary and calls this)
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import lighthouse from 'lighthouse';
+import puppeteer from 'puppeteer-core';
+
+const base = process.argv[2];
+if (!base) throw new Error('usage: node run.mjs <base url>');
+const runs = Number(process.env.BENCH_RUNS ?? '3');
+const reportDir = process.env.BENCH_REPORT_DIR;
+const chrome = process.env.CHROME_PATH ?? '/usr/bin/chromium';
+const routes = ['/login', '/mi-club', '/promociones', '/alianzas', '/registro'];
+const categories = ['performance', 'accessibility', 'best-practices', 'seo'];
+
+/** Cookies of a Set-Cookie list, as puppeteer wants them (host-only, on the portal's host). */
+function parseCookies(response) {
+  const host = new URL(base).hostname;
+  return response.headers.getSetCookie().map((line) => {
+    const [pair, ...attributes] = line.split(';').map((part) => part.trim());
+    const at = pair.indexOf('=');
+    const cookie = { name: pair.slice(0, at), value: pair.slice(at + 1), domain: host, path: '/' };
+    for (const attribute of attributes) {
+      const [key, value] = attribute.split('=');
+      const name = key.toLowerCase();
+      if (name === 'path') cookie.path = value;
+      else if (name === 'httponly') cookie.httpOnly = true;
+      else if (name === 'secure') cookie.secure = true;
+      else if (name === 'samesite') cookie.sameSite = value;
+      else if (name === 'max-age') cookie.expires = Math.floor(Date.now() / 1000) + Number(value);
+    }
+    return cookie;
+  });
+}
+
+/** Ana's session cookies through the REST steps a browser takes (password, then mailed code). */
+async function loginAna() {
+  const json = { 'content-type': 'application/json', 'x-miclub-csrf': '1' };
+  const login = await fetch(`${base}/api/login`, {
+    method: 'POST',
+    headers: { ...json, 'recaptcha-token': 'local:login' },
+    body: JSON.stringify({ user: '11.111.111-1', password: 'MiClub2026!' }),
+  });
+  if (!login.ok) throw new Error(`login answered ${login.status}: ${await login.text()}`);
+  const challenge = parseCookies(login)
+    .map((c) => `${c.name}=${c.value}`)
+    .join('; ');
+  const mailbox = await (await fetch(`${base}/api/dev/mailbox`)).json();
+  const { code } = mailbox.find((message) => message.to === 'ana@example.cl');
+  const otp = await fetch(`${base}/api/validate-otp`, {
+    method: 'POST',
+    headers: { ...json, cookie: challenge },
+    body: JSON.stringify({ otp: code }),
+  });
+  if (!otp.ok) throw new Error(`validate-otp answered ${otp.status}: ${await otp.text()}`);
+  return parseCookies(otp).filter((c) => c.value !== '');
+}
+
+function summary(lhr) {
+  const score = (id) => Math.round((lhr.categories[id]?.score ?? 0) * 100);
+  const failing = [];
+  for (const id of categories) {
+    for (const ref of lhr.categories[id]?.auditRefs ?? []) {
+      const audit = lhr.audits[ref.id];
+      if (ref.weight > 0 && audit.score !== null && audit.score < 0.9) {
+        failing.push(`${id}: ${ref.id} (${audit.displayValue ?? audit.score})`);
+      }
+    }
+  }
+  return {
+    perf: score('performance'),
+    a11y: score('accessibility'),
+    bp: score('best-practices'),
+    seo: score('seo'),
+    cls: lhr.audits['cumulative-layout-shift'].numericValue,
+    lcp: lhr.audits['largest-contentful-paint'].numericValue,
+    finalUrl: lhr.finalDisplayedUrl,
+    failing,
+  };
+}
+
+const browser = await puppeteer.launch({
+  executablePath: chrome,
+  headless: true,
+  args: ['--no-sandbox', '--disable-dev-shm-usage'],
+});
+const rows = [];
+try {
+  // Ana's cookies live in a context of their own: logged in, /login would send her to /mi-club.
+  const visitor = await browser.createBrowserContext();
+  const member = await browser.createBrowserContext();
+  await member.setCookie(...(await loginAna()));
+  for (const route of routes) {
+    const measured = [];
+    for (let run = 0; run < runs; run += 1) {
+      const page = await (route === '/mi-club' ? member : visitor).newPage();
+      const result = await lighthouse(
+        `${base}${route}`,
+        { output: 'json', logLevel: 'error', onlyCategories: categories },
+        undefined,
+        page,
+      );
+      await page.close();
+      const row = summary(result.lhr);
+      if (new URL(row.finalUrl).pathname !== route) {
+        throw new Error(`${route} ended on ${row.finalUrl}: not the page meant to be measured`);
+      }
+      if (reportDir) {
+        mkdirSync(reportDir, { recursive: true });
+        writeFileSync(join(reportDir, `${route.slice(1)}-${run + 1}.json`), result.report);
+      }
+      measured.push(row);
+    }
+    measured.sort((a, b) => a.perf - b.perf);
+    rows.push({ route, runs: measured, median: measured[Math.floor(measured.length / 2)] });
+  }
+} finally {
+  await browser.close();
+}
+
+const pad = (value, width) => String(value).padStart(width);
+console.log(`Lighthouse ${(await import('lighthouse/package.json', { with: { type: 'json' } })).default.version}, mobile emulation, ${runs} run(s) per route (median by performance; perf range in brackets)`);
+console.log('route          perf        a11y   bp  seo     CLS   LCP ms');
+for (const { route, runs: all, median } of rows) {
+  const range = all.length > 1 ? `[${all[0].perf}-${all[all.length - 1].perf}]` : '';
+  console.log(
+    `${route.padEnd(14)} ${pad(median.perf, 3)} ${range.padEnd(8)} ${pad(median.a11y, 3)} ${pad(median.bp, 4)} ${pad(median.seo, 4)} ${pad(median.cls.toFixed(3), 7)} ${pad(Math.round(median.lcp), 8)}`,
+  );
+}
+for (const { route, median } of rows) {
+  for (const line of median.failing) console.log(`  ${route}: ${line}`);
+}
