@@ -14,6 +14,8 @@ export default defineConfig({
     include: ['src/**/*.test.{ts,tsx}'],
     setupFiles: ['./src/testing/setup-tests.ts'],
     restoreMocks: true,
+    // Room for the 5 s waits of setup-tests.ts on a loaded machine.
+    testTimeout: 20_000,
     environmentOptions: { jsdom: { url: 'http://localhost:3000/' } },
   },
 });

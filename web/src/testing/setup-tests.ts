@@ -1,5 +1,5 @@
 import '@testing-library/jest-dom/vitest';
-import { cleanup } from '@testing-library/react';
+import { cleanup, configure } from '@testing-library/react';
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
 
 import { stopSessionRenewal } from '@/app/session-keeper';
@@ -9,6 +9,11 @@ import { endSession } from '@/lib/session';
 import { requestViolation, responseViolation } from './contract';
 import { forgetSentRequests, record } from './mocks/requests';
 import { server } from './mocks/server';
+
+// findBy/waitFor wait 5 s instead of testing-library's 1 s: a lazy route chunk takes longer than
+// a second to load on a busy 2-core machine, which failed tests that were right. An element that
+// never comes still fails the test.
+configure({ asyncUtilTimeout: 5000 });
 
 beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
 
