@@ -94,7 +94,8 @@ describe(`joining Mi Club from Mi Cuenta against ${PORTAL_UNDER_TEST}`, () => {
     await openSection(page, 'Mis Movimientos');
     await page.getByLabel('Mes', { exact: true }).waitFor();
     expect(await page.getByText('Aún no tienes una cuenta Mi Club.').count()).toBe(0);
-    await openSection(page, 'Mi Cuenta');
+    await accountMenu(page, 'Mi Cuenta').click();
+    await page.getByTestId('balance-amount').waitFor();
 
     // A reload: the account is the server's, not the page's.
     await page.reload();
