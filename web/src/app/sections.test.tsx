@@ -9,7 +9,7 @@ function announcer() {
 }
 
 describe('the sections of /mi-club on client navigation', () => {
-  it('sets each page title, and moves focus to the section heading instead of announcing it', async () => {
+  it('sets each page title, and moves focus to the section heading instead of announcing it', { timeout: 15_000 }, async () => {
     loginAs();
     storeHasMissions(true);
     const { user } = renderApp('/mi-club/movimientos');
@@ -18,7 +18,7 @@ describe('the sections of /mi-club on client navigation', () => {
     await waitFor(() => expect(document.title).toBe('Mis Movimientos · Mi Club'));
 
     await user.click(accountMenuLink('Mis Datos'));
-    const heading = await screen.findByRole('heading', { level: 2, name: 'Mis Datos' });
+    const heading = await screen.findByRole('heading', { level: 2, name: 'Mis Datos' }, { timeout: 4_000 });
     await waitFor(() => expect(document.title).toBe('Mis Datos · Mi Club'));
     // The section's heading, not the greeting: the reader hears where the member is now, once.
     await waitFor(() => expect(heading).toHaveFocus());

@@ -108,9 +108,10 @@ export async function renderAccountSection(
   const profile = loginAs(options.profile);
   storeHasMissions(profile === anaProfile);
   const view = renderApp('/mi-club', options);
-  // The greeting is there at once; the name follows from GET /api/profile (never from storage).
-  await screen.findByRole('heading', { level: 1, name: /^Hola/ });
+  // The greeting is there once the route's chunks are in (slow on a busy machine); the name follows
+  // from GET /api/profile (never from storage).
+  await screen.findByRole('heading', { level: 1, name: /^Hola/ }, { timeout: 4_000 });
   await view.user.click(accountMenuLink(section));
-  await screen.findByRole('heading', { level: 2, name: section });
+  await screen.findByRole('heading', { level: 2, name: section }, { timeout: 4_000 });
   return view;
 }
