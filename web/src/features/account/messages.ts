@@ -11,8 +11,6 @@ export const ACCOUNT_COPY = {
   balanceUpdated: (when: string) => ` Actualizado al ${when}.`,
   balanceFailed: 'No pudimos cargar tu saldo. Intenta de nuevo más tarde.',
   noAccount: SHARED_MESSAGES.noAccount,
-  activateAccount: SHARED_MESSAGES.activateAccount,
-  joinMiClub: SHARED_MESSAGES.joinMiClub,
   retry: SHARED_MESSAGES.retry,
 } as const;
 

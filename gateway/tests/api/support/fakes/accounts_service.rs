@@ -67,6 +67,7 @@ impl AccountsService for Fakes {
             terms_agreement: Some(accounts::TermsAgreement {
                 decision: accounts::TermsDecision::Accepted as i32,
                 event_date: "2026-11-24T15:00:00Z".into(),
+                version: asked.terms_version.clone(),
             }),
         }))
     }

@@ -108,7 +108,8 @@ export function MovementsSection() {
         <div className="panel__empty" role="status">
           <p>{M.noAccount}</p>
           <p>
-            {M.activateAccount} <Link to="/registro">{M.joinMiClub}</Link>
+            {/* Joining happens in place, in Mi Cuenta (features/account/components/join-club.tsx). */}
+            {M.activateAccount} <Link to="/mi-club">{M.joinMiClub}</Link>
           </p>
         </div>
       ) : (
