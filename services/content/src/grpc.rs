@@ -190,7 +190,8 @@ impl ContentService for ContentGrpc {
         let now = now_millis();
         let publish = async {
             let version = TermsVersion::parse(message.version.trim())?;
-            let published_at = if message.published_at.trim().is_empty() {
+            let dated_now = message.published_at.trim().is_empty();
+            let published_at = if dated_now {
                 now
             } else {
                 chrono::DateTime::parse_from_rfc3339(message.published_at.trim())
@@ -198,7 +199,7 @@ impl ContentService for ContentGrpc {
                     .timestamp_millis()
             };
             let terms = Terms::new(version, &message.title, &message.body, published_at)?;
-            let created = self.content.publish_terms(&terms, now).await?;
+            let created = self.content.publish_terms(&terms, dated_now, now).await?;
             tracing::info!(client = %client.sub, version = %terms.version, created, "terms publish answered");
             Ok::<_, ContentError>((terms, created))
         };

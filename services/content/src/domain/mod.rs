@@ -144,14 +144,21 @@ impl Content {
 
     /// Publishes `terms` (an operator's new version); true when this call stored it. The same
     /// version with the same text again is not an error (a retried call); with another text it
-    /// is [`ContentError::TermsVersionTaken`], since members decided on the stored one.
-    pub async fn publish_terms(&self, terms: &Terms, now: i64) -> Result<bool> {
+    /// is [`ContentError::TermsVersionTaken`], since members decided on the stored one. With
+    /// `dated_now` (the caller named no instant), a retry compares title and body only.
+    pub async fn publish_terms(&self, terms: &Terms, dated_now: bool, now: i64) -> Result<bool> {
         if self.store.insert_terms_if_missing(terms, now).await? {
             tracing::info!(version = %terms.version, published_at = terms.published_at, "terms published");
             return Ok(true);
         }
         match self.store.find_terms(&terms.version).await? {
-            Some(stored) if stored == *terms => Ok(false),
+            Some(stored)
+                if stored.title == terms.title
+                    && stored.body == terms.body
+                    && (dated_now || stored.published_at == terms.published_at) =>
+            {
+                Ok(false)
+            }
             _ => Err(ContentError::TermsVersionTaken),
         }
     }

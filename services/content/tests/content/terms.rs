@@ -276,17 +276,10 @@ async fn only_a_service_token_may_publish_terms(env: TestEnv) {
     let status = app
         .client()
         .await
-        .publish_terms(app.as_member(request.clone()))
+        .publish_terms(app.as_member(request))
         .await
         .expect_err("a member may not publish");
     assert_eq!(status.code(), tonic::Code::PermissionDenied);
-    let status = app
-        .client()
-        .await
-        .publish_terms(request)
-        .await
-        .expect_err("nor anyone without a token");
-    assert_eq!(status.code(), tonic::Code::Unauthenticated);
     assert_eq!(current_version(&app).await, "2026-11-01");
 }
 
