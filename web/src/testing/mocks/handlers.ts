@@ -13,7 +13,15 @@ import type { BodyOf, Schemas } from '@/lib/api-types';
 import { apiError } from '../api-errors';
 import { anaBalance, novemberMovements, octoberMovementsFirstPage, octoberMovementsSecondPage } from '../fixtures/account';
 import { alliances, anaMissions, banners, generalFaqs, loginFaqs, promotions, tuesdayCartResult } from '../fixtures/content';
-import { anaEmailConfirmed, anaProfileSaved, genders, terms, termsAccepted, termsRejected } from '../fixtures/profile';
+import {
+  anaEmailConfirmed,
+  anaEmailRestored,
+  anaProfileSaved,
+  genders,
+  terms,
+  termsAccepted,
+  termsRejected,
+} from '../fixtures/profile';
 import { recoveryResent, recoveryStarted } from '../fixtures/recovery';
 import { noraRegistered, registrationAtStep2, registrationAtStep3 } from '../fixtures/registration';
 import { anaLogin, anaProfile, context, otpSent, refreshed } from '../fixtures/session';
@@ -65,7 +73,7 @@ const accountHandlers = [
   http.put('/api/profile', () => HttpResponse.json(anaProfileSaved)),
   http.post('/api/profile/email/resend', noContent),
   http.post('/api/profile/email/confirm', () => HttpResponse.json(anaEmailConfirmed)),
-  http.post('/api/profile/email/restore', () => HttpResponse.json(anaEmailConfirmed, noStore)),
+  http.post('/api/profile/email/restore', () => HttpResponse.json(anaEmailRestored, noStore)),
   http.post('/api/profile/password', () => {
     // The gateway revokes every session of the member and clears the cookies.
     setLoggedCookie(false);

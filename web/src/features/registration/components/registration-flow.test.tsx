@@ -317,7 +317,7 @@ describe('the whole registration', () => {
       documentNumber: '12345678-5',
     };
     server.use(
-      http.post('/api/profile/email/confirm', () => HttpResponse.json({ maskedEmail: 'n***@correo.cl' })),
+      http.post('/api/profile/email/confirm', () => HttpResponse.json({ maskedEmail: 'n***@correo.cl', alreadyConfirmed: false })),
       http.post('/api/validate-otp', () => {
         setLoggedCookie(true);
         return HttpResponse.json({ ...anaLogin, user: nora, has_missions: false });
