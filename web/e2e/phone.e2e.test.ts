@@ -9,7 +9,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { launchBrowser } from './support/browser';
-import { ANA, logIn } from './support/member';
+import { accountMenu, ANA, logIn } from './support/member';
 import { startMiclub, type Miclub } from './support/miclub';
 import { PORTAL_UNDER_TEST } from './support/paths';
 import { accountSections, tourLoggedIn, tourLoggedOut } from './support/tour';
@@ -150,8 +150,8 @@ describe(`phone widths against ${PORTAL_UNDER_TEST}`, () => {
       const sections = await accountSections(page);
       expect(sections).toEqual(expect.arrayContaining(['Mi Cuenta', 'Mis Datos', 'Mis Movimientos', 'Términos y Condiciones']));
       for (const label of [...sections.slice(1), sections[0] ?? 'Mi Cuenta']) {
-        await menu.getByRole('button', { name: label, exact: true }).click({ timeout: 5_000 });
-        expect(await menu.getByRole('button', { name: label, exact: true }).getAttribute('aria-current')).toBe('page');
+        await accountMenu(page, label).click({ timeout: 5_000 });
+        await expect.poll(() => accountMenu(page, label).getAttribute('aria-current')).toBe('page');
       }
       await menu.getByRole('button', { name: 'Cerrar sesión', exact: true }).click({ timeout: 5_000 });
       await page.waitForURL('**/login');

@@ -7,7 +7,7 @@
  */
 import type { Page } from 'playwright-core';
 
-import { ANA, logIn } from './member';
+import { ANA, logIn, openSection } from './member';
 
 /** The public routes that show the site frame (logged out and logged in). */
 export const PUBLIC_ROUTES = [
@@ -100,7 +100,7 @@ export async function tourLoggedOut(page: Page, baseUrl: string, visit: Visit) {
 export async function accountSections(page: Page): Promise<string[]> {
   const labels = await page
     .getByRole('navigation', { name: 'Menú de mi cuenta' })
-    .locator('button[data-menu-index]')
+    .locator('a[data-menu-index]')
     .allTextContents();
   return labels.map((label) => label.trim());
 }
@@ -112,11 +112,7 @@ export async function tourLoggedIn(page: Page, baseUrl: string, visit: Visit, em
   await visit('mi-club');
   const sections = await accountSections(page);
   for (const label of sections.slice(1)) {
-    await page
-      .getByRole('navigation', { name: 'Menú de mi cuenta' })
-      .getByRole('button', { name: label, exact: true })
-      .click();
-    await page.getByRole('heading', { level: 2, name: label, exact: true }).waitFor();
+    await openSection(page, label);
     await visit(screenName('/mi-club', slug(label)));
   }
   for (const path of PUBLIC_ROUTES) {
