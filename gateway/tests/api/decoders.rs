@@ -32,6 +32,11 @@ fn json_routes() -> Vec<(Method, &'static str, Value)> {
         ),
         (Method::POST, "/api/validate-otp", json!({"otp": "123456"})),
         (
+            Method::POST,
+            "/api/account",
+            json!({"acceptTermsAndConditions": true}),
+        ),
+        (
             Method::PUT,
             "/api/profile",
             json!({

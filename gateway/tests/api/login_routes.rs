@@ -49,8 +49,6 @@ async fn the_verification_action_carries_the_typed_document_in_display_form_and_
             " ab-123.456 ",
             "/registro/verificar-correo?documento=AB123456",
         ),
-        // Not a document (a wrong check digit): nothing of it is echoed into the link.
-        ("12.345.678-0", "/registro/verificar-correo"),
     ] {
         gw.set_auth_error(Some(not_verified.clone()));
         let response = gw
@@ -63,6 +61,20 @@ async fn the_verification_action_carries_the_typed_document_in_display_form_and_
         let (_, json) = error_of(response).await;
         assert_eq!(json["action"]["url"], url, "{typed}");
     }
+    // Not a document (a wrong check digit): refused at the edge with ERR_INVALID_RUT before auth
+    // is asked, so no verification link (and nothing typed) comes back.
+    gw.set_auth_error(Some(not_verified.clone()));
+    let response = gw
+        .post("/api/login")
+        .header("recaptcha-token", "t")
+        .json(&json!({"user": "12.345.678-0", "password": "x"}))
+        .send()
+        .await
+        .unwrap();
+    let (status, json) = error_of(response).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(json["code"], "ERR_INVALID_RUT");
+    assert!(json["action"].is_null(), "{json}");
     // Another code's action is left as the service wrote it.
     gw.set_auth_error(Some(
         ErrorBody::new(ErrorCode::InvalidCredentials).with_action("/registro", "Registrarme"),

@@ -62,7 +62,10 @@ async fn a_new_email_confirmed_by_link_is_where_the_next_login_code_goes() {
         .browser()
         .post("/api/profile/email/confirm", Some(json!({"token": token})))
         .await;
-    assert_eq!(again.status(), StatusCode::NOT_FOUND);
+    // A second open of the spent link says the address is already confirmed, and nothing more.
+    assert_eq!(again.status(), StatusCode::OK);
+    let again: Value = again.json().await.unwrap();
+    assert_eq!(again["alreadyConfirmed"], true);
 
     let later = portal.browser();
     later.log_in("11.111.111-1", new_email).await;
