@@ -13,7 +13,7 @@ import { capitalizeFirst } from '../src/lib/errors';
 
 import { seriousViolations } from './support/a11y';
 import { DESKTOP, launchBrowser } from './support/browser';
-import { accountMenu, ANA, logIn, openSection, screenshots } from './support/member';
+import { accountMenu, ANA, apiResponse, logIn, openSection, screenshots } from './support/member';
 import { startMiclub, waitForMail, type Miclub } from './support/miclub';
 import { PORTAL_UNDER_TEST } from './support/paths';
 
@@ -73,10 +73,6 @@ async function storedText(page: Page): Promise<string> {
     return [...dump(window.localStorage), ...dump(window.sessionStorage)].join('\n');
   });
   return text.toLocaleLowerCase('es-CL');
-}
-
-function apiResponse(page: Page, path: string, method = 'POST') {
-  return page.waitForResponse((r) => new URL(r.url()).pathname === path && r.request().method() === method);
 }
 
 describe(`account security in the browser, against ${PORTAL_UNDER_TEST}`, () => {

@@ -10,12 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { seriousViolations } from './support/a11y';
 import { DESKTOP, launchBrowser } from './support/browser';
-import { accountMenu, dataLayer, logIn, openSection, screenshots } from './support/member';
+import { accountMenu, apiResponse, BRUNO, BRUNO_EMAIL, dataLayer, logIn, openSection, screenshots } from './support/member';
 import { startMiclub, type Miclub } from './support/miclub';
 import { PORTAL_UNDER_TEST } from './support/paths';
-
-const BRUNO = { typed: '222222222', password: 'MiClub2026!', name: 'Bruno' };
-const BRUNO_EMAIL = process.env.MICLUB_E2E_BRUNO_EMAIL ?? 'bruno@example.cl';
 
 let miclub: Miclub;
 let browser: Browser;
@@ -35,10 +32,6 @@ afterAll(async () => {
   await browser?.close();
   await miclub?.stop();
 });
-
-function apiResponse(path: string, method = 'POST') {
-  return page.waitForResponse((r) => new URL(r.url()).pathname === path && r.request().method() === method);
-}
 
 /** The CSRF header every state-changing request carries (as the web app's client sends it). */
 const CSRF = { 'x-miclub-csrf': '1' };
@@ -70,7 +63,7 @@ describe(`joining Mi Club from Mi Cuenta against ${PORTAL_UNDER_TEST}`, () => {
     expect(posts).toBe(0);
 
     await form.getByRole('checkbox', { name: 'Acepto los términos y condiciones de Mi Club' }).check();
-    const joined = apiResponse('/api/account');
+    const joined = apiResponse(page, '/api/account');
     await form.getByRole('button', { name: 'Unirme a Mi Club' }).click();
     const answer = await joined;
     expect(answer.status()).toBe(201);

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { seriousViolations } from './support/a11y';
 import { DESKTOP, launchBrowser } from './support/browser';
-import { dataLayer, screenshots } from './support/member';
+import { apiResponse, dataLayer, screenshots } from './support/member';
 import { readMailbox, startMiclub, waitForMail, waitForNewCode, type MailboxEntry, type Miclub } from './support/miclub';
 import { PORTAL_UNDER_TEST } from './support/paths';
 
@@ -70,10 +70,6 @@ afterAll(async () => {
 async function newPage(): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext(DESKTOP);
   return { context, page: await context.newPage() };
-}
-
-function apiResponse(page: Page, path: string, method: string) {
-  return page.waitForResponse((r) => new URL(r.url()).pathname === path && r.request().method() === method);
 }
 
 /** The newest mail to `email` that was not in `before`, waiting up to 10 s for it. */

@@ -9,12 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { seriousViolations } from './support/a11y';
 import { DESKTOP, launchBrowser } from './support/browser';
-import { dataLayer, logIn, openSection, screenshots } from './support/member';
+import { apiResponse, BRUNO, BRUNO_EMAIL, dataLayer, logIn, openSection, screenshots } from './support/member';
 import { startMiclub, type Miclub } from './support/miclub';
 import { PORTAL_UNDER_TEST } from './support/paths';
-
-const BRUNO = { user: '22.222.222-2', typed: '222222222', password: 'MiClub2026!', name: 'Bruno' };
-const BRUNO_EMAIL = process.env.MICLUB_E2E_BRUNO_EMAIL ?? 'bruno@example.cl';
 
 let miclub: Miclub;
 let browser: Browser;
@@ -34,10 +31,6 @@ afterAll(async () => {
   await browser?.close();
   await miclub?.stop();
 });
-
-function apiResponse(path: string, method = 'POST') {
-  return page.waitForResponse((r) => new URL(r.url()).pathname === path && r.request().method() === method);
-}
 
 type Reason = { id: number; label: string; requiresText: boolean };
 
@@ -61,13 +54,13 @@ describe(`unsubscribe against ${PORTAL_UNDER_TEST}`, () => {
     await page.getByLabel('Correo electrónico', { exact: true }).fill('otra.persona@example.cl');
     // Step-up: the document and email are shown to whoever holds the session; the password is not.
     await page.getByLabel('Contraseña actual', { exact: true }).fill(BRUNO.password);
-    const mismatch = apiResponse('/api/unsubscribe/validate');
+    const mismatch = apiResponse(page, '/api/unsubscribe/validate');
     await page.getByRole('button', { name: 'Continuar' }).click();
     expect((await mismatch).status()).toBe(422);
     await page.getByText('Los datos ingresados no coinciden con los de tu cuenta.').waitFor();
 
     await page.getByLabel('Correo electrónico', { exact: true }).fill(BRUNO_EMAIL);
-    const validated = apiResponse('/api/unsubscribe/validate');
+    const validated = apiResponse(page, '/api/unsubscribe/validate');
     await page.getByRole('button', { name: 'Continuar' }).click();
     expect(await (await validated).json()).toEqual({ alreadyUnsubscribed: false });
     await page.getByRole('heading', { level: 3, name: 'Paso 2 de 2: cuéntanos por qué te vas' }).waitFor();
@@ -94,7 +87,7 @@ describe(`unsubscribe against ${PORTAL_UNDER_TEST}`, () => {
     expect(await seriousViolations(page)).toEqual([]);
     await screenshots(page, 'desuscripcion-modal');
 
-    const confirmed = apiResponse('/api/unsubscribe');
+    const confirmed = apiResponse(page, '/api/unsubscribe');
     await dialog.getByRole('button', { name: 'Sí, darme de baja' }).click();
     const confirmation = await confirmed;
     expect(confirmation.status()).toBe(200);
@@ -132,7 +125,7 @@ describe(`unsubscribe against ${PORTAL_UNDER_TEST}`, () => {
     // Login with the right password now says he left, with the link to register again.
     await page.getByLabel('RUT', { exact: true }).pressSequentially(BRUNO.typed);
     await page.getByLabel('Contraseña', { exact: true }).fill(BRUNO.password);
-    const login = apiResponse('/api/login');
+    const login = apiResponse(page, '/api/login');
     await page.getByRole('button', { name: 'Ingresar' }).click();
     const refused = await login;
     expect(refused.status()).toBe(403);

@@ -10,6 +10,9 @@ import { readMailbox, waitForNewCode } from './miclub';
 import { RESULTS_DIR } from './paths';
 
 export const ANA = { user: '11.111.111-1', typed: '111111111', password: 'MiClub2026!', name: 'Ana' };
+/** The demo member with a login but no club account (balance 406). */
+export const BRUNO = { user: '22.222.222-2', typed: '222222222', password: 'MiClub2026!', name: 'Bruno' };
+export const BRUNO_EMAIL = process.env.MICLUB_E2E_BRUNO_EMAIL ?? 'bruno@example.cl';
 export const WIDTHS = [375, 958, 1280] as const;
 
 type Credentials = { typed: string; password: string; email: string };
@@ -72,4 +75,9 @@ export async function openSection(page: Page, label: string) {
   const section = SECTIONS.find((candidate) => candidate.label === label);
   if (section) await page.waitForURL((url) => url.pathname === section.path);
   await page.getByRole('heading', { level: 2, name: section?.heading ?? label, exact: true }).waitFor();
+}
+
+/** The answer of the page's next `method` request to `path`. */
+export function apiResponse(page: Page, path: string, method = 'POST') {
+  return page.waitForResponse((r) => new URL(r.url()).pathname === path && r.request().method() === method);
 }
