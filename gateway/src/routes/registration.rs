@@ -6,6 +6,7 @@
 use axum::Json;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
 use axum_extra::extract::CookieJar;
 use miclub_platform::error::{ErrorBody, ErrorCode};
 use miclub_proto::accounts::v1::ResendVerificationEmailRequest;
@@ -229,17 +230,20 @@ fn refused(status: tonic::Status) -> ApiError {
     ApiError::from(status).with_camel_case_field()
 }
 
-/// The flow in progress, so a reload resumes at its step.
+/// The flow in progress, so a reload resumes at its step. A browser that never started one (no
+/// flow cookie) is the ordinary first visit to /registro, not a failure: 204, so the page's
+/// first load logs no error in the console. A cookie whose flow is gone still answers 404
+/// ERR_REGISTRATION_EXPIRED.
 #[utoipa::path(get, path = "/api/registration", tag = "registration", operation_id = "getRegistration",
     responses(
         (status = 200, body = RegistrationView),
-        (status = 404, description = "ERR_REGISTRATION_EXPIRED: no flow, or it expired", body = ErrorBody),
+        (status = 204, description = "No flow cookie: this browser has no registration in progress"),
+        (status = 404, description = "ERR_REGISTRATION_EXPIRED: the cookie's flow expired or was cancelled", body = ErrorBody),
     ))]
-pub async fn current(
-    State(state): State<AppState>,
-    jar: CookieJar,
-) -> ApiResult<Json<RegistrationView>> {
-    let registration_id = flow_id(&jar)?;
+pub async fn current(State(state): State<AppState>, jar: CookieJar) -> ApiResult<Response> {
+    let Some(registration_id) = cookie_value(&jar, REGISTRATION_COOKIE) else {
+        return Ok(StatusCode::NO_CONTENT.into_response());
+    };
     let answer = state
         .registration
         .clone()
@@ -250,7 +254,7 @@ pub async fn current(
         .map_err(refused)?
         .into_inner();
     let (_, view) = view(answer.registration)?;
-    Ok(Json(view))
+    Ok(Json(view).into_response())
 }
 
 /// Step 1: starts a new flow (replacing any earlier one of this browser).

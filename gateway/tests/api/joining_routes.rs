@@ -105,11 +105,15 @@ async fn the_next_steps_and_a_reload_use_the_flow_of_the_cookie() {
 }
 
 #[tokio::test]
-async fn without_a_flow_cookie_the_browser_is_told_its_registration_expired() {
+async fn without_a_flow_cookie_there_is_nothing_to_resume_and_no_step_to_save() {
     let gw = gateway().await;
-    let (status, body) = error_of(gw.anonymous_get("/api/registration").await).await;
-    assert_eq!(status, StatusCode::NOT_FOUND);
-    assert_eq!(body["code"], "ERR_REGISTRATION_EXPIRED");
+    let first_visit = gw.anonymous_get("/api/registration").await;
+    assert_eq!(
+        first_visit.status(),
+        StatusCode::NO_CONTENT,
+        "a first visit to /registro is not an error"
+    );
+    assert!(first_visit.bytes().await.unwrap().is_empty());
     let (status, body) = error_answer(
         gw.put("/api/registration/personal-data")
             .json(&personal_data()),

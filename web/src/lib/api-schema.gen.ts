@@ -415,7 +415,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The flow in progress, so a reload resumes at its step. */
+        /**
+         * The flow in progress, so a reload resumes at its step. A browser that never started one (no
+         *     flow cookie) is the ordinary first visit to /registro, not a failure: 204, so the page's
+         *     first load logs no error in the console. A cookie whose flow is gone still answers 404
+         *     ERR_REGISTRATION_EXPIRED.
+         */
         get: operations["getRegistration"];
         put?: never;
         /** Step 1: starts a new flow (replacing any earlier one of this browser). */
@@ -2973,7 +2978,14 @@ export interface operations {
                     "application/json": components["schemas"]["RegistrationView"];
                 };
             };
-            /** @description ERR_REGISTRATION_EXPIRED: no flow, or it expired */
+            /** @description No flow cookie: this browser has no registration in progress */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description ERR_REGISTRATION_EXPIRED: the cookie's flow expired or was cancelled */
             404: {
                 headers: {
                     [name: string]: unknown;

@@ -10,7 +10,6 @@ import { http, HttpResponse } from 'msw';
 
 import type { BodyOf, Schemas } from '@/lib/api-types';
 
-import { apiError } from '../api-errors';
 import { anaBalance, novemberMovements, octoberMovementsFirstPage, octoberMovementsSecondPage } from '../fixtures/account';
 import { alliances, anaMissions, banners, generalFaqs, loginFaqs, promotions, tuesdayCartResult } from '../fixtures/content';
 import {
@@ -105,7 +104,7 @@ const passwordRecoveryHandlers = [
 
 const registrationHandlers = [
   // A visitor has no registration in progress until step 1 starts one.
-  http.get('/api/registration', () => apiError('ERR_REGISTRATION_EXPIRED')),
+  http.get('/api/registration', noContent),
   http.post('/api/registration', () => HttpResponse.json(registrationAtStep2, { status: 201 })),
   http.put('/api/registration/personal-data', () => HttpResponse.json(registrationAtStep3)),
   http.post('/api/registration/complete', () => HttpResponse.json(noraRegistered, { status: 201 })),

@@ -1,19 +1,20 @@
 /**
  * GET /api/registration: the browser's registration in progress (its id lives in the httpOnly
- * `mc_registration` cookie). A reload resumes at `step` with what was entered; 404
- * ERR_REGISTRATION_EXPIRED means there is none (or it expired), so the page starts at step 1.
+ * `mc_registration` cookie). A reload resumes at `step` with what was entered; 204 (no cookie)
+ * or 404 ERR_REGISTRATION_EXPIRED (the cookie's flow is gone) means there is none, so the page
+ * starts at step 1.
  * Read once when /registro opens: from then on the steps' own answers drive the page.
  */
 import { queryOptions, useQuery } from '@tanstack/react-query';
 
 import { api, ApiError } from '@/lib/api-client';
-import type { ResponseOf } from '@/lib/api-types';
+import type { Schemas } from '@/lib/api-types';
 
 /**
  * The flow as the gateway shows it. `step` is 2 or 3; `identity` is always there in practice (the
  * gateway's schema allows it absent or null), `personalData` once step 2 was saved.
  */
-export type RegistrationView = ResponseOf<'/api/registration', 'get'>;
+export type RegistrationView = Schemas['RegistrationView'];
 
 /** Step 1's document: a RUT with the ID card's serial number, or a foreign document. */
 export type RegistrationIdentity = NonNullable<RegistrationView['identity']>;
@@ -24,7 +25,8 @@ export type RegistrationPersonalData = NonNullable<RegistrationView['personalDat
 /** The flow in progress, or null when there is none. Other failures are thrown. */
 export async function getRegistration(signal?: AbortSignal): Promise<RegistrationView | null> {
   try {
-    return await api.get<RegistrationView>('/api/registration', { signal, cache: 'no-store' });
+    const view = await api.get<RegistrationView | undefined>('/api/registration', { signal, cache: 'no-store' });
+    return view ?? null;
   } catch (error) {
     if (error instanceof ApiError && error.status === 404) return null;
     throw error;

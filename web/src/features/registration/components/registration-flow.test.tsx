@@ -141,6 +141,13 @@ describe('step 1 of the registration', () => {
     expect(dataLayerEvents('tipo_pagina').at(-1)).toMatchObject({ tipo_pagina: 'registro', ruta: '/registro' });
   });
 
+  it('starts at step 1 when the flow its cookie named has expired', async () => {
+    server.use(http.get('/api/registration', () => apiError('ERR_REGISTRATION_EXPIRED')));
+    await openRegistration();
+    expect(await screen.findByRole('heading', { level: 2, name: STEP_1 })).toBeInTheDocument();
+    expect(screen.queryByRole('alert')).not.toBeInTheDocument();
+  });
+
   it('checks the RUT check digit and the card serial before sending anything', async () => {
     const view = await openRegistration();
     await screen.findByRole('heading', { level: 2, name: STEP_1 });
