@@ -9,6 +9,8 @@
 #   bench/lighthouse.sh             # release build, 3 runs per route
 #   bench/lighthouse.sh debug       # the debug build (say so with the figures)
 #   BENCH_RUNS=1 BENCH_REPORT_DIR=/tmp/lh bench/lighthouse.sh debug
+#   BENCH_CPU=calibrated bench/lighthouse.sh   # CPU slowdown calibrated to this host (run.mjs)
+#   BENCH_NO_WEB_BUILD=1 BENCH_WEB_DIR=/tmp/other-dist bench/lighthouse.sh debug   # another build
 set -euo pipefail
 cd "$(dirname "$0")/.."
 profile="${1:-release}"
@@ -27,14 +29,16 @@ install() {
   fi
 }
 install bench/lighthouse
+build_log="$(mktemp)"
 if [ "${BENCH_NO_WEB_BUILD:-}" != 1 ]; then
   install web
-  (cd web && npm run build >/dev/null)
+  # Quiet when it works; the compiler's own errors when it does not.
+  (cd web && npm run build >"$build_log" 2>&1) || { cat "$build_log" >&2; exit 1; }
 fi
 
 work="$(mktemp -d)"
 port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
-APP_GATEWAY__PORT="$port" APP_STANDALONE__DATA_DIR="$work/data" APP_GATEWAY__WEB_DIR="$PWD/web/dist" \
+APP_GATEWAY__PORT="$port" APP_STANDALONE__DATA_DIR="$work/data" APP_GATEWAY__WEB_DIR="${BENCH_WEB_DIR:-$PWD/web/dist}" \
   RUST_LOG=warn "$bin" >"$work/miclub.log" 2>&1 &
 pid=$!
 trap 'kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; rm -rf "$work"' EXIT
