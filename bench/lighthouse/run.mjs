@@ -15,7 +15,10 @@ if (!base) throw new Error('usage: node run.mjs <base url>');
 const runs = Number(process.env.BENCH_RUNS ?? '3');
 const reportDir = process.env.BENCH_REPORT_DIR;
 const chrome = process.env.CHROME_PATH ?? '/usr/bin/chromium';
-const routes = ['/login', '/mi-club', '/promociones', '/alianzas', '/registro'];
+const allRoutes = ['/login', '/mi-club', '/promociones', '/alianzas', '/registro'];
+// BENCH_ROUTES="/mi-club /login" measures only those (an A/B of one page in less time).
+const routes = process.env.BENCH_ROUTES ? process.env.BENCH_ROUTES.split(/\s+/).filter(Boolean) : allRoutes;
+for (const route of routes) if (!allRoutes.includes(route)) throw new Error(`BENCH_ROUTES: ${route} is not measured here`);
 const categories = ['performance', 'accessibility', 'best-practices', 'seo'];
 
 /** Cookies of a Set-Cookie list, as puppeteer wants them (host-only, on the portal's host). */
