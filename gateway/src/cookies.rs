@@ -25,6 +25,13 @@ pub const REGISTRATION_COOKIE: &str = "mc_registration";
 const REGISTRATION_PATH: &str = "/api/registration";
 /// "true" while the member has a session (spec section 1).
 pub const IS_LOGGED_COOKIE: &str = "is-logged";
+/// "true" while the access cookie has at least [`FRESH_MARGIN_SECS`] left. A reloaded page that
+/// sees it asks for the member's data at once instead of renewing the session first: the
+/// browser drops it before the access cookie, so its presence alone says the access cookie still
+/// works, whatever the device's clock says.
+pub const SESSION_FRESH_COOKIE: &str = "session-fresh";
+/// How long before the access cookie [`SESSION_FRESH_COOKIE`] expires.
+pub const FRESH_MARGIN_SECS: i64 = 60;
 
 fn seconds(secs: i64) -> cookie::time::Duration {
     cookie::time::Duration::seconds(secs.max(0))
@@ -147,6 +154,14 @@ impl CookiePolicy {
                 SameSite::Lax,
             ))
             .add(self.build(
+                SESSION_FRESH_COOKIE,
+                "true".into(),
+                "/",
+                access_ttl - FRESH_MARGIN_SECS,
+                false,
+                SameSite::Lax,
+            ))
+            .add(self.build(
                 CHALLENGE_COOKIE,
                 String::new(),
                 "/api",
@@ -169,6 +184,14 @@ impl CookiePolicy {
             ))
             .add(self.build(
                 IS_LOGGED_COOKIE,
+                String::new(),
+                "/",
+                0,
+                false,
+                SameSite::Lax,
+            ))
+            .add(self.build(
+                SESSION_FRESH_COOKIE,
                 String::new(),
                 "/",
                 0,

@@ -121,6 +121,13 @@ async fn the_code_step_opens_the_session_and_returns_the_user_of_the_spec() {
     assert!(cookie(&cookies, "mc_refresh").contains("Path=/api"));
     let is_logged = cookie(&cookies, "is-logged");
     assert!(is_logged.starts_with("is-logged=true") && !is_logged.contains("HttpOnly"));
+    let fresh = cookie(&cookies, "session-fresh");
+    assert!(fresh.starts_with("session-fresh=true") && !fresh.contains("HttpOnly"));
+    assert_eq!(
+        max_age(fresh) + 60,
+        max_age(session),
+        "the reloaded page trusts the access cookie only while a minute of it is left"
+    );
     let json: Value = response.json().await.unwrap();
     assert_eq!(json["has_missions"], false);
     assert_eq!(json["is_user_migrating"], true);
@@ -202,4 +209,12 @@ async fn a_service_that_is_down_gives_a_spanish_503() {
     let (status, json) = error_of(gw.login().await).await;
     assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
     assert_eq!(json["code"], "ERR_UNAVAILABLE");
+}
+
+fn max_age(cookie: &str) -> i64 {
+    cookie
+        .split(';')
+        .find_map(|part| part.trim().strip_prefix("Max-Age="))
+        .and_then(|secs| secs.parse().ok())
+        .unwrap_or_else(|| panic!("no Max-Age in {cookie}"))
 }

@@ -26,7 +26,13 @@ async fn a_logout_auth_could_not_record_is_a_503_that_still_clears_every_cookie(
     assert_eq!(response.headers()["content-type"], "application/json");
     assert_eq!(response.headers()["cache-control"], "no-store");
     let cookies = set_cookies(&response);
-    for name in ["mc_session", "mc_refresh", "is-logged", "mc_challenge"] {
+    for name in [
+        "mc_session",
+        "mc_refresh",
+        "is-logged",
+        "session-fresh",
+        "mc_challenge",
+    ] {
         assert!(
             cookie(&cookies, name).contains("Max-Age=0"),
             "{name} cleared"
@@ -77,7 +83,13 @@ async fn logout_revokes_the_session_in_auth_and_clears_every_cookie() {
         .unwrap();
     assert_eq!(response.status(), StatusCode::NO_CONTENT);
     let cookies = set_cookies(&response);
-    for name in ["mc_session", "mc_refresh", "is-logged", "mc_challenge"] {
+    for name in [
+        "mc_session",
+        "mc_refresh",
+        "is-logged",
+        "session-fresh",
+        "mc_challenge",
+    ] {
         assert!(
             cookie(&cookies, name).contains("Max-Age=0"),
             "{name} cleared"

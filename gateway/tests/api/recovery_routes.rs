@@ -49,7 +49,13 @@ async fn the_code_step_sends_the_cookies_reset_id_and_clears_every_cookie_on_suc
         .unwrap();
     assert_eq!(response.status(), StatusCode::NO_CONTENT);
     let cookies = set_cookies(&response);
-    for name in ["mc_reset", "mc_session", "mc_refresh", "is-logged"] {
+    for name in [
+        "mc_reset",
+        "mc_session",
+        "mc_refresh",
+        "is-logged",
+        "session-fresh",
+    ] {
         assert!(
             cookie(&cookies, name).contains("Max-Age=0"),
             "{name} cleared"

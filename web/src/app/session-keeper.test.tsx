@@ -8,7 +8,7 @@ import { sent } from '@/testing/mocks/requests';
 import { server } from '@/testing/mocks/server';
 import { currentLocation, loginAs, renderApp, storeHasMissions } from '@/testing/test-utils';
 
-import { DEFAULT_RENEW_AFTER_MS, renewDelayMs, renewSession } from './session-keeper';
+import { DEFAULT_RENEW_AFTER_MS, renewDelayMs, renewSession, RESTORED_RENEW_AFTER_MS } from './session-keeper';
 
 function paths() {
   return sent.map((r) => r.path);
@@ -37,6 +37,18 @@ describe('session renewal', () => {
     expect(sent[refresh]?.headers['x-miclub-csrf']).toBe('1');
   });
 
+  it('asks for the balance at once on a reload that finds session-fresh, and renews within its minute', async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    loginAs();
+    document.cookie = 'session-fresh=true; Path=/';
+    renderApp('/mi-club');
+    expect(await screen.findByTestId('balance-amount')).toHaveTextContent('$12.345');
+    expect(paths()).not.toContain('/api/refresh');
+    await vi.advanceTimersByTimeAsync(RESTORED_RENEW_AFTER_MS + 1_000);
+    await waitFor(() => expect(paths().filter((path) => path === '/api/refresh')).toHaveLength(1));
+    expect(RESTORED_RENEW_AFTER_MS).toBeLessThan(60_000);
+  });
+
   it('still shows the account when the renewal fails without a 401', async () => {
     loginAs();
     server.use(http.post('/api/refresh', () => apiError('ERR_UNAVAILABLE')));
@@ -56,7 +68,7 @@ describe('session renewal', () => {
 
   it('never sends two renewals at once', async () => {
     loginAs();
-    sessionStore.set({ isLoggedIn: true, isConfirmed: true, name: 'Ana', hasMissions: true });
+    sessionStore.set({ isLoggedIn: true, isConfirmed: true, isRestored: false, name: 'Ana', hasMissions: true });
     await Promise.all([renewSession(), renewSession(), renewSession()]);
     expect(paths().filter((path) => path === '/api/refresh')).toHaveLength(1);
   });
@@ -74,7 +86,7 @@ describe('session renewal', () => {
   it('answers the renewal with the lifetime the gateway gives', async () => {
     server.use(http.post('/api/refresh', () => HttpResponse.json({ expiresInSeconds: 60 })));
     loginAs();
-    sessionStore.set({ isLoggedIn: true, isConfirmed: true, name: 'Ana', hasMissions: true });
+    sessionStore.set({ isLoggedIn: true, isConfirmed: true, isRestored: false, name: 'Ana', hasMissions: true });
     await expect(renewSession()).resolves.toBe(true);
   });
 });

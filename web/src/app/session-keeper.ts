@@ -1,8 +1,10 @@
 /**
  * Keeps the gateway session alive while the member uses the portal. The access cookie is
  * short-lived and the refresh cookie long-lived (DESIGN.md, "auth"), so the session is renewed
- * before the access cookie expires: on load for a session restored from a reload, on a timer
- * while the page is open, and when a tab comes back after a long time hidden. A renewal answered
+ * before the access cookie expires: on load for a session restored from a reload (before any
+ * member query, or shortly after them when the gateway's `session-fresh` cookie says the access
+ * cookie still works), on a timer while the page is open, and when a tab comes back after a long
+ * time hidden. A renewal answered
  * 401 means the session is gone: the API client's 401 rule logs the member out.
  * Renewals never overlap: the gateway revokes a refresh token that is used twice.
  */
@@ -15,6 +17,11 @@ import { confirmSession, sessionStore, useSession } from '@/lib/session';
 
 /** Before the first renewal tells the real lifetime: safe for access lifetimes of 5 minutes or more. */
 export const DEFAULT_RENEW_AFTER_MS = 4 * 60_000;
+/**
+ * A reload that found `session-fresh` knows only that a minute of the access cookie is left:
+ * it renews well within that minute, after the member's data has come in.
+ */
+export const RESTORED_RENEW_AFTER_MS = 20_000;
 const MIN_RENEW_AFTER_MS = 30_000;
 
 /** Renew at 80 % of the access lifetime the gateway announced. */
@@ -69,7 +76,7 @@ async function renewIfDue(): Promise<void> {
 }
 
 export function useSessionKeeper(): void {
-  const { isLoggedIn, isConfirmed } = useSession();
+  const { isLoggedIn, isConfirmed, isRestored } = useSession();
 
   useEffect(() => {
     if (!isLoggedIn) {
@@ -77,15 +84,15 @@ export function useSessionKeeper(): void {
       return;
     }
     if (!isConfirmed) {
-      // Restored from a reload: the access cookie may have expired meanwhile.
+      // Restored from a reload without `session-fresh`: the access cookie may have expired.
       void renewSession().then(() => {
         if (sessionStore.get().isLoggedIn) confirmSession();
       });
     } else if (timer === undefined) {
-      // Fresh from the code step.
-      schedule(DEFAULT_RENEW_AFTER_MS);
+      // Fresh from the code step, or restored with a working access cookie.
+      schedule(isRestored ? RESTORED_RENEW_AFTER_MS : DEFAULT_RENEW_AFTER_MS);
     }
-  }, [isLoggedIn, isConfirmed]);
+  }, [isLoggedIn, isConfirmed, isRestored]);
 
   useEffect(() => {
     // Queries refetch when the tab is shown again; an overdue renewal goes first so they do not

@@ -3,6 +3,12 @@
 export const USER_ID_COOKIE = 'user_id';
 /** Set and cleared by the gateway; readable by JS and holds no secret (docs/api.md). */
 export const IS_LOGGED_COOKIE = 'is-logged';
+/**
+ * Set by the gateway beside the access cookie and dropped by the browser a minute before it
+ * (docs/api.md): while it is here the access cookie still works, so a reloaded page can ask for
+ * the member's data without renewing the session first.
+ */
+export const SESSION_FRESH_COOKIE = 'session-fresh';
 
 const ONE_YEAR_SECONDS = 60 * 60 * 24 * 365;
 
@@ -43,7 +49,12 @@ export function hasLoggedCookie(): boolean {
   return value !== null && value !== '' && value !== 'false';
 }
 
-/** The gateway clears it on logout; clearing it here too covers a logout call that never arrived. */
+export function hasFreshSessionCookie(): boolean {
+  return readCookie(SESSION_FRESH_COOKIE) === 'true';
+}
+
+/** The gateway clears them on logout; clearing them here too covers a logout call that never arrived. */
 export function clearLoggedCookie(): void {
   writeCookie(IS_LOGGED_COOKIE, '', 0);
+  writeCookie(SESSION_FRESH_COOKIE, '', 0);
 }

@@ -44,7 +44,20 @@ describe('the session display state', () => {
     startSession({ name: 'Ana', hasMissions: true });
     document.cookie = 'is-logged=true; Path=/';
     restoreSession();
-    expect(sessionStore.get()).toEqual({ isLoggedIn: true, isConfirmed: false, name: null, hasMissions: true });
+    expect(sessionStore.get()).toEqual({
+      isLoggedIn: true,
+      isConfirmed: false,
+      isRestored: true,
+      name: null,
+      hasMissions: true,
+    });
+  });
+
+  it('trusts a restored session at once while the gateway says its access cookie still works', () => {
+    document.cookie = 'is-logged=true; Path=/';
+    document.cookie = 'session-fresh=true; Path=/';
+    restoreSession();
+    expect(sessionStore.get()).toMatchObject({ isLoggedIn: true, isConfirmed: true, isRestored: true });
   });
 
   it('forgets the has-missions flag when the is-logged cookie is gone', () => {

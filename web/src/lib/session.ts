@@ -10,17 +10,23 @@
  * entry until the next login. It is kept as a bare boolean under `miclub:has-missions` (written
  * only while true, removed on every logout): it tells nobody who the member is.
  */
-import { hasLoggedCookie } from './cookies';
+import { hasFreshSessionCookie, hasLoggedCookie } from './cookies';
 import { createStore, useStore } from './store';
 
 export type SessionState = {
   /** True after the code step, or on load while the gateway's `is-logged` cookie is present. */
   isLoggedIn: boolean;
   /**
-   * True once this page load has checked the session with the gateway: right after the code
-   * step, or after renewing a session restored from a reload. Member queries wait for it.
+   * True once the access cookie is known to work: right after the code step, on load while the
+   * gateway's `session-fresh` cookie is present, or after renewing a session restored from a
+   * reload. Member queries wait for it.
    */
   isConfirmed: boolean;
+  /**
+   * True for a session restored from a reload's cookies: how long its access cookie has left is
+   * unknown (at least a minute when `session-fresh` was there), so its first renewal comes early.
+   */
+  isRestored: boolean;
   /** In memory only: from the code step's answer, or from `GET /api/profile` after a reload. */
   name: string | null;
   hasMissions: boolean;
@@ -34,6 +40,7 @@ export const LEGACY_SESSION_STORAGE_KEY = 'miclub:session';
 const anonymous: SessionState = {
   isLoggedIn: false,
   isConfirmed: false,
+  isRestored: false,
   name: null,
   hasMissions: false,
 };
@@ -70,7 +77,13 @@ export function initialSessionState(): SessionState {
     writeHasMissions(anonymous);
     return anonymous;
   }
-  return { isLoggedIn: true, isConfirmed: false, name: null, hasMissions: readHasMissions() };
+  return {
+    isLoggedIn: true,
+    isConfirmed: hasFreshSessionCookie(),
+    isRestored: true,
+    name: null,
+    hasMissions: readHasMissions(),
+  };
 }
 
 export const sessionStore = createStore<SessionState>(anonymous);
@@ -82,7 +95,13 @@ export function restoreSession(): void {
 
 /** LoginConfirmed: the code step succeeded. */
 export function startSession(user: { name: string | null; hasMissions: boolean }): void {
-  sessionStore.set({ isLoggedIn: true, isConfirmed: true, name: user.name, hasMissions: user.hasMissions });
+  sessionStore.set({
+    isLoggedIn: true,
+    isConfirmed: true,
+    isRestored: false,
+    name: user.name,
+    hasMissions: user.hasMissions,
+  });
 }
 
 /** The session restored from a reload was checked with the gateway. */
