@@ -2,6 +2,7 @@
 // own stylesheet. A build may link a shared chunk's stylesheet before these: no rule there contends with them.
 import './styles/tokens.css';
 import './styles/base.css';
+import './styles/app-shell.css';
 
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';

@@ -267,6 +267,28 @@ describe('the session', () => {
     expect(sessionStore.get().isLoggedIn).toBe(false);
   });
 
+  it('asks for the balance once on a reload of Mi Cuenta, and shows the simulator only after it answered', async () => {
+    loginAs();
+    document.cookie = 'session-fresh=true; Path=/';
+    let answer: () => void = () => undefined;
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    server.use(
+      http.get('/api/balance', async () => {
+        await answered;
+        return HttpResponse.json({ balance: 12345, updatedAt: null });
+      }),
+    );
+    renderApp('/mi-club');
+    await screen.findByRole('heading', { name: 'Tu saldo Mi Club' });
+    await waitFor(() => expect(sent.filter((r) => r.path === '/api/balance')).toHaveLength(1));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(screen.queryByRole('button', { name: 'Calcular' })).not.toBeInTheDocument();
+    answer();
+    expect(await screen.findByTestId('balance-amount')).toHaveTextContent('$12.345');
+    expect(await screen.findByRole('button', { name: 'Calcular' })).toBeInTheDocument();
+    expect(sent.filter((r) => r.path === '/api/balance')).toHaveLength(1);
+  });
+
   it('does not call /api/logout when nobody was logged in', async () => {
     server.use(
       http.get('/api/profile', () => HttpResponse.json({ code: 'ERR_UNAUTHENTICATED', message: 'x' }, { status: 401 })),

@@ -1,7 +1,9 @@
-import { lazy, Suspense, useCallback, useEffect, useState, type ReactNode } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import { lazy, Suspense, useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
 import { Navigate, Route, Routes, useLocation, useNavigate } from 'react-router-dom';
 
 import { Spinner } from '@/components/ui/spinner';
+import { getBalanceQueryOptions } from '@/features/account/api/get-balance';
 import { usePortalContext } from '@/features/context/api/get-context';
 import { MaintenanceScreen } from '@/features/context/components/maintenance-screen';
 import { useProfile } from '@/features/profile/api/get-profile';
@@ -101,6 +103,25 @@ function useSessionConfirmation() {
 }
 
 /**
+ * The balance is what a member opening Mi Cuenta came for: on the page load that lands there it
+ * is asked for as soon as the portal is known to be open and the session to work, while Mi
+ * Cuenta's chunks are still loading, not when its card first renders (get-balance.ts keeps the
+ * answer current for that moment, so the card does not ask twice).
+ */
+function useBalanceWarmUp(isOpen: boolean) {
+  const { isLoggedIn, isConfirmed } = useSession();
+  const { pathname } = useLocation();
+  const queryClient = useQueryClient();
+  const [landedOnAccountHome] = useState(() => pageTypeOf(pathname) === 'mi_club');
+  const warmed = useRef(false);
+  useEffect(() => {
+    if (warmed.current || !landedOnAccountHome || !isOpen || !isLoggedIn || !isConfirmed) return;
+    warmed.current = true;
+    void queryClient.prefetchQuery(getBalanceQueryOptions());
+  }, [landedOnAccountHome, isOpen, isLoggedIn, isConfirmed, queryClient]);
+}
+
+/**
  * Pages a forced logout does not leave: /login itself, and the flows for people without a
  * session (a mailed link, recovery, registration), which may well end every session themselves.
  */
@@ -152,6 +173,7 @@ function Gate({ children }: { children: ReactNode }) {
   const isMaintenance = !isResolving && !context.portalEnabled;
   usePageTypeTracking(isMaintenance);
   useSessionConfirmation();
+  useBalanceWarmUp(!isResolving && !isMaintenance);
   useExpiredSessionRedirect();
   const announcement = useRouteTitle(isMaintenance);
   let page: ReactNode;

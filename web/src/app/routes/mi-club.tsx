@@ -1,8 +1,9 @@
-import { useQueryClient } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { lazy, Suspense, useState, type ReactNode } from 'react';
 import { Navigate, useLocation, useNavigate } from 'react-router-dom';
 
 import { Spinner } from '@/components/ui/spinner';
+import { getBalanceQueryOptions } from '@/features/account/api/get-balance';
 import { AccountHome } from '@/features/account/components/account-home';
 import {
   ACCOUNT_HOME_PATH,
@@ -58,6 +59,20 @@ function SectionChunk({ children }: { children: ReactNode }) {
 }
 
 /**
+ * Whether the balance has answered (or failed), watched without asking for it. What Mi Cuenta
+ * shows around the balance (the simulator, the banners, a new version of the terms) loads after
+ * it, so on a slow phone the balance's request and paint are not queued behind their chunks.
+ */
+function useBalanceSettled(): boolean {
+  return useQuery({ ...getBalanceQueryOptions(), enabled: false }).status !== 'pending';
+}
+
+/** Mi Cuenta's content below the balance, once the balance is on screen. */
+function AfterBalance({ children }: { children: ReactNode }) {
+  return useBalanceSettled() ? children : null;
+}
+
+/**
  * After a terms decision (in the section or in the new-version prompt) the profile holds it and
  * the member goes to Mi Cuenta with its notice, as a new history entry: Back returns to where
  * they decided.
@@ -95,11 +110,12 @@ function TermsPanel() {
  * A newer version of the terms than the one the member decided on is put to them here, after
  * login and on every load of /mi-club (once per session and version, see NewTermsPrompt).
  */
-function NewTermsCheck() {
+function NewTermsCheck({ afterBalance }: { afterBalance: boolean }) {
   const { isConfirmed } = useSession();
   const profile = useProfile({ enabled: isConfirmed });
   const onDecided = useTermsDecided();
-  if (!profile.data) return null;
+  const balanceSettled = useBalanceSettled();
+  if (!profile.data || (afterBalance && !balanceSettled)) return null;
   return (
     <Suspense fallback={null}>
       <NewTermsPrompt agreement={profile.data.terms_agreement ?? null} onDecided={onDecided} />
@@ -143,16 +159,16 @@ export default function MiClubRoute() {
         onLogout={() => void logout()}
         isLoggingOut={isLoggingOut}
         // The simulator (a form of known height) before the banners, whose height is known only
-        // once their data arrives: last on the page, their arrival pushes nothing on screen.
+        // once their data arrives: last on the page, their arrival pushes nothing on screen. One
+        // boundary for both: a banner shown before the simulator's chunk arrived would sit in
+        // the first screen for a moment and then be pushed down by it.
         homeBelow={
-          <>
+          <AfterBalance>
             <SectionChunk>
               <SimulatorForm />
-            </SectionChunk>
-            <Suspense fallback={null}>
               <BannerStrip />
-            </Suspense>
-          </>
+            </SectionChunk>
+          </AfterBalance>
         }
         sections={{
           1: (
@@ -190,7 +206,7 @@ export default function MiClubRoute() {
           ),
         }}
       />
-      <NewTermsCheck />
+      <NewTermsCheck afterBalance={answer.item.index === 0} />
     </>
   );
 }

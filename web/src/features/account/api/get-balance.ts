@@ -17,12 +17,16 @@ export function getBalance(signal?: AbortSignal): Promise<Balance> {
 
 export const balanceQueryKey = ['balance'] as const;
 
+/** How long a balance just read counts as current: long enough for the card that was waiting for it. */
+export const BALANCE_FRESH_MS = 2_000;
+
 export function getBalanceQueryOptions() {
   return queryOptions({
     queryKey: balanceQueryKey,
     queryFn: ({ signal }) => getBalance(signal),
-    // Always asked again when shown; the client's default retry never repeats a 401 or a 406.
-    staleTime: 0,
+    // Asked again whenever shown, except in the moment after the page load's own early request
+    // (app/router.tsx); the client's default retry never repeats a 401 or a 406.
+    staleTime: BALANCE_FRESH_MS,
   });
 }
 
