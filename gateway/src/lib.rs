@@ -240,11 +240,11 @@ pub fn router(state: AppState) -> Router {
     }
     let trace = TraceLayer::new_for_http()
         .make_span_with(|request: &Request| {
+            // Borrowed, not copied: the span's fields are formatted from it once, here.
             let route = request
                 .extensions()
                 .get::<MatchedPath>()
-                .map(|p| p.as_str().to_owned())
-                .unwrap_or_else(|| request.uri().path().to_owned());
+                .map_or_else(|| request.uri().path(), MatchedPath::as_str);
             let request_id = request
                 .headers()
                 .get(REQUEST_ID)
@@ -252,7 +252,7 @@ pub fn router(state: AppState) -> Router {
                 .unwrap_or("");
             let span = tracing::info_span!(
                 "http.request",
-                otel.name = %format!("{} {}", request.method(), route),
+                otel.name = %format_args!("{} {}", request.method(), route),
                 otel.kind = "server",
                 http.method = %request.method(),
                 http.route = %route,

@@ -28,16 +28,12 @@ pub async fn count_request(request: Request, next: Next) -> Response {
     };
     // Paths no `/api` route matched (the web app's files and its SPA fallback) share one
     // series for the same reason.
-    let route = request
-        .extensions()
-        .get::<MatchedPath>()
-        .map(|path| path.as_str().to_owned())
-        .unwrap_or_else(|| "fallback".to_owned());
+    let route = request.extensions().get::<MatchedPath>().cloned();
     let started = Instant::now();
     let response = next.run(request).await;
     record_http_request(
         method,
-        &route,
+        route.as_ref().map_or("fallback", MatchedPath::as_str),
         response.status().as_u16(),
         started.elapsed(),
     );

@@ -354,7 +354,7 @@ async fn count_call(
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> axum::response::Response {
-    let method = request.uri().path().to_owned();
+    let uri = request.uri().clone();
     let started = Instant::now();
     let response = next.run(request).await;
     let code = response
@@ -372,7 +372,7 @@ async fn count_call(
     let method = if code == tonic::Code::Unimplemented {
         "unimplemented"
     } else {
-        method.as_str()
+        uri.path()
     };
     record_grpc_call(method, code, started.elapsed());
     response

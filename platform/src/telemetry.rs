@@ -1,11 +1,12 @@
 //! Logs, traces and metrics.
 //!
-//! Logs are structured JSON lines (or compact text for a terminal) through `tracing`; messages
-//! are lowercase with structured fields, and a line written inside a traced span carries that
-//! span's `trace_id` and `span_id`. Every process also has an OpenTelemetry tracer so a member
-//! request is one trace: the gateway injects W3C `traceparent` into gRPC metadata
-//! ([`PropagateTrace`]) and each service continues it ([`grpc_server_span`]). Spans are recorded
-//! and exported over OTLP only when `OTEL_EXPORTER_OTLP_ENDPOINT` is set.
+//! Logs are structured JSON lines (or compact text for a terminal) through `tracing`, written
+//! to stdout by a thread of their own (`log_writer`); messages are lowercase with structured
+//! fields, and a line written inside a traced span carries that span's `trace_id` and `span_id`.
+//! Every process also has an OpenTelemetry tracer so a member request is one trace: the gateway
+//! injects W3C `traceparent` into gRPC metadata ([`PropagateTrace`]) and each service continues
+//! it ([`grpc_server_span`]). Spans are recorded and exported over OTLP only when
+//! `OTEL_EXPORTER_OTLP_ENDPOINT` is set.
 //!
 //! Metrics (request counts by status, latency histograms) are kept by a process-wide Prometheus
 //! recorder ([`metrics_handle`]) and served as `GET /metrics` on an ops listener
@@ -57,10 +58,13 @@ impl Default for TelemetrySettings {
     }
 }
 
-/// Flushes spans when dropped.
+/// Flushes spans, then the log lines still queued for stdout, when dropped.
 #[derive(Debug)]
 pub struct TelemetryGuard {
     provider: SdkTracerProvider,
+    /// Dropped after the provider's shutdown (fields drop after `Drop::drop`), so what the
+    /// shutdown logs is written too.
+    _log_writer: tracing_appender::non_blocking::WorkerGuard,
 }
 
 impl Drop for TelemetryGuard {
@@ -139,15 +143,27 @@ fn install(
     metrics_handle();
     let filter =
         EnvFilter::try_from_default_env().or_else(|_| EnvFilter::try_new(&settings.log_filter))?;
-    subscriber(
-        service,
-        filter,
-        settings.json_logs,
-        &provider,
-        std::io::stdout,
-    )
-    .try_init()?;
-    Ok(TelemetryGuard { provider })
+    let (writer, log_writer) = log_writer(std::io::stdout());
+    subscriber(service, filter, settings.json_logs, &provider, writer).try_init()?;
+    Ok(TelemetryGuard {
+        provider,
+        _log_writer: log_writer,
+    })
+}
+
+/// Log lines are formatted where they happen and written to `out` by a thread of their own, so
+/// no request waits on the write (or on another thread holding stdout). Never lossy: when the
+/// queue is full (128 000 lines behind) the logging thread waits rather than drop a line.
+fn log_writer<W: std::io::Write + Send + 'static>(
+    out: W,
+) -> (
+    tracing_appender::non_blocking::NonBlocking,
+    tracing_appender::non_blocking::WorkerGuard,
+) {
+    tracing_appender::non_blocking::NonBlockingBuilder::default()
+        .lossy(false)
+        .thread_name("log-writer")
+        .finish(out)
 }
 
 /// The filter, the log lines written to `writer`, and the tracer of `provider`.
@@ -325,9 +341,63 @@ pub fn ops_router() -> axum::Router {
     axum::Router::new().route("/metrics", axum::routing::get(render))
 }
 
+/// The counter and latency histogram of one label set.
+struct Series {
+    answered: metrics::Counter,
+    duration: metrics::Histogram,
+}
+
+/// A metric family's handles by label set. Registering a handle hashes and allocates every
+/// label and looks it up in the recorder; each label set is registered on its first request and
+/// its handles reused after, so a request only takes a read lock and bumps two atomics. Label
+/// sets are bounded by the callers (route templates, known RPCs, status classes and codes).
+struct SeriesCache<K> {
+    by_name: std::sync::RwLock<SeriesByName<K>>,
+}
+
+/// The name label (route or RPC) first, then the few other label sets seen with it.
+type SeriesByName<K> = std::collections::HashMap<Box<str>, Vec<(K, Series)>>;
+
+impl<K: Copy + PartialEq> SeriesCache<K> {
+    fn new() -> Self {
+        // Handles taken before the recorder exists would count nowhere, for good.
+        metrics_handle();
+        Self {
+            by_name: Default::default(),
+        }
+    }
+
+    fn record(&self, name: &str, key: K, elapsed: Duration, register: impl FnOnce() -> Series) {
+        let record = |series: &Series| {
+            series.answered.increment(1);
+            series.duration.record(elapsed.as_secs_f64());
+        };
+        {
+            let by_name = self.by_name.read().unwrap_or_else(|e| e.into_inner());
+            let known = by_name
+                .get(name)
+                .and_then(|sets| sets.iter().find(|(k, _)| *k == key));
+            if let Some((_, series)) = known {
+                return record(series);
+            }
+        }
+        let mut by_name = self.by_name.write().unwrap_or_else(|e| e.into_inner());
+        let sets = by_name.entry(name.into()).or_default();
+        match sets.iter().find(|(k, _)| *k == key) {
+            Some((_, series)) => record(series),
+            None => {
+                let series = register();
+                record(&series);
+                sets.push((key, series));
+            }
+        }
+    }
+}
+
 /// Counts one answered HTTP request. `route` is the route template (never the raw path, so
 /// ids in paths do not make new series); errors are the `5xx` (and `4xx`) status classes.
-pub fn record_http_request(method: &str, route: &str, status: u16, elapsed: Duration) {
+pub fn record_http_request(method: &'static str, route: &str, status: u16, elapsed: Duration) {
+    static SERIES: OnceLock<SeriesCache<(&'static str, &'static str)>> = OnceLock::new();
     let class = match status {
         100..=199 => "1xx",
         200..=299 => "2xx",
@@ -335,21 +405,33 @@ pub fn record_http_request(method: &str, route: &str, status: u16, elapsed: Dura
         400..=499 => "4xx",
         _ => "5xx",
     };
-    let labels = [
-        ("method", method.to_owned()),
-        ("route", route.to_owned()),
-        ("status", class.to_owned()),
-    ];
-    metrics::counter!("http_server_requests_total", &labels).increment(1);
-    metrics::histogram!("http_server_request_duration_seconds", &labels)
-        .record(elapsed.as_secs_f64());
+    SERIES
+        .get_or_init(SeriesCache::new)
+        .record(route, (method, class), elapsed, || {
+            let labels = [
+                ("method", method.to_owned()),
+                ("route", route.to_owned()),
+                ("status", class.to_owned()),
+            ];
+            Series {
+                answered: metrics::counter!("http_server_requests_total", &labels),
+                duration: metrics::histogram!("http_server_request_duration_seconds", &labels),
+            }
+        });
 }
 
 /// Counts one answered gRPC call; `method` is the full path (`/package.Service/Method`).
 pub fn record_grpc_call(method: &str, code: tonic::Code, elapsed: Duration) {
-    let labels = [("method", method.to_owned()), ("code", format!("{code:?}"))];
-    metrics::counter!("grpc_server_calls_total", &labels).increment(1);
-    metrics::histogram!("grpc_server_call_duration_seconds", &labels).record(elapsed.as_secs_f64());
+    static SERIES: OnceLock<SeriesCache<tonic::Code>> = OnceLock::new();
+    SERIES
+        .get_or_init(SeriesCache::new)
+        .record(method, code, elapsed, || {
+            let labels = [("method", method.to_owned()), ("code", format!("{code:?}"))];
+            Series {
+                answered: metrics::counter!("grpc_server_calls_total", &labels),
+                duration: metrics::histogram!("grpc_server_call_duration_seconds", &labels),
+            }
+        });
 }
 
 struct MetadataInjector<'a>(&'a mut tonic::metadata::MetadataMap);
@@ -509,6 +591,47 @@ pub(crate) mod tests {
         assert_eq!(lines[1]["trace_id"], ids.0.as_str());
         assert_eq!(lines[1]["span_id"], ids.1.as_str());
         assert_eq!(ids.0.len(), 32);
+    }
+
+    #[test]
+    fn log_lines_leave_through_the_writer_thread_whole_in_order_and_none_lost() {
+        let provider = SdkTracerProvider::builder().build();
+        let captured = Captured::default();
+        let (writer, guard) = log_writer(captured.clone());
+        let subscriber = subscriber("test", EnvFilter::new("info"), true, &provider, writer);
+        tracing::subscriber::with_default(subscriber, || {
+            for line in 0..5_000 {
+                tracing::info!(line, "balance read");
+            }
+        });
+        // The guard flushes the queue on drop, as at the end of the process.
+        drop(guard);
+        let lines = captured.lines();
+        assert_eq!(lines.len(), 5_000);
+        for (expected, line) in lines.iter().enumerate() {
+            assert_eq!(line["line"], expected, "{line}");
+            assert_eq!(line["message"], "balance read");
+        }
+    }
+
+    #[test]
+    fn each_label_set_counts_its_own_calls_however_often_its_handles_are_reused() {
+        let method = "/miclub.test.v1.CountedService/Count";
+        for _ in 0..3 {
+            record_grpc_call(method, tonic::Code::Ok, Duration::from_millis(1));
+        }
+        record_grpc_call(method, tonic::Code::NotFound, Duration::from_millis(1));
+        let rendered = metrics_handle().render();
+        let count = |code: &str| {
+            let series = format!(r#"grpc_server_calls_total{{method="{method}",code="{code}"}} "#);
+            rendered
+                .lines()
+                .find_map(|line| line.strip_prefix(series.as_str()))
+                .unwrap_or_else(|| panic!("no {code} series in {rendered}"))
+                .to_owned()
+        };
+        assert_eq!(count("Ok"), "3");
+        assert_eq!(count("NotFound"), "1");
     }
 
     #[test]

@@ -81,7 +81,7 @@ fn answer<T>(rpc: &'static str, result: Result<T, AuthError>) -> Result<Response
 
 #[tonic::async_trait]
 impl AuthService for AuthGrpc {
-    #[tracing::instrument(name = "auth.start_login", skip_all)]
+    #[tracing::instrument(name = "auth.start_login", level = "debug", skip_all)]
     async fn start_login(
         &self,
         request: Request<pb::StartLoginRequest>,
@@ -105,7 +105,7 @@ impl AuthService for AuthGrpc {
         )
     }
 
-    #[tracing::instrument(name = "auth.resend_otp", skip_all)]
+    #[tracing::instrument(name = "auth.resend_otp", level = "debug", skip_all)]
     async fn resend_otp(
         &self,
         request: Request<pb::ResendOtpRequest>,
@@ -124,7 +124,7 @@ impl AuthService for AuthGrpc {
         )
     }
 
-    #[tracing::instrument(name = "auth.verify_otp", skip_all)]
+    #[tracing::instrument(name = "auth.verify_otp", level = "debug", skip_all)]
     async fn verify_otp(
         &self,
         request: Request<pb::VerifyOtpRequest>,
@@ -146,7 +146,7 @@ impl AuthService for AuthGrpc {
         )
     }
 
-    #[tracing::instrument(name = "auth.refresh_session", skip_all)]
+    #[tracing::instrument(name = "auth.refresh_session", level = "debug", skip_all)]
     async fn refresh_session(
         &self,
         request: Request<pb::RefreshSessionRequest>,
@@ -164,7 +164,7 @@ impl AuthService for AuthGrpc {
         )
     }
 
-    #[tracing::instrument(name = "auth.logout", skip_all)]
+    #[tracing::instrument(name = "auth.logout", level = "debug", skip_all)]
     async fn logout(
         &self,
         request: Request<pb::LogoutRequest>,
@@ -176,7 +176,7 @@ impl AuthService for AuthGrpc {
         answer("logout", done.map(|()| pb::LogoutResponse {}))
     }
 
-    #[tracing::instrument(name = "auth.get_jwks", skip_all)]
+    #[tracing::instrument(name = "auth.get_jwks", level = "debug", skip_all)]
     async fn get_jwks(
         &self,
         _request: Request<pb::GetJwksRequest>,
@@ -186,7 +186,7 @@ impl AuthService for AuthGrpc {
         }))
     }
 
-    #[tracing::instrument(name = "auth.change_password", skip_all)]
+    #[tracing::instrument(name = "auth.change_password", level = "debug", skip_all)]
     async fn change_password(
         &self,
         request: Request<pb::ChangePasswordRequest>,
@@ -211,7 +211,7 @@ impl AuthService for AuthGrpc {
         )
     }
 
-    #[tracing::instrument(name = "auth.issue_service_token", skip_all)]
+    #[tracing::instrument(name = "auth.issue_service_token", level = "debug", skip_all)]
     async fn issue_service_token(
         &self,
         request: Request<pb::IssueServiceTokenRequest>,
@@ -235,7 +235,7 @@ impl AuthService for AuthGrpc {
         )
     }
 
-    #[tracing::instrument(name = "auth.verify_password", skip_all)]
+    #[tracing::instrument(name = "auth.verify_password", level = "debug", skip_all)]
     async fn verify_password(
         &self,
         request: Request<pb::VerifyPasswordRequest>,
@@ -255,7 +255,7 @@ impl AuthService for AuthGrpc {
         )
     }
 
-    #[tracing::instrument(name = "auth.end_sessions", skip_all)]
+    #[tracing::instrument(name = "auth.end_sessions", level = "debug", skip_all)]
     async fn end_sessions(
         &self,
         request: Request<pb::EndSessionsRequest>,
@@ -274,7 +274,7 @@ impl AuthService for AuthGrpc {
         )
     }
 
-    #[tracing::instrument(name = "auth.set_login_email", skip_all)]
+    #[tracing::instrument(name = "auth.set_login_email", level = "debug", skip_all)]
     async fn set_login_email(
         &self,
         request: Request<pb::SetLoginEmailRequest>,
@@ -294,7 +294,7 @@ impl AuthService for AuthGrpc {
         )
     }
 
-    #[tracing::instrument(name = "auth.start_password_reset", skip_all)]
+    #[tracing::instrument(name = "auth.start_password_reset", level = "debug", skip_all)]
     async fn start_password_reset(
         &self,
         request: Request<pb::StartPasswordResetRequest>,
@@ -316,7 +316,7 @@ impl AuthService for AuthGrpc {
         )
     }
 
-    #[tracing::instrument(name = "auth.resend_password_reset", skip_all)]
+    #[tracing::instrument(name = "auth.resend_password_reset", level = "debug", skip_all)]
     async fn resend_password_reset(
         &self,
         request: Request<pb::ResendPasswordResetRequest>,
@@ -335,7 +335,7 @@ impl AuthService for AuthGrpc {
         )
     }
 
-    #[tracing::instrument(name = "auth.complete_password_reset", skip_all)]
+    #[tracing::instrument(name = "auth.complete_password_reset", level = "debug", skip_all)]
     async fn complete_password_reset(
         &self,
         request: Request<pb::CompletePasswordResetRequest>,
@@ -358,7 +358,7 @@ impl AuthService for AuthGrpc {
         )
     }
 
-    #[tracing::instrument(name = "auth.check_password_rules", skip_all)]
+    #[tracing::instrument(name = "auth.check_password_rules", level = "debug", skip_all)]
     async fn check_password_rules(
         &self,
         request: Request<pb::CheckPasswordRulesRequest>,
@@ -372,7 +372,7 @@ impl AuthService for AuthGrpc {
         )
     }
 
-    #[tracing::instrument(name = "auth.create_credentials", skip_all)]
+    #[tracing::instrument(name = "auth.create_credentials", level = "debug", skip_all)]
     async fn create_credentials(
         &self,
         request: Request<pb::CreateCredentialsRequest>,
@@ -397,7 +397,7 @@ impl AuthService for AuthGrpc {
         )
     }
 
-    #[tracing::instrument(name = "auth.disable_credentials", skip_all)]
+    #[tracing::instrument(name = "auth.disable_credentials", level = "debug", skip_all)]
     async fn disable_credentials(
         &self,
         request: Request<pb::DisableCredentialsRequest>,

@@ -40,7 +40,7 @@ impl ContentGrpc {
 
 #[tonic::async_trait]
 impl ContentService for ContentGrpc {
-    #[tracing::instrument(name = "content.get_current_terms", skip_all)]
+    #[tracing::instrument(name = "content.get_current_terms", level = "debug", skip_all)]
     async fn get_current_terms(
         &self,
         _request: Request<pb::GetCurrentTermsRequest>,
@@ -55,7 +55,7 @@ impl ContentService for ContentGrpc {
         }))
     }
 
-    #[tracing::instrument(name = "content.list_promotions", skip_all)]
+    #[tracing::instrument(name = "content.list_promotions", level = "debug", skip_all)]
     async fn list_promotions(
         &self,
         _request: Request<pb::ListPromotionsRequest>,
@@ -70,7 +70,7 @@ impl ContentService for ContentGrpc {
         }))
     }
 
-    #[tracing::instrument(name = "content.list_alliances", skip_all)]
+    #[tracing::instrument(name = "content.list_alliances", level = "debug", skip_all)]
     async fn list_alliances(
         &self,
         _request: Request<pb::ListAlliancesRequest>,
@@ -85,7 +85,7 @@ impl ContentService for ContentGrpc {
         }))
     }
 
-    #[tracing::instrument(name = "content.list_banners", skip_all)]
+    #[tracing::instrument(name = "content.list_banners", level = "debug", skip_all)]
     async fn list_banners(
         &self,
         _request: Request<pb::ListBannersRequest>,
@@ -100,7 +100,7 @@ impl ContentService for ContentGrpc {
         }))
     }
 
-    #[tracing::instrument(name = "content.list_faqs", skip_all)]
+    #[tracing::instrument(name = "content.list_faqs", level = "debug", skip_all)]
     async fn list_faqs(
         &self,
         request: Request<pb::ListFaqsRequest>,
@@ -115,7 +115,7 @@ impl ContentService for ContentGrpc {
         }))
     }
 
-    #[tracing::instrument(name = "content.get_flags", skip_all)]
+    #[tracing::instrument(name = "content.get_flags", level = "debug", skip_all)]
     async fn get_flags(
         &self,
         _request: Request<pb::GetFlagsRequest>,
@@ -130,7 +130,7 @@ impl ContentService for ContentGrpc {
         }))
     }
 
-    #[tracing::instrument(name = "content.simulate", skip_all)]
+    #[tracing::instrument(name = "content.simulate", level = "debug", skip_all)]
     async fn simulate(
         &self,
         request: Request<pb::SimulateRequest>,
@@ -152,7 +152,7 @@ impl ContentService for ContentGrpc {
         Ok(Response::new(accrual_to_proto(accrual, discount)))
     }
 
-    #[tracing::instrument(name = "content.set_flag", skip_all)]
+    #[tracing::instrument(name = "content.set_flag", level = "debug", skip_all)]
     async fn set_flag(
         &self,
         request: Request<pb::SetFlagRequest>,
@@ -180,7 +180,7 @@ impl ContentService for ContentGrpc {
         }))
     }
 
-    #[tracing::instrument(name = "content.publish_terms", skip_all)]
+    #[tracing::instrument(name = "content.publish_terms", level = "debug", skip_all)]
     async fn publish_terms(
         &self,
         request: Request<pb::PublishTermsRequest>,
@@ -212,7 +212,7 @@ impl ContentService for ContentGrpc {
         }))
     }
 
-    #[tracing::instrument(name = "content.upsert_promotion", skip_all)]
+    #[tracing::instrument(name = "content.upsert_promotion", level = "debug", skip_all)]
     async fn upsert_promotion(
         &self,
         request: Request<pb::UpsertPromotionRequest>,
@@ -234,7 +234,7 @@ impl ContentService for ContentGrpc {
         Ok(Response::new(pb::UpsertPromotionResponse {}))
     }
 
-    #[tracing::instrument(name = "content.upsert_alliance", skip_all)]
+    #[tracing::instrument(name = "content.upsert_alliance", level = "debug", skip_all)]
     async fn upsert_alliance(
         &self,
         request: Request<pb::UpsertAllianceRequest>,
@@ -256,7 +256,7 @@ impl ContentService for ContentGrpc {
         Ok(Response::new(pb::UpsertAllianceResponse {}))
     }
 
-    #[tracing::instrument(name = "content.upsert_banner", skip_all)]
+    #[tracing::instrument(name = "content.upsert_banner", level = "debug", skip_all)]
     async fn upsert_banner(
         &self,
         request: Request<pb::UpsertBannerRequest>,
@@ -276,7 +276,7 @@ impl ContentService for ContentGrpc {
         Ok(Response::new(pb::UpsertBannerResponse {}))
     }
 
-    #[tracing::instrument(name = "content.upsert_faq", skip_all)]
+    #[tracing::instrument(name = "content.upsert_faq", level = "debug", skip_all)]
     async fn upsert_faq(
         &self,
         request: Request<pb::UpsertFaqRequest>,

@@ -41,7 +41,7 @@ impl MissionsGrpc {
 
 #[tonic::async_trait]
 impl MissionsService for MissionsGrpc {
-    #[tracing::instrument(name = "missions.list_my_missions", skip_all)]
+    #[tracing::instrument(name = "missions.list_my_missions", level = "debug", skip_all)]
     async fn list_my_missions(
         &self,
         request: Request<pb::ListMyMissionsRequest>,
@@ -61,7 +61,7 @@ impl MissionsService for MissionsGrpc {
         }))
     }
 
-    #[tracing::instrument(name = "missions.has_missions", skip_all)]
+    #[tracing::instrument(name = "missions.has_missions", level = "debug", skip_all)]
     async fn has_missions(
         &self,
         request: Request<pb::HasMissionsRequest>,
@@ -75,7 +75,7 @@ impl MissionsService for MissionsGrpc {
         Ok(Response::new(pb::HasMissionsResponse { has_missions }))
     }
 
-    #[tracing::instrument(name = "missions.upsert_mission", skip_all)]
+    #[tracing::instrument(name = "missions.upsert_mission", level = "debug", skip_all)]
     async fn upsert_mission(
         &self,
         request: Request<pb::UpsertMissionRequest>,
@@ -95,7 +95,7 @@ impl MissionsService for MissionsGrpc {
         Ok(Response::new(pb::UpsertMissionResponse { created }))
     }
 
-    #[tracing::instrument(name = "missions.set_history_loading", skip_all)]
+    #[tracing::instrument(name = "missions.set_history_loading", level = "debug", skip_all)]
     async fn set_history_loading(
         &self,
         request: Request<pb::SetHistoryLoadingRequest>,

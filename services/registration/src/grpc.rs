@@ -29,7 +29,7 @@ impl RegistrationGrpc {
 
 #[tonic::async_trait]
 impl RegistrationService for RegistrationGrpc {
-    #[tracing::instrument(name = "registration.start_registration", skip_all)]
+    #[tracing::instrument(name = "registration.start_registration", level = "debug", skip_all)]
     async fn start_registration(
         &self,
         request: Request<pb::StartRegistrationRequest>,
@@ -47,7 +47,7 @@ impl RegistrationService for RegistrationGrpc {
         }))
     }
 
-    #[tracing::instrument(name = "registration.get_registration", skip_all)]
+    #[tracing::instrument(name = "registration.get_registration", level = "debug", skip_all)]
     async fn get_registration(
         &self,
         request: Request<pb::GetRegistrationRequest>,
@@ -64,7 +64,7 @@ impl RegistrationService for RegistrationGrpc {
         }))
     }
 
-    #[tracing::instrument(name = "registration.submit_personal_data", skip_all)]
+    #[tracing::instrument(name = "registration.submit_personal_data", level = "debug", skip_all)]
     async fn submit_personal_data(
         &self,
         request: Request<pb::SubmitPersonalDataRequest>,
@@ -85,7 +85,7 @@ impl RegistrationService for RegistrationGrpc {
         }))
     }
 
-    #[tracing::instrument(name = "registration.complete_registration", skip_all)]
+    #[tracing::instrument(name = "registration.complete_registration", level = "debug", skip_all)]
     async fn complete_registration(
         &self,
         request: Request<pb::CompleteRegistrationRequest>,
@@ -111,7 +111,7 @@ impl RegistrationService for RegistrationGrpc {
         }))
     }
 
-    #[tracing::instrument(name = "registration.cancel_registration", skip_all)]
+    #[tracing::instrument(name = "registration.cancel_registration", level = "debug", skip_all)]
     async fn cancel_registration(
         &self,
         request: Request<pb::CancelRegistrationRequest>,

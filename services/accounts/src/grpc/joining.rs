@@ -11,7 +11,7 @@ use crate::domain::TermsVersion;
 use crate::error::AccountsError;
 
 impl AccountsGrpc {
-    #[tracing::instrument(name = "accounts.open_club_account", skip_all)]
+    #[tracing::instrument(name = "accounts.open_club_account", level = "debug", skip_all)]
     pub(super) async fn joining_open_club_account(
         &self,
         request: Request<pb::OpenClubAccountRequest>,

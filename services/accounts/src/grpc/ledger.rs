@@ -17,7 +17,7 @@ use crate::domain::{
 use crate::error::{AccountsError, Result};
 
 impl AccountsGrpc {
-    #[tracing::instrument(name = "accounts.list_movements", skip_all)]
+    #[tracing::instrument(name = "accounts.list_movements", level = "debug", skip_all)]
     pub(super) async fn ledger_list_movements(
         &self,
         request: Request<pb::ListMovementsRequest>,
@@ -41,7 +41,7 @@ impl AccountsGrpc {
         }))
     }
 
-    #[tracing::instrument(name = "accounts.post_purchase", skip_all)]
+    #[tracing::instrument(name = "accounts.post_purchase", level = "debug", skip_all)]
     pub(super) async fn ledger_post_purchase(
         &self,
         request: Request<pb::PostPurchaseRequest>,
@@ -68,7 +68,7 @@ impl AccountsGrpc {
         }))
     }
 
-    #[tracing::instrument(name = "accounts.record_movement", skip_all)]
+    #[tracing::instrument(name = "accounts.record_movement", level = "debug", skip_all)]
     pub(super) async fn ledger_record_movement(
         &self,
         request: Request<pb::RecordMovementRequest>,
@@ -95,7 +95,7 @@ impl AccountsGrpc {
         }))
     }
 
-    #[tracing::instrument(name = "accounts.confirm_due_accruals", skip_all)]
+    #[tracing::instrument(name = "accounts.confirm_due_accruals", level = "debug", skip_all)]
     pub(super) async fn ledger_confirm_due_accruals(
         &self,
         request: Request<pb::ConfirmDueAccrualsRequest>,

@@ -72,7 +72,7 @@ impl AccountsGrpc {
 
 #[tonic::async_trait]
 impl AccountsService for AccountsGrpc {
-    #[tracing::instrument(name = "accounts.get_member", skip_all)]
+    #[tracing::instrument(name = "accounts.get_member", level = "debug", skip_all)]
     async fn get_member(
         &self,
         request: Request<pb::GetMemberRequest>,
@@ -88,7 +88,7 @@ impl AccountsService for AccountsGrpc {
         }))
     }
 
-    #[tracing::instrument(name = "accounts.get_balance", skip_all)]
+    #[tracing::instrument(name = "accounts.get_balance", level = "debug", skip_all)]
     async fn get_balance(
         &self,
         request: Request<pb::GetBalanceRequest>,

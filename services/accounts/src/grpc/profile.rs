@@ -16,7 +16,7 @@ use crate::domain::{
 use crate::error::AccountsError;
 
 impl AccountsGrpc {
-    #[tracing::instrument(name = "accounts.list_genders", skip_all)]
+    #[tracing::instrument(name = "accounts.list_genders", level = "debug", skip_all)]
     pub(super) async fn profile_list_genders(
         &self,
         _request: Request<pb::ListGendersRequest>,
@@ -33,7 +33,7 @@ impl AccountsGrpc {
         Ok(Response::new(pb::ListGendersResponse { genders }))
     }
 
-    #[tracing::instrument(name = "accounts.update_profile", skip_all)]
+    #[tracing::instrument(name = "accounts.update_profile", level = "debug", skip_all)]
     pub(super) async fn profile_update(
         &self,
         request: Request<pb::UpdateProfileRequest>,
@@ -56,7 +56,7 @@ impl AccountsGrpc {
         }))
     }
 
-    #[tracing::instrument(name = "accounts.resend_email_confirmation", skip_all)]
+    #[tracing::instrument(name = "accounts.resend_email_confirmation", level = "debug", skip_all)]
     pub(super) async fn profile_resend_email_confirmation(
         &self,
         request: Request<pb::ResendEmailConfirmationRequest>,
@@ -69,7 +69,7 @@ impl AccountsGrpc {
         Ok(Response::new(pb::ResendEmailConfirmationResponse {}))
     }
 
-    #[tracing::instrument(name = "accounts.confirm_email", skip_all)]
+    #[tracing::instrument(name = "accounts.confirm_email", level = "debug", skip_all)]
     pub(super) async fn profile_confirm_email(
         &self,
         request: Request<pb::ConfirmEmailRequest>,
@@ -91,7 +91,7 @@ impl AccountsGrpc {
         }))
     }
 
-    #[tracing::instrument(name = "accounts.restore_email", skip_all)]
+    #[tracing::instrument(name = "accounts.restore_email", level = "debug", skip_all)]
     pub(super) async fn profile_restore_email(
         &self,
         request: Request<pb::RestoreEmailRequest>,
@@ -106,7 +106,7 @@ impl AccountsGrpc {
         }))
     }
 
-    #[tracing::instrument(name = "accounts.record_terms_decision", skip_all)]
+    #[tracing::instrument(name = "accounts.record_terms_decision", level = "debug", skip_all)]
     pub(super) async fn profile_record_terms_decision(
         &self,
         request: Request<pb::RecordTermsDecisionRequest>,

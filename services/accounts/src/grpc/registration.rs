@@ -15,7 +15,11 @@ use crate::domain::{
 use crate::error::AccountsError;
 
 impl AccountsGrpc {
-    #[tracing::instrument(name = "accounts.check_registration_identity", skip_all)]
+    #[tracing::instrument(
+        name = "accounts.check_registration_identity",
+        level = "debug",
+        skip_all
+    )]
     pub(super) async fn registration_check_identity(
         &self,
         request: Request<pb::CheckRegistrationIdentityRequest>,
@@ -32,7 +36,11 @@ impl AccountsGrpc {
         Ok(Response::new(pb::CheckRegistrationIdentityResponse {}))
     }
 
-    #[tracing::instrument(name = "accounts.check_registration_profile", skip_all)]
+    #[tracing::instrument(
+        name = "accounts.check_registration_profile",
+        level = "debug",
+        skip_all
+    )]
     pub(super) async fn registration_check_profile(
         &self,
         request: Request<pb::CheckRegistrationProfileRequest>,
@@ -45,7 +53,7 @@ impl AccountsGrpc {
         Ok(Response::new(pb::CheckRegistrationProfileResponse {}))
     }
 
-    #[tracing::instrument(name = "accounts.register_member", skip_all)]
+    #[tracing::instrument(name = "accounts.register_member", level = "debug", skip_all)]
     pub(super) async fn registration_register(
         &self,
         request: Request<pb::RegisterMemberRequest>,
@@ -78,7 +86,7 @@ impl AccountsGrpc {
         Ok(Response::new(answer))
     }
 
-    #[tracing::instrument(name = "accounts.activate_member", skip_all)]
+    #[tracing::instrument(name = "accounts.activate_member", level = "debug", skip_all)]
     pub(super) async fn registration_activate(
         &self,
         request: Request<pb::ActivateMemberRequest>,
@@ -94,7 +102,7 @@ impl AccountsGrpc {
         }))
     }
 
-    #[tracing::instrument(name = "accounts.resend_verification_email", skip_all)]
+    #[tracing::instrument(name = "accounts.resend_verification_email", level = "debug", skip_all)]
     pub(super) async fn registration_resend_verification(
         &self,
         request: Request<pb::ResendVerificationEmailRequest>,

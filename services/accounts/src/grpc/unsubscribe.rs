@@ -12,7 +12,7 @@ use crate::domain::{IdentityClaim, StepUp, UnsubscribeChoice};
 use crate::error::AccountsError;
 
 impl AccountsGrpc {
-    #[tracing::instrument(name = "accounts.list_unsubscribe_reasons", skip_all)]
+    #[tracing::instrument(name = "accounts.list_unsubscribe_reasons", level = "debug", skip_all)]
     pub(super) async fn unsubscribe_list_reasons(
         &self,
         _request: Request<pb::ListUnsubscribeReasonsRequest>,
@@ -32,7 +32,7 @@ impl AccountsGrpc {
         }))
     }
 
-    #[tracing::instrument(name = "accounts.validate_unsubscribe", skip_all)]
+    #[tracing::instrument(name = "accounts.validate_unsubscribe", level = "debug", skip_all)]
     pub(super) async fn unsubscribe_validate(
         &self,
         request: Request<pb::ValidateUnsubscribeRequest>,
@@ -55,7 +55,7 @@ impl AccountsGrpc {
         }))
     }
 
-    #[tracing::instrument(name = "accounts.unsubscribe", skip_all)]
+    #[tracing::instrument(name = "accounts.unsubscribe", level = "debug", skip_all)]
     pub(super) async fn unsubscribe_member(
         &self,
         request: Request<pb::UnsubscribeRequest>,
