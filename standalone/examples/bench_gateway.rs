@@ -195,9 +195,10 @@ async fn hop(port: u16, accounts: BenchAccounts) -> anyhow::Result<()> {
     let grpc_listener = tokio::net::TcpListener::bind(("127.0.0.1", 0)).await?;
     let grpc_address = grpc_listener.local_addr()?;
     tokio::spawn(async move {
-        let incoming = tokio_stream::wrappers::TcpListenerStream::new(grpc_listener);
+        // Sockets with TCP_NODELAY, as the services' own ports (the builder's setting does not
+        // reach a listener handed in).
+        let incoming = miclub_platform::grpc::accepting(grpc_listener);
         if let Err(err) = tonic::transport::Server::builder()
-            .tcp_nodelay(true)
             .add_service(accounts)
             .serve_with_incoming(incoming)
             .await
