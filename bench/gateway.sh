@@ -26,12 +26,16 @@
 #   bench/gateway.sh
 #   BENCH_ROUNDS=5 BENCH_SECONDS=30 BENCH_CONNECTIONS=100 bench/gateway.sh
 #
+# Then the full path alone at each connection count of BENCH_GROWTH (default "10 50 200"; empty:
+# none), one run each, for the curve of latency against load (issue #20, step 4).
+#
 # Knobs: BENCH_ROUNDS (default 3), BENCH_SECONDS (each measurement, default 10),
 # BENCH_WARMUP_SECONDS (before each measurement, default 3), BENCH_CONNECTIONS (default 50),
 # BENCH_WRK_THREADS (default 1), BENCH_POSTGRES_URL (a server where the script may create and
 # drop its two databases; default the machine's), BENCH_REDIS_URL (default
 # redis://127.0.0.1:6379/15, keys under "bench:"), BENCH_PORT (first of five ports, default
-# 18480), BENCH_HOP_CONNECTIONS (gRPC connections of hop and hop+pg, default 1). APP_* variables
+# 18480), BENCH_HOP_CONNECTIONS (gRPC connections of hop and hop+pg, default 1), BENCH_BIN (a
+# bench_gateway built earlier, e.g. of the commit before a change, for an A/B). APP_* variables
 # reach both portal rows, as in production. Needs wrk and nginx (Debian's packages; installed
 # when missing and the script runs as root).
 set -euo pipefail
@@ -47,13 +51,18 @@ server="${BENCH_POSTGRES_URL:-postgres://postgres@127.0.0.1:5432/postgres}"
 redis="${BENCH_REDIS_URL:-redis://127.0.0.1:6379/15}"
 port="${BENCH_PORT:-18480}"
 configs=(bare nginx hop full hop+pg uncached)
+growth="${BENCH_GROWTH-10 50 200}"
 
 command -v wrk >/dev/null || apt_install wrk
 command -v nginx >/dev/null || apt_install nginx-light
 
-cargo build --release --locked -q -p miclub-standalone --example bench_gateway
-target="$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')"
-bin="$target/release/examples/bench_gateway"
+if [ -n "${BENCH_BIN:-}" ]; then
+  bin="$BENCH_BIN"
+else
+  cargo build --release --locked -q -p miclub-standalone --example bench_gateway
+  target="$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')"
+  bin="$target/release/examples/bench_gateway"
+fi
 clock_ticks="$(getconf CLK_TCK)"
 
 work="$(mktemp -d /tmp/miclub-bench-gateway.XXXXXX)"
@@ -250,7 +259,7 @@ fi
 
 # Medians per configuration: req/s (with the latencies of that run) and CPU per request apart.
 middle=$(((rounds + 1) / 2))
-declare -A rate cost
+declare -A rate cost median_of tail_of
 echo
 printf '%-8s %9s %8s %8s %14s %7s\n' config 'req/s' 'p50 ms' 'p99 ms' 'cpu µs/req' 'steal'
 for name in "${configs[@]}"; do
@@ -259,6 +268,8 @@ for name in "${configs[@]}"; do
   steal="$(awk -v n="$name" '$1 == n { s += $8; t += $9 } END { printf "%.1f%%", t ? 100 * s / t : 0 }' "$runs")"
   rate[$name]=$rps
   cost[$name]=$cpu
+  median_of[$name]=$p50
+  tail_of[$name]=$p99
   printf '%-8s %9s %8.2f %8.2f %13s %7s\n' "$name" "$rps" \
     "$(awk -v v="$p50" 'BEGIN{print v/1000}')" "$(awk -v v="$p99" 'BEGIN{print v/1000}')" "$cpu" "$steal"
 done
@@ -270,17 +281,36 @@ ratio() { # a b note
     "$(awk -v a="${cost[$1]}" -v b="${cost[$2]}" 'BEGIN{printf "%.0f%%", 100*b/a}')" "${3:+   $3}"
 }
 printf '%-17s %6s %6s\n' ratio 'req/s' 'cpu'
-ratio full hop "target: 60% or more"
-ratio full nginx "target: past 40%"
+ratio full hop+pg "the portal's own work beyond the read; #20 targets: req/s 80% or more, cpu 80% or more (full ≤ 1.25× hop+pg)"
 ratio hop+pg hop "the ceiling a per-request PostgreSQL read leaves"
-ratio full hop+pg "the portal's own work beyond the read"
+ratio full hop ""
+ratio full nginx ""
 ratio uncached full "Redis client-side caching off"
 ratio hop bare ""
 ratio nginx bare ""
+echo
+# The latency targets of #20, from the median runs above.
+echo "p99: full / hop+pg $(awk -v a="${tail_of[full]}" -v b="${tail_of[hop+pg]}" 'BEGIN{printf "%.2f×", a/b}') (target ≤ 1.5×);" \
+  "hop p99 / p50 $(awk -v a="${tail_of[hop]}" -v b="${median_of[hop]}" 'BEGIN{printf "%.1f×", a/b}') (target ≤ 3×)"
 if [ -n "$read_alone" ]; then
-  echo
-  echo "the balance read alone (pgbench, prepared): $read_alone cpu µs/query; the hop plus that read" \
-    "caps full / hop at $(awk -v h="${cost[hop]}" -v r="$read_alone" 'BEGIN{printf "%.0f%%", 100*h/(h+r)}')" \
-    "before the portal does anything else"
+  echo "the balance read alone (pgbench, prepared): $read_alone cpu µs/query; inside hop+pg the read costs" \
+    "$(awk -v p="${cost[hop+pg]}" -v h="${cost[hop]}" 'BEGIN{printf "%.1f", p-h}') µs (hop+pg − hop)," \
+    "$(awk -v p="${cost[hop+pg]}" -v h="${cost[hop]}" -v r="$read_alone" 'BEGIN{printf "%.2f×", (p-h)/r}') pgbench's (target ≤ 1.3×)"
 fi
 echo "log lines written by the portal during each full run: ${log_lines[*]}"
+
+# Growth: the full path alone at each load of BENCH_GROWTH (one run each, after the rounds), so
+# the curve of latency against load is visible.
+if [ -n "$growth" ]; then
+  echo
+  printf '%-12s %9s %8s %8s %14s\n' 'full at' 'req/s' 'p50 ms' 'p99 ms' 'cpu µs/req'
+  base_connections="$connections"
+  for connections in $growth; do
+    round="c$connections"
+    portal full
+    read -r rps p50 p99 cpu < <(awk -v r="$round" '$1 == "full" && $2 == r { print $3, $4, $5, $6 }' "$runs")
+    printf '%-12s %9s %8.2f %8.2f %14s\n' "$connections conns" "$rps" \
+      "$(awk -v v="$p50" 'BEGIN{print v/1000}')" "$(awk -v v="$p99" 'BEGIN{print v/1000}')" "$cpu"
+  done
+  connections="$base_connections"
+fi
