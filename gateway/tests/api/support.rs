@@ -208,6 +208,20 @@ pub fn cookie<'a>(cookies: &'a [String], name: &str) -> &'a str {
         .unwrap_or_else(|| panic!("no {name} cookie in {cookies:?}"))
 }
 
+/// The cookies every end of a session expires (`CookiePolicy::clear_session`), as the browser
+/// names them without TLS.
+pub const SESSION_COOKIES: [&str; 4] = ["mc_session", "mc_refresh", "is-logged", "session-fresh"];
+
+/// Asserts that the answer's `Set-Cookie` headers expire each of `names`.
+pub fn assert_cleared(cookies: &[String], names: &[&str]) {
+    for name in names {
+        assert!(
+            cookie(cookies, name).contains("Max-Age=0"),
+            "{name} cleared"
+        );
+    }
+}
+
 /// Sends `request` and reads the error it is answered with.
 pub async fn error_answer(request: reqwest::RequestBuilder) -> (StatusCode, Value) {
     error_of(request.send().await.unwrap()).await

@@ -4,8 +4,8 @@
  * before the access cookie expires: on load for a session restored from a reload (before any
  * member query, or shortly after them when the gateway's `session-fresh` cookie says the access
  * cookie still works), on a timer while the page is open, and when a tab comes back after a long
- * time hidden. A renewal answered
- * 401 means the session is gone: the API client's 401 rule logs the member out.
+ * time hidden. A renewal answered 401 means the session is gone: the API client's 401 rule logs
+ * the member out.
  * Renewals never overlap: the gateway revokes a refresh token that is used twice.
  */
 import { focusManager } from '@tanstack/react-query';
