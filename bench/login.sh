@@ -8,7 +8,8 @@
 #   BENCH_LOGIN_CLIENTS=100 BENCH_SECONDS=20 bench/login.sh
 #
 # Other knobs: BENCH_IDLE_SECONDS (idle balance probe, default 5), BENCH_RAW_SECONDS (each raw
-# argon2id measurement, default 2).
+# argon2id measurement, default 2), and any `APP_*` setting, e.g. APP_AUTH__HASHING__NICE=0 to
+# hash at the portal's own priority.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 exec cargo run --release --locked -p miclub-standalone --example bench_login -- "$@"

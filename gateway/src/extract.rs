@@ -1,10 +1,11 @@
 //! Request extractors that answer bad input with the Spanish error bodies instead of axum's
-//! plain-text rejections: JSON bodies, query strings, the client address, and the member's
-//! access token.
+//! plain-text rejections: JSON bodies, query strings, path parameters, the client address, and
+//! the member's access token.
 
 use std::net::SocketAddr;
 
-use axum::extract::rejection::JsonRejection;
+use axum::extract::path::ErrorKind;
+use axum::extract::rejection::{JsonRejection, PathRejection};
 use axum::extract::{ConnectInfo, FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
 use axum_extra::extract::CookieJar;
@@ -107,6 +108,47 @@ where
                     error = error.with_field(field.to_owned());
                 }
                 Err(error.with_cause(cause))
+            }
+        }
+    }
+}
+
+/// `axum::extract::Path` with Spanish rejections: a segment that does not decode (`%FF`, not
+/// UTF-8) or does not fit its type answers 400 `ERR_INVALID_ARGUMENT` on the parameter's name as
+/// the route writes it (`{movementId}`: field `movementId`), never axum's plain text.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ApiPath<T>(pub T);
+
+/// The path parameter a rejection names, when it names one.
+fn rejected_parameter(rejection: &PathRejection) -> Option<&str> {
+    let PathRejection::FailedToDeserializePathParams(failed) = rejection else {
+        return None;
+    };
+    match failed.kind() {
+        ErrorKind::InvalidUtf8InPathParam { key }
+        | ErrorKind::ParseErrorAtKey { key, .. }
+        | ErrorKind::DeserializeError { key, .. } => Some(key),
+        _ => None,
+    }
+}
+
+impl<S, T> FromRequestParts<S> for ApiPath<T>
+where
+    T: DeserializeOwned + Send,
+    S: Send + Sync,
+{
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        match axum::extract::Path::<T>::from_request_parts(parts, state).await {
+            Ok(axum::extract::Path(value)) => Ok(ApiPath(value)),
+            Err(rejection) => {
+                let error = ApiError::new(ErrorCode::InvalidArgument);
+                let error = match rejected_parameter(&rejection) {
+                    Some(key) => error.with_field(key),
+                    None => error,
+                };
+                Err(error.with_cause(rejection.body_text()))
             }
         }
     }

@@ -19,6 +19,7 @@ pub mod recaptcha;
 pub mod routes;
 pub mod rut;
 pub mod state;
+pub mod user_agent;
 pub mod web;
 
 use std::net::SocketAddr;

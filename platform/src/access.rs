@@ -61,10 +61,15 @@ const OPEN_METHODS: &[&str] = &[
 /// The member-facing methods: each acts on the member its access token names.
 pub const MEMBER_METHODS: &[&str] = &[
     "miclub.auth.v1.AuthService/ChangePassword",
+    "miclub.auth.v1.AuthService/ListSessions",
+    "miclub.auth.v1.AuthService/EndSession",
+    "miclub.auth.v1.AuthService/EndOtherSessions",
+    "miclub.auth.v1.AuthService/ListSecurityEvents",
     "miclub.accounts.v1.AccountsService/GetMember",
     "miclub.accounts.v1.AccountsService/GetBalance",
     "miclub.accounts.v1.AccountsService/OpenClubAccount",
     "miclub.accounts.v1.AccountsService/ListMovements",
+    "miclub.accounts.v1.AccountsService/GetMovementDetail",
     "miclub.accounts.v1.AccountsService/UpdateProfile",
     "miclub.accounts.v1.AccountsService/ResendEmailConfirmation",
     "miclub.accounts.v1.AccountsService/RecordTermsDecision",

@@ -11,6 +11,7 @@ pub mod movements;
 pub mod profile;
 pub mod recovery;
 pub mod registration;
+pub mod security;
 pub mod session;
 pub mod terms;
 pub mod unsubscribe;
@@ -68,6 +69,11 @@ fn declared(dev_mailbox: bool) -> OpenApiRouter<AppState> {
         .routes(routes!(profile::change_password))
         .routes(routes!(terms::current, terms::decide))
         .routes(routes!(movements::list))
+        .routes(routes!(movements::detail))
+        .routes(routes!(security::sessions))
+        .routes(routes!(security::close))
+        .routes(routes!(security::close_others))
+        .routes(routes!(security::events))
         .routes(routes!(recovery::start))
         .routes(routes!(recovery::resend))
         .routes(routes!(recovery::reset))

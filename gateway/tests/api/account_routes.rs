@@ -582,3 +582,93 @@ async fn a_flood_of_joins_from_one_member_is_refused_with_retry_after() {
     assert_eq!(body["code"], "ERR_TOO_MANY_ATTEMPTS");
     assert_eq!(gw.script().club_account_opens.len(), 2);
 }
+
+#[tokio::test]
+async fn a_movements_explanation_lists_its_lines_with_rule_and_rate_and_is_never_cached() {
+    let gw = gateway().await;
+    let response = gw.member_get("/api/movements/m-1").await;
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(response.headers()["cache-control"], "no-store");
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(gw.script().last_movement_detail.as_deref(), Some("m-1"));
+    assert_eq!(
+        body,
+        json!({
+            "id": "m-1", "kind": "accrual", "status": "pending", "amount": 509,
+            "description": "Compra en Lider Providencia", "occurredAt": "2026-11-03T15:00:00Z",
+            "confirmedAt": null, "confirmsAt": "2026-11-17T15:00:00Z",
+            "purchase": {
+                "storeName": "Lider Providencia", "purchasedAt": "2026-11-03T15:00:00Z",
+                "weekDay": 2, "paymentMethod": "partner_card", "total": 33333, "accrued": 509,
+                "rulesVersion": "2026-11-2",
+                "lines": [
+                    {"category": "fruits_and_vegetables", "amount": 10000, "earned": 300,
+                     "rateBp": 300, "rule": "Martes 3% en frutas y verduras"},
+                    {"category": "meat", "amount": 20000, "earned": 180, "rateBp": 90,
+                     "rule": "0,9% en todas tus compras con tarjeta Lider BCI"},
+                    {"category": "drinks", "amount": 3333, "earned": 29, "rateBp": 90,
+                     "rule": "0,9% en todas tus compras con tarjeta Lider BCI"}
+                ]
+            }
+        })
+    );
+}
+
+#[tokio::test]
+async fn a_movement_without_a_purchase_or_a_stored_breakdown_answers_without_lines() {
+    let gw = gateway().await;
+    let redemption: Value = gw
+        .member_get("/api/movements/m-2")
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(redemption["kind"], "redemption");
+    assert_eq!(redemption["purchase"], Value::Null);
+    assert_eq!(redemption["confirmedAt"], "2026-11-03T15:00:00Z");
+    assert_eq!(redemption["confirmsAt"], Value::Null);
+
+    let response = gw.member_get("/api/movements/m-old").await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let old: Value = response.json().await.unwrap();
+    assert_eq!(old["purchase"]["total"], 33333);
+    assert_eq!(old["purchase"]["lines"], Value::Null);
+}
+
+#[tokio::test]
+async fn an_unknown_movement_is_a_404_a_malformed_id_a_spanish_400_and_no_session_a_401() {
+    let gw = gateway().await;
+    // Accounts answers another member's movement exactly as an unknown one.
+    let (status, body) = error_of(gw.member_get("/api/movements/m-someone-elses").await).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert_eq!(body["code"], "ERR_NOT_FOUND");
+
+    gw.set_accounts_error(Some(
+        ErrorBody::new(ErrorCode::InvalidArgument)
+            .with_field("movement_id")
+            .with_message(
+                "El movimiento indicado no es válido. Revisa el enlace e intenta de nuevo.",
+            ),
+    ));
+    let (status, body) = error_of(gw.member_get("/api/movements/a%20b").await).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(body["code"], "ERR_INVALID_ARGUMENT");
+    assert_eq!(body["field"], "movementId");
+    assert!(
+        body["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("El movimiento")
+    );
+    gw.set_accounts_error(None);
+
+    // Not even text: refused at the edge, accounts never asked.
+    gw.script().last_movement_detail = None;
+    let (status, body) = error_of(gw.member_get("/api/movements/%FF").await).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(body["field"], "movementId");
+    assert!(gw.script().last_movement_detail.is_none());
+
+    let (status, _) = error_of(gw.anonymous_get("/api/movements/m-1").await).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+}

@@ -210,6 +210,7 @@ async fn every_api_answer_with_personal_data_or_a_credential_is_never_stored() {
         ),
         ("GET", "/api/balance", None),
         ("GET", "/api/movements?year=2026&month=11", None),
+        ("GET", "/api/movements/m-1", None),
         ("GET", "/api/missions", None),
         ("GET", "/api/unsubscribe/reasons", None),
         (

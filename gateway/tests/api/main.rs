@@ -21,5 +21,6 @@ mod production_start;
 mod recovery_routes;
 mod rejections;
 mod rut_inputs;
+mod security_routes;
 mod session_routes;
 mod support;

@@ -33,6 +33,7 @@ pub use reqwest::StatusCode;
 pub use serde_json::{Value, json};
 pub use tonic::{Request, Response, Status};
 
+pub use fakes::auth_service::{CHROME_ON_LINUX, SAFARI_ON_IPHONE};
 pub use fakes::{Fakes, MEMBER, Script};
 
 pub struct TestGateway {

@@ -42,6 +42,10 @@ pub enum AccountsError {
     DuplicateMovement,
     #[error("movement not found or not pending")]
     MovementNotPending,
+    /// No movement of the caller has this id (another member's movement included: the same
+    /// answer, so an id never tells whose it is).
+    #[error("movement not found")]
+    MovementNotFound,
     /// An idempotency key (or movement id) already used with another payload.
     #[error("idempotency key reused with another payload")]
     IdempotencyMismatch,
@@ -113,9 +117,9 @@ impl ServiceError for AccountsError {
             }
             AccountsError::InsufficientBalance => ErrorCode::InsufficientBalance,
             AccountsError::IdempotencyMismatch => ErrorCode::IdempotencyMismatch,
-            AccountsError::MemberNotFound | AccountsError::MovementNotPending => {
-                ErrorCode::NotFound
-            }
+            AccountsError::MemberNotFound
+            | AccountsError::MovementNotPending
+            | AccountsError::MovementNotFound => ErrorCode::NotFound,
             AccountsError::NoClubAccount => ErrorCode::NoClubAccount,
             AccountsError::MemberExists
             | AccountsError::AccountExists

@@ -125,7 +125,8 @@ impl Application {
         let gate = Policy::new(verifier.clone());
         let rules = settings.accrual.load_rules()?;
         tracing::info!(rules_version = rules.version(), "accrual rules loaded");
-        let ledger = Ledger::new(store.clone(), Arc::new(rules));
+        let ledger = Ledger::new(store.clone(), Arc::new(rules))
+            .with_return_window(settings.accrual.return_window());
         if settings.seed_demo {
             seed::seed_demo(&store, &ledger).await?;
         }

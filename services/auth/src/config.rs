@@ -16,7 +16,7 @@
 //! - `signing.keys` (a list, `[[auth.signing.keys]]` each with `kid` and `private_key_pem`, so
 //!   a config file rather than variables), `signing.active_kid`, `signing.dev_key_file`;
 //! - `policy.*` (login, one-time code, session and password-change limits) and
-//!   `hashing.max_concurrent`, as documented on their structs below;
+//!   `hashing.{max_concurrent,nice}`, as documented on their structs below;
 //! - `service_clients`: the internal callers of the client-credentials grant, one entry per
 //!   client, `[auth.service_clients]` `accounts = "<sha256 hex of the secret>"`, or
 //!   `APP_AUTH__SERVICE_CLIENTS__ACCOUNTS=<sha256 hex>`. Environment names are lowercased
@@ -124,6 +124,12 @@ impl Settings {
         }
         if self.hashing.max_concurrent == 0 {
             anyhow::bail!("auth.hashing.max_concurrent must be at least 1");
+        }
+        if !(0..=HashingSettings::MAX_NICE).contains(&self.hashing.nice) {
+            anyhow::bail!(
+                "auth.hashing.nice must be between 0 and {}",
+                HashingSettings::MAX_NICE
+            );
         }
         if self.service_token_ttl_secs == 0
             || Duration::from_secs(self.service_token_ttl_secs) > MAX_ACCESS_TTL
@@ -387,12 +393,23 @@ impl PolicySettings {
     }
 }
 
-/// Password hashing runs off the async runtime, at most `max_concurrent` at a time. The
+/// Password hashing runs off the async runtime on `max_concurrent` threads of its own. The
 /// argon2id parameters are OWASP's (m=19456 KiB, t=2, p=1) and deliberately not configurable.
+///
+/// Those threads run `nice` steps below the process (Linux nice values, per thread): a storm
+/// of logins then takes the CPU only when nothing else needs it, so a member reading the
+/// balance is not queued behind other members' argon2 work. 0 keeps them at the process's
+/// priority (an auth deployment with its own cores, say).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(default)]
 pub struct HashingSettings {
     pub max_concurrent: usize,
+    pub nice: i32,
+}
+
+impl HashingSettings {
+    /// The lowest priority a nice value can express is 19 steps from the default.
+    pub const MAX_NICE: i32 = 19;
 }
 
 impl Default for HashingSettings {
@@ -401,6 +418,7 @@ impl Default for HashingSettings {
             max_concurrent: std::thread::available_parallelism()
                 .map(|n| n.get())
                 .unwrap_or(2),
+            nice: 10,
         }
     }
 }

@@ -37,6 +37,8 @@ pub enum Field {
     /// Internal callers only (`SetLoginEmail`).
     MemberId,
     Email,
+    /// A session of the member's security view (`EndSession`), the `{id}` of its REST path.
+    SessionId,
 }
 
 impl Field {
@@ -49,6 +51,7 @@ impl Field {
             Field::NewPassword => "newPassword",
             Field::MemberId => "member_id",
             Field::Email => "email",
+            Field::SessionId => "id",
         }
     }
 }
@@ -156,6 +159,9 @@ pub enum AuthError {
     InvalidClient,
     #[error("no credentials for the member")]
     NotFound,
+    /// No open session of the caller's member has the id given (another member's included).
+    #[error("no such open session of the member")]
+    SessionNotFound,
     #[error(transparent)]
     Store(#[from] StoreError),
     #[error("database error: {0}")]
@@ -191,7 +197,7 @@ impl ServiceError for AuthError {
             AuthError::LoginIdMismatch => ErrorCode::Conflict,
             AuthError::MemberUnsubscribed { .. } => ErrorCode::MemberUnsubscribed,
             AuthError::InvalidClient => ErrorCode::InvalidCredentials,
-            AuthError::NotFound => ErrorCode::NotFound,
+            AuthError::NotFound | AuthError::SessionNotFound => ErrorCode::NotFound,
             AuthError::Store(_) | AuthError::Notify(_) => ErrorCode::Unavailable,
             AuthError::Database(err) if miclub_platform::storage::is_unavailable(err) => {
                 ErrorCode::Unavailable
@@ -230,6 +236,7 @@ impl ServiceError for AuthError {
                     (Field::NewPassword, _) => PasswordRule::TooShort.message(),
                     (Field::MemberId, _) => "El identificador de socio no es válido.",
                     (Field::Email, _) => "Ingresa un correo electrónico válido.",
+                    (Field::SessionId, _) => "La sesión indicada no es válida.",
                 };
                 body.with_field(field.as_str()).with_message(message)
             }
@@ -253,6 +260,9 @@ impl ServiceError for AuthError {
             }
             AuthError::InvalidClient => {
                 body.with_message("Las credenciales del cliente no son válidas.")
+            }
+            AuthError::SessionNotFound => {
+                body.with_message("No encontramos esa sesión abierta. Puede que ya esté cerrada.")
             }
             _ => body,
         }

@@ -4,8 +4,8 @@
 //! The club's own services and the two outside clients it ships with have a default grant,
 //! [`DEFAULT_GRANTS`], each method one their code calls (the gateway's anonymous calls made on a
 //! visitor's behalf, accounts' calls into auth, registration's joining calls, missions' rewards)
-//! or their role needs (`pos`, the store systems: posting purchases; `ops`, the operator tools:
-//! content, missions and due accruals). `auth.client_methods.<client>` replaces one client's
+//! or their role needs (`pos`, the store systems: posting purchases and reading what one earned;
+//! `ops`, the operator tools: content, missions and due accruals). `auth.client_methods.<client>` replaces one client's
 //! grant (`APP_AUTH__CLIENT_METHODS__POS="miclub.accounts.v1.AccountsService/PostPurchase"`,
 //! comma-separated from the environment) and adds clients. docs/api.md lists who may call each
 //! method; a test holds it to this table.
@@ -111,7 +111,10 @@ pub const DEFAULT_GRANTS: &[(&str, &[ServiceMethods])] = &[
         ],
     ),
     ("missions", &[(ACCOUNTS, &["RecordMovement"])]),
-    ("pos", &[(ACCOUNTS, &["PostPurchase"])]),
+    (
+        "pos",
+        &[(ACCOUNTS, &["PostPurchase", "GetMemberMovementDetail"])],
+    ),
     (
         "ops",
         &[

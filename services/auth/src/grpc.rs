@@ -2,8 +2,9 @@
 //! [`Auth`], proto messages (or an `ErrorBody` status) out. No rule lives here.
 //!
 //! Who may call: the login and recovery calls, `GetJwks` and `IssueServiceToken` are
-//! anonymous; `Logout` takes whatever access token it is given; `ChangePassword` needs a
-//! member token; the internal calls need a service token of one client each: `SetLoginEmail`,
+//! anonymous; `Logout` takes whatever access token it is given; `ChangePassword` and the
+//! security view (`ListSessions`, `EndSession`, `EndOtherSessions`, `ListSecurityEvents`) need
+//! a member token and act on its subject only; the internal calls need a service token of one client each: `SetLoginEmail`,
 //! `DisableCredentials`, `VerifyPassword` and `EndSessions` of accounts, `CheckPasswordRules` and `CreateCredentials` of
 //! registration. Tokens are checked like every other service checks them (signature, claims,
 //! revocation, kind); a service token of another client is PERMISSION_DENIED ERR_FORBIDDEN.
@@ -91,7 +92,12 @@ impl AuthService for AuthGrpc {
             let login_id = LoginId::parse(&request.user).map_err(AuthError::InvalidLoginId)?;
             let password = Password::parse(request.password)?;
             self.auth
-                .start_login(&login_id, &password, request.client_ip.trim())
+                .start_login(
+                    &login_id,
+                    &password,
+                    request.client_ip.trim(),
+                    &request.user_agent,
+                )
                 .await
         };
         answer(
@@ -133,7 +139,11 @@ impl AuthService for AuthGrpc {
         let done = async {
             let code = OtpCode::parse(&request.otp, self.auth.policy().otp_length)?;
             self.auth
-                .verify_otp(ChallengeId::parse(&request.challenge_id), &code)
+                .verify_otp(
+                    ChallengeId::parse(&request.challenge_id),
+                    &code,
+                    &request.user_agent,
+                )
                 .await
         };
         answer(
@@ -270,6 +280,81 @@ impl AuthService for AuthGrpc {
             "end_sessions",
             ended.await.map(|ended| pb::EndSessionsResponse {
                 revoked_sessions: ended as i64,
+            }),
+        )
+    }
+
+    #[tracing::instrument(name = "auth.list_sessions", level = "debug", skip_all)]
+    async fn list_sessions(
+        &self,
+        request: Request<pb::ListSessionsRequest>,
+    ) -> Result<Response<pb::ListSessionsResponse>, Status> {
+        let caller = self.auth.callers().member(&request).await?;
+        let listed = self.auth.list_sessions(&caller).await;
+        answer(
+            "list_sessions",
+            listed.map(|sessions| pb::ListSessionsResponse {
+                sessions: sessions
+                    .into_iter()
+                    .map(|session| pb::OpenSession {
+                        id: session.record.session_id,
+                        started_at_millis: session.record.started_at,
+                        last_seen_at_millis: session.record.last_seen_at,
+                        user_agent: session.record.user_agent,
+                        current: session.current,
+                    })
+                    .collect(),
+            }),
+        )
+    }
+
+    #[tracing::instrument(name = "auth.end_session", level = "debug", skip_all)]
+    async fn end_session(
+        &self,
+        request: Request<pb::EndSessionRequest>,
+    ) -> Result<Response<pb::EndSessionResponse>, Status> {
+        let caller = self.auth.callers().member(&request).await?;
+        let request = request.into_inner();
+        let ended = self.auth.end_session(&caller, &request.session_id).await;
+        answer(
+            "end_session",
+            ended.map(|was_current| pb::EndSessionResponse { was_current }),
+        )
+    }
+
+    #[tracing::instrument(name = "auth.end_other_sessions", level = "debug", skip_all)]
+    async fn end_other_sessions(
+        &self,
+        request: Request<pb::EndOtherSessionsRequest>,
+    ) -> Result<Response<pb::EndOtherSessionsResponse>, Status> {
+        let caller = self.auth.callers().member(&request).await?;
+        let ended = self.auth.end_other_sessions(&caller).await;
+        answer(
+            "end_other_sessions",
+            ended.map(|ended| pb::EndOtherSessionsResponse {
+                revoked_sessions: ended as i64,
+            }),
+        )
+    }
+
+    #[tracing::instrument(name = "auth.list_security_events", level = "debug", skip_all)]
+    async fn list_security_events(
+        &self,
+        request: Request<pb::ListSecurityEventsRequest>,
+    ) -> Result<Response<pb::ListSecurityEventsResponse>, Status> {
+        let caller = self.auth.callers().member(&request).await?;
+        let listed = self.auth.list_security_events(&caller).await;
+        answer(
+            "list_security_events",
+            listed.map(|events| pb::ListSecurityEventsResponse {
+                events: events
+                    .into_iter()
+                    .map(|event| pb::SecurityEvent {
+                        kind: event.kind,
+                        occurred_at_millis: event.occurred_at,
+                        user_agent: event.user_agent,
+                    })
+                    .collect(),
             }),
         )
     }

@@ -123,7 +123,8 @@ impl Application {
     }
 }
 
-/// Deletes refresh tokens that expired more than a day ago, every [`PURGE_EVERY`].
+/// Deletes refresh tokens that expired more than a day ago, the sessions they leave without a
+/// token and security events older than 90 days, every [`PURGE_EVERY`].
 async fn purge_expired_refresh_tokens(auth: Arc<Auth>) {
     let mut every = tokio::time::interval(PURGE_EVERY);
     loop {
@@ -133,6 +134,22 @@ async fn purge_expired_refresh_tokens(auth: Arc<Auth>) {
             Ok(0) => {}
             Ok(purged) => tracing::info!(purged, "expired refresh tokens deleted"),
             Err(err) => tracing::warn!(error = %err, "cannot delete expired refresh tokens"),
+        }
+        let kept = domain::security::EVENTS_KEPT_DAYS * 24 * 3600 * 1000;
+        match auth
+            .store()
+            .purge_security_history(now_millis() - kept)
+            .await
+        {
+            Ok((0, 0)) => {}
+            Ok((events, sessions)) => {
+                tracing::info!(
+                    events,
+                    sessions,
+                    "old security events and ended sessions deleted"
+                )
+            }
+            Err(err) => tracing::warn!(error = %err, "cannot delete old security events"),
         }
     }
 }

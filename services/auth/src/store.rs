@@ -9,6 +9,11 @@
 //! sessions, nor a failed change that revoked them. Replacing credentials (a rejoin) and
 //! disabling them (an unsubscribe) revoke the sessions in their own transaction the same way;
 //! the unique login id and member id decide between concurrent creations.
+//!
+//! The member's security view reads two more tables: `sessions` (one row per refresh family:
+//! start, last renewal, user agent; open while the family holds a live refresh token) and
+//! `security_events` (90 days of what happened to the account). Every query of theirs names
+//! the member, so one member's id can never reach another member's rows.
 
 use std::collections::BTreeSet;
 
@@ -121,6 +126,26 @@ pub struct NewRefresh<'a> {
     pub expires_at: i64,
     /// When the session began; the same for every token of a family.
     pub session_started_at: i64,
+}
+
+/// An open session (refresh family) as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionRecord {
+    pub session_id: String,
+    /// When the session began (its code step), milliseconds.
+    pub started_at: i64,
+    /// Its last renewal (or its start), milliseconds.
+    pub last_seen_at: i64,
+    /// The user agent of the code step, at most 256 characters; empty when unknown.
+    pub user_agent: String,
+}
+
+/// A security event as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SecurityEventRecord {
+    pub kind: String,
+    pub occurred_at: i64,
+    pub user_agent: String,
 }
 
 #[derive(Debug, Clone)]
@@ -476,8 +501,169 @@ impl Store {
             return Ok(false);
         }
         insert_refresh(&mut *tx, next).await?;
+        // The renewal is the session's last sighting: one update by primary key.
+        sqlx::query("UPDATE sessions SET last_seen_at = $1 WHERE session_id = $2")
+            .bind(next.created_at)
+            .bind(next.family_id)
+            .execute(&mut *tx)
+            .await?;
         tx.commit().await?;
         Ok(true)
+    }
+
+    /// Records a session the code step opens (before its first refresh token).
+    pub async fn insert_session(
+        &self,
+        session_id: &str,
+        member_id: &MemberId,
+        started_at: i64,
+        user_agent: &str,
+    ) -> Result<(), sqlx::Error> {
+        sqlx::query(
+            "INSERT INTO sessions (session_id, member_id, started_at, last_seen_at, user_agent) \
+             VALUES ($1, $2, $3, $4, $5)",
+        )
+        .bind(session_id)
+        .bind(member_id.as_str())
+        .bind(started_at)
+        .bind(started_at)
+        .bind(user_agent)
+        .execute(self.db.pool())
+        .await?;
+        Ok(())
+    }
+
+    /// The member's open sessions (a live refresh token in the family, begun after
+    /// `started_after`), the most recently seen first.
+    pub async fn open_sessions(
+        &self,
+        member_id: &MemberId,
+        started_after: i64,
+        now: i64,
+    ) -> Result<Vec<SessionRecord>, sqlx::Error> {
+        let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "{OPEN_SESSIONS} ORDER BY s.last_seen_at DESC, s.session_id"
+        )))
+        .bind(member_id.as_str())
+        .bind(started_after)
+        .bind(now)
+        .fetch_all(self.db.pool())
+        .await?;
+        rows.iter().map(session_record).collect()
+    }
+
+    /// The member's open session `session_id`; `None` when it is not open or not the member's.
+    pub async fn open_session_of(
+        &self,
+        member_id: &MemberId,
+        session_id: &str,
+        started_after: i64,
+        now: i64,
+    ) -> Result<Option<SessionRecord>, sqlx::Error> {
+        let row = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "{OPEN_SESSIONS} AND s.session_id = $4"
+        )))
+        .bind(member_id.as_str())
+        .bind(started_after)
+        .bind(now)
+        .bind(session_id)
+        .fetch_optional(self.db.pool())
+        .await?;
+        row.as_ref().map(session_record).transpose()
+    }
+
+    /// Revokes every live refresh token of the member outside session `keep`; returns their
+    /// sessions, each once.
+    pub async fn revoke_other_sessions(
+        &self,
+        member_id: &MemberId,
+        keep: &str,
+        now: i64,
+    ) -> Result<Vec<String>, sqlx::Error> {
+        let rows = sqlx::query(
+            "UPDATE refresh_tokens SET revoked_at = $1 \
+             WHERE member_id = $2 AND family_id <> $3 AND revoked_at IS NULL AND expires_at > $4 \
+             RETURNING family_id",
+        )
+        .bind(now)
+        .bind(member_id.as_str())
+        .bind(keep)
+        .bind(now)
+        .fetch_all(self.db.pool())
+        .await?;
+        let families: BTreeSet<String> = rows
+            .iter()
+            .map(|row| row.try_get("family_id"))
+            .collect::<Result<_, _>>()?;
+        Ok(families.into_iter().collect())
+    }
+
+    /// Records a security event of the member.
+    pub async fn insert_security_event(
+        &self,
+        member_id: &MemberId,
+        kind: &str,
+        occurred_at: i64,
+        user_agent: &str,
+    ) -> Result<(), sqlx::Error> {
+        sqlx::query(
+            "INSERT INTO security_events (event_id, member_id, kind, occurred_at, user_agent) \
+             VALUES ($1, $2, $3, $4, $5)",
+        )
+        .bind(uuid::Uuid::new_v4().to_string())
+        .bind(member_id.as_str())
+        .bind(kind)
+        .bind(occurred_at)
+        .bind(user_agent)
+        .execute(self.db.pool())
+        .await?;
+        Ok(())
+    }
+
+    /// The member's security events since `since`, newest first, at most `limit`.
+    pub async fn security_events(
+        &self,
+        member_id: &MemberId,
+        since: i64,
+        limit: i64,
+    ) -> Result<Vec<SecurityEventRecord>, sqlx::Error> {
+        let rows = sqlx::query(
+            "SELECT kind, occurred_at, user_agent FROM security_events \
+             WHERE member_id = $1 AND occurred_at >= $2 \
+             ORDER BY occurred_at DESC, event_id LIMIT $3",
+        )
+        .bind(member_id.as_str())
+        .bind(since)
+        .bind(limit)
+        .fetch_all(self.db.pool())
+        .await?;
+        rows.iter()
+            .map(|row| {
+                Ok(SecurityEventRecord {
+                    kind: row.try_get("kind")?,
+                    occurred_at: row.try_get("occurred_at")?,
+                    user_agent: row.try_get("user_agent")?,
+                })
+            })
+            .collect()
+    }
+
+    /// Deletes security events older than `before` and sessions whose family has no refresh
+    /// token left (housekeeping); returns (events, sessions) deleted.
+    pub async fn purge_security_history(&self, before: i64) -> Result<(u64, u64), sqlx::Error> {
+        let events = sqlx::query("DELETE FROM security_events WHERE occurred_at < $1")
+            .bind(before)
+            .execute(self.db.pool())
+            .await?
+            .rows_affected();
+        let sessions = sqlx::query(
+            "DELETE FROM sessions WHERE NOT EXISTS \
+             (SELECT 1 FROM refresh_tokens r WHERE r.family_id = sessions.session_id)",
+        )
+        .execute(self.db.pool())
+        .await?
+        .rows_affected();
+        Ok((events, sessions))
     }
 
     /// Revokes every token of a session; returns how many were still live.
@@ -549,6 +735,22 @@ where
         .map(|row| row.try_get("family_id"))
         .collect::<Result<_, _>>()?;
     Ok(families.into_iter().collect())
+}
+
+/// The open sessions of member `$1` begun after `$2` at instant `$3`: a refresh token of the
+/// family neither spent nor revoked nor expired.
+const OPEN_SESSIONS: &str = "SELECT s.session_id, s.started_at, s.last_seen_at, s.user_agent \
+     FROM sessions s WHERE s.member_id = $1 AND s.started_at > $2 AND EXISTS \
+     (SELECT 1 FROM refresh_tokens r WHERE r.family_id = s.session_id AND r.member_id = $1 \
+     AND r.used_at IS NULL AND r.revoked_at IS NULL AND r.expires_at > $3)";
+
+fn session_record(row: &AnyRow) -> Result<SessionRecord, sqlx::Error> {
+    Ok(SessionRecord {
+        session_id: row.try_get("session_id")?,
+        started_at: row.try_get("started_at")?,
+        last_seen_at: row.try_get("last_seen_at")?,
+        user_agent: row.try_get("user_agent")?,
+    })
 }
 
 fn credential(row: &AnyRow) -> Result<CredentialRecord, sqlx::Error> {

@@ -270,6 +270,7 @@ async fn twenty_concurrent_wrong_passwords_get_no_more_checks_than_the_limit(env
                     user: "11.111.111-1".into(),
                     password: format!("wrong-{i}"),
                     client_ip: support::CLIENT_IP.into(),
+                    user_agent: String::new(),
                 };
                 client.start_login(request).await
             })

@@ -124,6 +124,7 @@ async fn each_wrong_password_past_the_free_ones_waits_longer_and_says_how_long(e
                     user: ana().rut.to_owned(),
                     password: "equivocada".to_owned(),
                     client_ip: CLIENT_IP.to_owned(),
+                    user_agent: String::new(),
                 })
                 .await;
             ErrorBody::from_status(&answer.unwrap_err())

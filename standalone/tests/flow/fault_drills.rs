@@ -39,6 +39,7 @@ async fn auth_login(portal: &Portal, token: &str) -> Result<(), tonic::Status> {
             user: "11.111.111-1".into(),
             password: DEMO_PASSWORD.into(),
             client_ip: "127.0.0.1".into(),
+            user_agent: String::new(),
         },
         token,
     ))

@@ -101,6 +101,30 @@ export async function postPurchase(
   }
 }
 
+/** A movement explained, as accounts answers store systems (GetMemberMovementDetail). */
+export type GrpcMovementDetail = {
+  movement: { movement_id: string; amount: number; status: string };
+  confirms_at: string;
+  purchase: { rules_version: string; has_breakdown: boolean; lines: { category: string; amount: number; earned: number; rate_bp: number; rule: string }[] };
+};
+
+/** accounts GetMemberMovementDetail as the store system "pos": the member named by document. */
+export async function memberMovementDetail(miclub: Miclub, memberDocument: string, movementId: string): Promise<GrpcMovementDetail> {
+  const token = await serviceToken(miclub, 'pos');
+  const accounts = clientFor(miclub, 'accounts/v1/accounts.proto', 'miclub.accounts.v1', 'AccountsService', miclub.grpc.accountsPort);
+  try {
+    const answer = await call<{ detail: GrpcMovementDetail }>(
+      accounts,
+      'GetMemberMovementDetail',
+      { member_document: memberDocument, movement_id: movementId },
+      token,
+    );
+    return answer.detail;
+  } finally {
+    accounts.close();
+  }
+}
+
 export type FlagName = 'FLAG_NAME_PORTAL_ENABLED' | 'FLAG_NAME_CHANGE_PASSWORD_ENABLE' | 'FLAG_NAME_IS_LOGIN_MAINTENANCE';
 
 /** content SetFlag as the back office "ops". */

@@ -79,6 +79,14 @@ describe('the document title', () => {
   });
 
   it('names every page type but maintenance', () => {
-    expect(Object.keys(PAGE_NAMES).sort()).toEqual([...new Set([...Object.values(PAGE_TYPES), 'no_encontrada'])].sort());
+    expect(Object.keys(PAGE_NAMES).sort()).toEqual(
+      [...new Set([...Object.values(PAGE_TYPES), 'mi_club_detalle_movimiento', 'no_encontrada'])].sort(),
+    );
+  });
+
+  it('names a movement explained, whatever its id, and nothing deeper', () => {
+    expect(pageTitleOf('/mi-club/movimientos/nov-3')).toBe('Detalle del movimiento · Mi Club');
+    expect(pageTypeOf('/mi-club/movimientos/a%20b/')).toBe('mi_club_detalle_movimiento');
+    expect(pageTypeOf('/mi-club/movimientos/a/b')).toBe('no_encontrada');
   });
 });

@@ -2,13 +2,14 @@
  * Which page a path is, for analytics (`tipo_pagina`), the document title (./page-title.ts) and
  * route preloading: one map from the router's paths to page types.
  */
-import { normalizePath } from '@/features/account/stores/account-menu';
+import { movementIdOfPath, normalizePath } from '@/features/account/stores/account-menu';
 import type { PageType } from '@/lib/analytics';
 
 export const PAGE_TYPES: Readonly<Record<string, PageType>> = {
   '/login': 'login',
   '/mi-club': 'mi_club',
   '/mi-club/mis-datos': 'mi_club_mis_datos',
+  '/mi-club/mis-datos/actividad': 'mi_club_actividad',
   '/mi-club/movimientos': 'mi_club_mis_movimientos',
   '/mi-club/terminos': 'mi_club_terminos',
   '/mi-club/misiones': 'mi_club_misiones',
@@ -25,6 +26,7 @@ export const PAGE_TYPES: Readonly<Record<string, PageType>> = {
 };
 
 export function pageTypeOf(pathname: string): PageType {
+  if (movementIdOfPath(pathname) !== null) return 'mi_club_detalle_movimiento';
   return PAGE_TYPES[normalizePath(pathname)] ?? 'no_encontrada';
 }
 

@@ -13,7 +13,10 @@ export type PageType =
   | 'login'
   | 'mi_club'
   | 'mi_club_mis_datos'
+  | 'mi_club_actividad'
   | 'mi_club_mis_movimientos'
+  /** One movement explained: /mi-club/movimientos/{id}. */
+  | 'mi_club_detalle_movimiento'
   | 'mi_club_terminos'
   | 'mi_club_misiones'
   | 'registro'

@@ -197,6 +197,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/movements/{movementId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The member's own movement `movementId`, explained: for a purchase's accrual the lines by
+         *     category, each with its rule, rate and pesos as computed when the purchase was posted;
+         *     pending or confirmed, and when. Another member's movement is a 404 like an unknown id.
+         */
+        get: operations["getMovementDetail"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/openapi.json": {
         parameters: {
             query?: never;
@@ -507,6 +528,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/security/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The member's security events of the last 90 days. */
+        get: operations["getSecurityEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/security/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The member's open sessions. */
+        get: operations["getSecuritySessions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/security/sessions/close-others": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Closes every open session of the member but this one. */
+        post: operations["closeOtherSecuritySessions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/security/sessions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Closes one open session of the member; its access token is refused from the next request. */
+        delete: operations["closeSecuritySession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/simulator": {
         parameters: {
             query?: never;
@@ -614,6 +703,31 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * @description One line of a purchase as the rule engine accrued it: the same fields as a line of the
+         *     simulator's answer, so one component shows both.
+         */
+        AccrualLine: {
+            /**
+             * Format: int64
+             * @description Whole pesos paid for the line.
+             */
+            amount: number;
+            /** @description "meat", "fruits_and_vegetables", "cleaning", "drinks" or "other". */
+            category: string;
+            /**
+             * Format: int64
+             * @description Pesos earned: `floor(amount * rateBp / 10000)`.
+             */
+            earned: number;
+            /**
+             * Format: int32
+             * @description The rate applied, in basis points (300 = 3%).
+             */
+            rateBp: number;
+            /** @description The rule applied, as the member reads it ("Martes 3% en frutas y verduras"). */
+            rule: string;
+        };
         Alliance: {
             conditions: string;
             description: string;
@@ -856,6 +970,29 @@ export interface components {
         Missions: {
             missions: components["schemas"]["Mission"][];
         };
+        /** @description A movement explained. */
+        MovementDetail: {
+            /**
+             * Format: int64
+             * @description Signed whole pesos.
+             */
+            amount: number;
+            /** @description RFC 3339 instant a confirmed movement counted in the balance; null while pending. */
+            confirmedAt?: string | null;
+            /**
+             * @description RFC 3339 instant a pending accrual is due to confirm (its purchase's return window
+             *     closes); null once confirmed.
+             */
+            confirmsAt?: string | null;
+            description: string;
+            id: string;
+            /** @description "accrual", "redemption", "expiration" or "adjustment". */
+            kind: string;
+            occurredAt: string;
+            purchase?: null | components["schemas"]["PurchaseDetail"];
+            /** @description "pending" or "confirmed". */
+            status: string;
+        };
         MovementItem: {
             /**
              * Format: int64
@@ -897,6 +1034,35 @@ export interface components {
         OpenAccountBody: {
             /** @description Must be true: joining means accepting the terms in force. */
             acceptTermsAndConditions: boolean;
+        };
+        /** @description One open session of the member. */
+        OpenSession: {
+            /**
+             * @description Browser family from the user agent it logged in from ("Chrome", "Safari" …); null when
+             *     unknown.
+             */
+            browser?: string | null;
+            /** @description True for the session making this request. */
+            current: boolean;
+            /** @description The session id, for `DELETE /api/security/sessions/{id}`. */
+            id: string;
+            /** @description When it was last seen (a request or a renewal), RFC 3339 UTC. */
+            lastSeenAt: string;
+            /** @description Operating system family ("Windows", "Android", "iOS" …); null when unknown. */
+            os?: string | null;
+            /** @description When it began (the code step), RFC 3339 UTC. */
+            startedAt: string;
+        };
+        OpenSessions: {
+            /** @description The current session first, then the most recently seen. */
+            sessions: components["schemas"]["OpenSession"][];
+        };
+        OtherSessionsClosed: {
+            /**
+             * Format: int64
+             * @description How many sessions were closed.
+             */
+            closed: number;
         };
         OtpSent: {
             /** @description Where the code went, masked. */
@@ -997,6 +1163,36 @@ export interface components {
         Promotions: {
             promotions: components["schemas"]["Promotion"][];
         };
+        /** @description The purchase behind an accrual, as it was posted. */
+        PurchaseDetail: {
+            /**
+             * Format: int64
+             * @description Pesos accrued: the sum of the lines' `earned`, the movement's amount.
+             */
+            accrued: number;
+            /**
+             * @description One per line of the purchase, in the order posted; null for a purchase posted before
+             *     explanations were stored (no breakdown is available, and none is recomputed).
+             */
+            lines?: components["schemas"]["AccrualLine"][] | null;
+            /** @description "partner_card" (Tarjeta Lider BCI), "other_card" or "cash". */
+            paymentMethod: string;
+            /** @description RFC 3339. */
+            purchasedAt: string;
+            /** @description Version of the accrual rules that posted it. */
+            rulesVersion: string;
+            storeName: string;
+            /**
+             * Format: int64
+             * @description Whole pesos paid.
+             */
+            total: number;
+            /**
+             * Format: int32
+             * @description The day in Chile the rules looked at: 1 = lunes … 7 = domingo.
+             */
+            weekDay: number;
+        };
         Reason: {
             /** Format: int32 */
             id: number;
@@ -1055,6 +1251,25 @@ export interface components {
              * @description The step the member is on: 2 (personal data) or 3 (password and terms).
              */
             step: number;
+        };
+        /** @description One security event of the member. */
+        SecurityEvent: {
+            /** @description Browser family of the client involved, when known. */
+            browser?: string | null;
+            /**
+             * @description `login_succeeded`, `wrong_password`, `wrong_code`, `password_changed`,
+             *     `password_reset`, `email_changed`, `session_ended`, `other_sessions_ended` or
+             *     `all_sessions_ended`.
+             */
+            kind: string;
+            /** @description RFC 3339 UTC. */
+            occurredAt: string;
+            /** @description Operating system family of the client involved, when known. */
+            os?: string | null;
+        };
+        SecurityEvents: {
+            /** @description The last 90 days, newest first, at most 200. */
+            events: components["schemas"]["SecurityEvent"][];
         };
         SimulatedLine: {
             /** Format: int64 */
@@ -1903,6 +2118,83 @@ export interface operations {
             };
             /** @description ERR_NO_CLUB_ACCOUNT */
             406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ERR_INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ERR_UNAVAILABLE: a service behind the gateway is down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ERR_TIMEOUT: a service behind the gateway did not answer in time */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getMovementDetail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The movement's id, as listed by GET /api/movements */
+                movementId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description no-store */
+                    "cache-control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MovementDetail"];
+                };
+            };
+            /** @description ERR_INVALID_ARGUMENT with field movementId: a malformed id */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ERR_NOT_FOUND: no movement of the member has this id */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3541,6 +3833,264 @@ export interface operations {
             };
             /** @description ERR_OTP_RESEND_COOLDOWN or ERR_OTP_DAILY_LIMIT */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ERR_INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ERR_UNAVAILABLE: a service behind the gateway is down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ERR_TIMEOUT: a service behind the gateway did not answer in time */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSecurityEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description no-store */
+                    "cache-control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SecurityEvents"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ERR_INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ERR_UNAVAILABLE: a service behind the gateway is down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ERR_TIMEOUT: a service behind the gateway did not answer in time */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSecuritySessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description no-store */
+                    "cache-control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenSessions"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ERR_INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ERR_UNAVAILABLE: a service behind the gateway is down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ERR_TIMEOUT: a service behind the gateway did not answer in time */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    closeOtherSecuritySessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OtherSessionsClosed"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ERR_CSRF: the x-miclub-csrf header is missing or the origin is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ERR_INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ERR_UNAVAILABLE: a service behind the gateway is down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ERR_TIMEOUT: a service behind the gateway did not answer in time */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    closeSecuritySession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A session id from GET /api/security/sessions */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Closed. When it was the caller's own session, the session cookies are cleared too (a logout) */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description ERR_INVALID_ARGUMENT: not a session id (field id), or a path that does not decode */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ERR_CSRF: the x-miclub-csrf header is missing or the origin is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ERR_NOT_FOUND: no open session of the member has this id (closed already, or never the member's) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

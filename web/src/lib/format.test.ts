@@ -5,10 +5,19 @@ import {
   formatDate,
   formatDateTime,
   formatPesos,
+  formatRate,
   formatShortDate,
   parseAmountInput,
   readAmountInput,
 } from './format';
+
+describe('formatRate', () => {
+  it('writes basis points as es-CL percentages', () => {
+    expect(formatRate(300)).toBe('3%');
+    expect(formatRate(80)).toBe('0,8%');
+    expect(formatRate(90)).toBe('0,9%');
+  });
+});
 
 describe('formatPesos', () => {
   it('writes pesos with a dollar sign, dots for thousands and no decimals', () => {

@@ -7,6 +7,11 @@ export function formatPesos(amount: number): string {
   return `${rounded < 0 ? '-' : ''}$${digits}`;
 }
 
+/** A rate in basis points as a member reads it: 300 → "3%", 80 → "0,8%". */
+export function formatRate(rateBp: number): string {
+  return `${(rateBp / 100).toLocaleString('es-CL', { maximumFractionDigits: 2 })}%`;
+}
+
 /** `iso` formatted in Chile's time zone with `options`; null when it is not a date. */
 function formatInChile(iso: string, options: Intl.DateTimeFormatOptions): string | null {
   const date = new Date(iso);

@@ -3,7 +3,7 @@
 //! script and the helpers they share.
 
 mod accounts_service;
-mod auth_service;
+pub mod auth_service;
 mod content_service;
 mod missions_service;
 mod registration_service;
@@ -27,6 +27,8 @@ pub struct Script {
     /// OpenClubAccount calls received, in order (failed ones included).
     pub club_account_opens: Vec<accounts::OpenClubAccountRequest>,
     pub last_movements_query: Option<accounts::ListMovementsRequest>,
+    /// The movement id the last GetMovementDetail asked for.
+    pub last_movement_detail: Option<String>,
     pub last_password_change: Option<auth::ChangePasswordRequest>,
     pub email_resends: usize,
     pub last_reset_start: Option<auth::StartPasswordResetRequest>,
@@ -56,6 +58,11 @@ pub struct Script {
     pub balance_unavailable: usize,
     /// UpdateProfile calls received, failed ones included.
     pub profile_updates: usize,
+    pub last_verify: Option<auth::VerifyOtpRequest>,
+    /// Session ids EndSession was asked to end, in order.
+    pub ended_sessions: Vec<String>,
+    /// EndOtherSessions calls received.
+    pub other_sessions_ends: usize,
 }
 
 #[derive(Clone)]

@@ -16,9 +16,9 @@ mod unsubscribe;
 
 pub use accounts::Accounts;
 pub use ledger::{
-    Balance, Ledger, ManualMovement, Month, Movement, MovementId, MovementKind, MovementStatus,
-    MovementsPage, NewPurchase, OutboxEvent, PageRequest, Reason, RecordedMovement, StoredPurchase,
-    parse_instant, requested_month,
+    Balance, Ledger, ManualMovement, Month, Movement, MovementDetail, MovementId, MovementKind,
+    MovementStatus, MovementsPage, NewPurchase, OutboxEvent, PageRequest, PurchaseExplanation,
+    Reason, RecordedMovement, StoredMovementDetail, StoredPurchase, parse_instant, requested_month,
 };
 pub use member::{
     BirthDate, Document, DocumentType, Email, GENDERS, Gender, GenderId, Member, MemberId,
@@ -34,7 +34,7 @@ pub use profile::{
 };
 pub use purchase::{
     IdempotencyKey, MemberDocument, OrderLine, PostedPurchase, ProductCategoryId, PurchaseOrder,
-    StoreId, StoreName, payment_method_str,
+    StoreId, StoreName, payment_method_from_str, payment_method_str,
 };
 pub use registration::{
     Activation, Enrolment, InUseNotices, NOTICE_SUBJECT, NewMemberProfile, Registration,

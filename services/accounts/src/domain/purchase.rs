@@ -181,6 +181,18 @@ pub fn payment_method_str(method: PaymentMethod) -> &'static str {
     }
 }
 
+/// A payment method from its stored form; `None` for anything [`payment_method_str`] never
+/// writes.
+pub fn payment_method_from_str(raw: &str) -> Option<PaymentMethod> {
+    [
+        PaymentMethod::PartnerCard,
+        PaymentMethod::OtherCard,
+        PaymentMethod::Cash,
+    ]
+    .into_iter()
+    .find(|method| payment_method_str(*method) == raw)
+}
+
 /// A valid purchase, ready to be posted.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PurchaseOrder {

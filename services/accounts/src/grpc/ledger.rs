@@ -1,6 +1,7 @@
-//! Ledger calls: the member's movements by month, and the internal calls of store systems and
-//! back office (purchase posting, other movements, confirmation of due accruals), which need a
-//! service token ([`TokenVerifier::service`](miclub_platform::tokens::TokenVerifier::service)).
+//! Ledger calls: the member's movements by month and one movement explained, and the internal
+//! calls of store systems and back office (purchase posting, a member's movement explained,
+//! other movements, confirmation of due accruals), which need a service token
+//! ([`TokenVerifier::service`](miclub_platform::tokens::TokenVerifier::service)).
 
 use miclub_accrual::{Category, PaymentMethod};
 use miclub_platform::error::ServiceError;
@@ -10,9 +11,9 @@ use tonic::{Request, Response, Status};
 
 use super::AccountsGrpc;
 use crate::domain::{
-    IdempotencyKey, ManualMovement, MemberDocument, MemberId, Movement, MovementId, MovementKind,
-    MovementStatus, OrderLine, PageRequest, ProductCategoryId, PurchaseOrder, Reason, StoreId,
-    StoreName, parse_instant, requested_month,
+    IdempotencyKey, ManualMovement, MemberDocument, MemberId, Movement, MovementDetail, MovementId,
+    MovementKind, MovementStatus, OrderLine, PageRequest, ProductCategoryId, PurchaseExplanation,
+    PurchaseOrder, Reason, StoreId, StoreName, parse_instant, requested_month,
 };
 use crate::error::{AccountsError, Result};
 
@@ -38,6 +39,48 @@ impl AccountsGrpc {
             page_size: saturating_i32(i64::from(page.request.size())),
             total_count: page.total_count,
             movements: page.movements.iter().map(movement_to_proto).collect(),
+        }))
+    }
+
+    #[tracing::instrument(name = "accounts.get_movement_detail", level = "debug", skip_all)]
+    pub(super) async fn ledger_get_movement_detail(
+        &self,
+        request: Request<pb::GetMovementDetailRequest>,
+    ) -> Result<Response<pb::GetMovementDetailResponse>, Status> {
+        let member_id = self.caller(&request).await?;
+        let detail = self
+            .ledger
+            .movement_detail(&member_id, &request.into_inner().movement_id)
+            .await
+            .map_err(|err| err.into_status("get_movement_detail"))?;
+        Ok(Response::new(pb::GetMovementDetailResponse {
+            detail: Some(detail_to_proto(&detail)),
+        }))
+    }
+
+    #[tracing::instrument(
+        name = "accounts.get_member_movement_detail",
+        level = "debug",
+        skip_all
+    )]
+    pub(super) async fn ledger_get_member_movement_detail(
+        &self,
+        request: Request<pb::GetMemberMovementDetailRequest>,
+    ) -> Result<Response<pb::GetMovementDetailResponse>, Status> {
+        let client = self.verifier.service(&request).await?;
+        let message = request.into_inner();
+        let detail = async {
+            let document = MemberDocument::parse(&message.member_document)?;
+            self.ledger
+                .movement_detail_of_document(&document, &message.movement_id)
+                .await
+        };
+        let detail = detail
+            .await
+            .map_err(|err| err.into_status("get_member_movement_detail"))?;
+        tracing::debug!(client = %client.sub, "movement detail answered to a store system");
+        Ok(Response::new(pb::GetMovementDetailResponse {
+            detail: Some(detail_to_proto(&detail)),
         }))
     }
 
@@ -193,6 +236,68 @@ fn manual_movement(message: pb::RecordMovementRequest, now: i64) -> Result<Manua
         occurred_at,
         now,
     )
+}
+
+fn detail_to_proto(detail: &MovementDetail) -> pb::MovementDetail {
+    pb::MovementDetail {
+        movement: Some(movement_to_proto(&detail.movement)),
+        confirmed_at: detail
+            .confirmed_at
+            .map(millis_to_rfc3339)
+            .unwrap_or_default(),
+        confirms_at: detail
+            .confirms_at
+            .map(millis_to_rfc3339)
+            .unwrap_or_default(),
+        purchase: detail.purchase.as_ref().map(purchase_to_proto),
+    }
+}
+
+fn purchase_to_proto(purchase: &PurchaseExplanation) -> pb::PurchaseExplanation {
+    let lines = purchase
+        .accrual
+        .as_ref()
+        .map(|accrual| {
+            accrual
+                .lines
+                .iter()
+                .map(|line| pb::AccrualLine {
+                    category: category_to_proto(line.category) as i32,
+                    amount: line.amount,
+                    rate_bp: i32::try_from(line.rate_bp).unwrap_or(i32::MAX),
+                    earned: line.pesos,
+                    rule_id: line.rule_id.clone().unwrap_or_default(),
+                    rule: line.description.clone(),
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    pb::PurchaseExplanation {
+        purchase_id: purchase.purchase_id.clone(),
+        store_name: purchase.store_name.clone(),
+        purchased_at: millis_to_rfc3339(purchase.purchased_at),
+        week_day: i32::try_from(purchase.weekday().number_from_monday()).unwrap_or(0),
+        payment_method: match purchase.payment {
+            PaymentMethod::PartnerCard => pb::PaymentMethod::PartnerCard,
+            PaymentMethod::OtherCard => pb::PaymentMethod::OtherCard,
+            PaymentMethod::Cash => pb::PaymentMethod::Cash,
+        } as i32,
+        total: purchase.total,
+        accrued: purchase.accrued,
+        rules_version: purchase.rules_version.clone(),
+        has_breakdown: purchase.accrual.is_some(),
+        lines,
+    }
+}
+
+fn category_to_proto(category: Category) -> pb::Category {
+    match category {
+        Category::Meat => pb::Category::Meat,
+        Category::FruitsAndVegetables => pb::Category::FruitsAndVegetables,
+        Category::Cleaning => pb::Category::Cleaning,
+        Category::Drinks => pb::Category::Drinks,
+        Category::Other => pb::Category::Other,
+    }
 }
 
 fn movement_to_proto(movement: &Movement) -> pb::Movement {

@@ -158,6 +158,20 @@ impl AccountsService for AccountsGrpc {
         self.ledger_list_movements(request).await
     }
 
+    async fn get_movement_detail(
+        &self,
+        request: Request<pb::GetMovementDetailRequest>,
+    ) -> Result<Response<pb::GetMovementDetailResponse>, Status> {
+        self.ledger_get_movement_detail(request).await
+    }
+
+    async fn get_member_movement_detail(
+        &self,
+        request: Request<pb::GetMemberMovementDetailRequest>,
+    ) -> Result<Response<pb::GetMovementDetailResponse>, Status> {
+        self.ledger_get_member_movement_detail(request).await
+    }
+
     async fn post_purchase(
         &self,
         request: Request<pb::PostPurchaseRequest>,

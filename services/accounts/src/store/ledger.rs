@@ -15,9 +15,11 @@ use miclub_platform::storage::{Backend, is_unique_violation};
 use sqlx::Row;
 use sqlx::any::AnyRow;
 
+use super::purchases::accrual_from_json;
 use super::{Store, corrupt};
 use crate::domain::{
-    Balance, MemberId, Movement, MovementId, MovementKind, MovementStatus, Reason,
+    Balance, MemberId, Movement, MovementId, MovementKind, MovementStatus, PurchaseExplanation,
+    Reason, StoredMovementDetail, payment_method_from_str,
 };
 use crate::error::{AccountsError, Result};
 
@@ -142,6 +144,60 @@ impl Store {
             .fetch_optional(self.db.pool())
             .await?;
         row.as_ref().map(movement_from_row).transpose()
+    }
+
+    /// The movement `id` of `member_id` with its last change and, for a purchase's accrual, the
+    /// purchase and its stored accrual; `None` when the member has no movement of that id
+    /// (whether or not another member has). One indexed read: the movement by primary key, the
+    /// purchase by its unique `movement_id`.
+    pub async fn movement_detail(
+        &self,
+        member_id: &MemberId,
+        id: &MovementId,
+    ) -> Result<Option<StoredMovementDetail>> {
+        let row = sqlx::query(
+            "SELECT m.id, m.member_id, m.kind, m.status, m.amount, m.reason, m.occurred_at, \
+             m.updated_at, p.purchase_id, p.store_name, p.purchased_at, p.payment_method, \
+             p.total, p.accrued, p.rules_version, p.accrual \
+             FROM movements m LEFT JOIN purchases p ON p.movement_id = m.id \
+             WHERE m.id = $1 AND m.member_id = $2",
+        )
+        .bind(id.as_str())
+        .bind(member_id.as_str())
+        .fetch_optional(self.db.pool())
+        .await?;
+        let Some(row) = row else {
+            return Ok(None);
+        };
+        let movement = movement_from_row(&row)?;
+        let purchase_id: Option<String> = row.try_get("purchase_id")?;
+        let purchase = match purchase_id {
+            None => None,
+            Some(purchase_id) => {
+                let method: String = row.try_get("payment_method")?;
+                let payment = payment_method_from_str(&method).ok_or_else(|| {
+                    AccountsError::CorruptRecord(format!(
+                        "purchase {purchase_id}: payment method {method:?}"
+                    ))
+                })?;
+                let accrual: Option<String> = row.try_get("accrual")?;
+                Some(PurchaseExplanation {
+                    accrual: accrual_from_json(&purchase_id, accrual.as_deref())?,
+                    store_name: row.try_get("store_name")?,
+                    purchased_at: row.try_get("purchased_at")?,
+                    payment,
+                    total: row.try_get("total")?,
+                    accrued: row.try_get("accrued")?,
+                    rules_version: row.try_get("rules_version")?,
+                    purchase_id,
+                })
+            }
+        };
+        Ok(Some(StoredMovementDetail {
+            movement,
+            updated_at: row.try_get("updated_at")?,
+            purchase,
+        }))
     }
 
     /// Confirms a pending accrual and adds it to the balance, in one transaction.

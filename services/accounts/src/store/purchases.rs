@@ -1,5 +1,6 @@
-//! Purchases in storage: the purchase row, its pending accrual and its outbox event, written in
-//! one transaction, and the lookups that make posting idempotent.
+//! Purchases in storage: the purchase row (with the accrual the rule engine computed for it, the
+//! explanation Mis Movimientos shows), its pending accrual and its outbox event, written in one
+//! transaction, and the lookups that make posting idempotent.
 //!
 //! The purchase row goes first, so a duplicate idempotency key fails before anything else is
 //! written; on PostgreSQL a concurrent duplicate waits on the key's index entry until the first
@@ -7,6 +8,8 @@
 
 use miclub_platform::storage::is_unique_violation;
 use sqlx::Row;
+
+use miclub_accrual::Accrual;
 
 use super::{Store, corrupt};
 use crate::domain::{
@@ -96,8 +99,8 @@ impl Store {
         let inserted = sqlx::query(
             "INSERT INTO purchases (purchase_id, idempotency_key, request_digest, member_id, \
              store_id, store_name, purchased_at, payment_method, lines, total, accrued, \
-             rules_version, movement_id, created_at) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
+             rules_version, movement_id, created_at, accrual) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
         )
         .bind(&purchase.purchase_id)
         .bind(order.key().as_str())
@@ -118,6 +121,7 @@ impl Store {
                 .map(|m| m.id().as_str().to_owned()),
         )
         .bind(at)
+        .bind(accrual_json(purchase.accrual)?)
         .execute(&mut *tx)
         .await;
         match inserted {
@@ -168,4 +172,20 @@ impl Store {
         tx.commit().await?;
         Ok(true)
     }
+}
+
+/// The stored form of an accrual (the `purchases.accrual` column): the engine's own JSON.
+pub(super) fn accrual_json(accrual: &Accrual) -> Result<String> {
+    serde_json::to_string(accrual)
+        .map_err(|err| AccountsError::CorruptRecord(format!("accrual not serialisable: {err}")))
+}
+
+/// An accrual as stored; `None` (no column value) for purchases posted before it was stored.
+pub(super) fn accrual_from_json(purchase_id: &str, json: Option<&str>) -> Result<Option<Accrual>> {
+    json.map(|json| {
+        serde_json::from_str(json).map_err(|err| {
+            AccountsError::CorruptRecord(format!("purchase {purchase_id} accrual: {err}"))
+        })
+    })
+    .transpose()
 }

@@ -538,6 +538,30 @@ mod over_grpc {
         ) -> Result<Response<auth::VerifyOtpResponse>, Status> {
             not_here()
         }
+        async fn list_sessions(
+            &self,
+            _: Request<auth::ListSessionsRequest>,
+        ) -> Result<Response<auth::ListSessionsResponse>, Status> {
+            not_here()
+        }
+        async fn end_session(
+            &self,
+            _: Request<auth::EndSessionRequest>,
+        ) -> Result<Response<auth::EndSessionResponse>, Status> {
+            not_here()
+        }
+        async fn end_other_sessions(
+            &self,
+            _: Request<auth::EndOtherSessionsRequest>,
+        ) -> Result<Response<auth::EndOtherSessionsResponse>, Status> {
+            not_here()
+        }
+        async fn list_security_events(
+            &self,
+            _: Request<auth::ListSecurityEventsRequest>,
+        ) -> Result<Response<auth::ListSecurityEventsResponse>, Status> {
+            not_here()
+        }
         async fn refresh_session(
             &self,
             _: Request<auth::RefreshSessionRequest>,

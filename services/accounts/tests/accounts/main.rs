@@ -13,6 +13,7 @@ mod health;
 mod joining;
 mod ledger;
 mod member;
+mod movement_detail;
 mod movements;
 mod outbox;
 mod posting;

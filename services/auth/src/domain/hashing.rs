@@ -2,15 +2,17 @@
 //! migrated members (which are then rehashed).
 //!
 //! Hashing is deliberately slow, so it never runs on the async runtime: each hash or check goes
-//! to `spawn_blocking` behind a semaphore of `hashing.max_concurrent` permits, and a burst of
-//! logins queues there instead of stalling every other request. An unknown user is checked
-//! against a dummy hash of the same cost, so it answers in about the time a wrong password does.
+//! to a pool of `hashing.max_concurrent` threads of its own, which run `hashing.nice` steps
+//! below the process. A burst of logins queues there and takes only the CPU that serving other
+//! requests leaves, instead of stalling them. A check whose caller has gone (a client that hung
+//! up while queued) is skipped. An unknown user is checked against a dummy hash of the same
+//! cost, so it answers in about the time a wrong password does.
 
 use std::sync::Arc;
 
 use argon2::password_hash::{PasswordHasher as _, PasswordVerifier as _};
 use argon2::{Algorithm, Argon2, Params, PasswordHash, Version};
-use tokio::sync::Semaphore;
+use tokio::sync::oneshot;
 
 use super::types::{Password, random_token};
 use crate::config::HashingSettings;
@@ -52,7 +54,7 @@ pub struct Checked {
 #[derive(Debug, Clone)]
 pub struct PasswordHasher {
     params: Params,
-    permits: Arc<Semaphore>,
+    pool: Arc<rayon::ThreadPool>,
     /// A hash of a random password with the current parameters, for unknown users.
     dummy: Arc<str>,
 }
@@ -73,9 +75,16 @@ impl PasswordHasher {
             Self::OWASP_P_COST,
             None,
         )?;
+        let nice = settings.nice;
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(settings.max_concurrent.max(1))
+            .thread_name(|index| format!("argon2-{index}"))
+            .start_handler(move |_| lower_priority(nice))
+            .panic_handler(|_| tracing::error!("a password hashing thread panicked"))
+            .build()?;
         let mut hasher = Self {
             params,
-            permits: Arc::new(Semaphore::new(settings.max_concurrent.max(1))),
+            pool: Arc::new(pool),
             dummy: Arc::from(""),
         };
         let throwaway = Password::parse(random_token(24)).map_err(|e| anyhow::anyhow!("{e}"))?;
@@ -177,34 +186,55 @@ impl PasswordHasher {
             .map(|_| ())
     }
 
-    /// Runs `work` on the blocking pool once a permit is free.
+    /// Runs `work` on the hashing pool, unless its caller is gone by the time a thread is free.
     async fn blocking<T: Send + 'static>(
         &self,
         work: impl FnOnce() -> T + Send + 'static,
     ) -> AuthResult<T> {
-        let permit = self
-            .permits
-            .clone()
-            .acquire_owned()
+        let (done, answer) = oneshot::channel();
+        self.pool.spawn(move || {
+            if !done.is_closed() {
+                let _ = done.send(work());
+            }
+        });
+        answer
             .await
-            .map_err(|e| AuthError::Internal(anyhow::anyhow!("hashing pool closed: {e}")))?;
-        tokio::task::spawn_blocking(move || {
-            let _permit = permit;
-            work()
-        })
-        .await
-        .map_err(|e| AuthError::Internal(anyhow::anyhow!("hashing task failed: {e}")))
+            .map_err(|_| AuthError::Internal(anyhow::anyhow!("password hashing task failed")))
     }
 }
+
+/// Moves the calling thread `steps` nice values below where it is (at most to the lowest). A
+/// refusal is logged and the thread keeps its priority: hashing still works, only less politely.
+#[cfg(target_os = "linux")]
+fn lower_priority(steps: i32) {
+    use rustix::process::{getpriority_process, setpriority_process};
+    if steps == 0 {
+        return;
+    }
+    // On Linux the nice value is per thread, and `PRIO_PROCESS` with a thread id sets one thread.
+    let thread = Some(rustix::thread::gettid());
+    let outcome = getpriority_process(thread).and_then(|current| {
+        setpriority_process(thread, (current + steps).min(HashingSettings::MAX_NICE))
+    });
+    if let Err(err) = outcome {
+        tracing::warn!(error = %err, "could not lower the priority of a password hashing thread");
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn lower_priority(_steps: i32) {}
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
     async fn hasher() -> PasswordHasher {
-        PasswordHasher::new(&HashingSettings { max_concurrent: 2 })
-            .await
-            .unwrap()
+        PasswordHasher::new(&HashingSettings {
+            max_concurrent: 2,
+            nice: 10,
+        })
+        .await
+        .unwrap()
     }
 
     #[tokio::test]
@@ -298,5 +328,45 @@ mod tests {
                 .unwrap()
                 .matches
         );
+    }
+
+    #[cfg(target_os = "linux")]
+    #[tokio::test]
+    async fn hashing_threads_run_below_the_process_priority() {
+        use rustix::process::getpriority_process;
+        let here = getpriority_process(Some(rustix::thread::gettid())).unwrap();
+        let hasher = hasher().await;
+        let there = hasher
+            .blocking(|| getpriority_process(Some(rustix::thread::gettid())).unwrap())
+            .await
+            .unwrap();
+        assert_eq!(there, (here + 10).min(HashingSettings::MAX_NICE));
+    }
+
+    #[tokio::test]
+    async fn a_check_whose_caller_has_gone_is_skipped() {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let hasher = PasswordHasher::new(&HashingSettings {
+            max_concurrent: 1,
+            nice: 0,
+        })
+        .await
+        .unwrap();
+        // The only thread is held until the abandoned job is queued behind it.
+        let (release, held) = std::sync::mpsc::channel::<()>();
+        let mut holding = Box::pin(hasher.blocking(move || held.recv().ok()));
+        tokio::select! { biased; _ = &mut holding => panic!("the pool is held"), () = std::future::ready(()) => {} }
+
+        let ran = Arc::new(AtomicBool::new(false));
+        let flag = ran.clone();
+        let mut abandoned = Box::pin(hasher.blocking(move || flag.store(true, Ordering::SeqCst)));
+        tokio::select! { biased; _ = &mut abandoned => panic!("queued behind the held job"), () = std::future::ready(()) => {} }
+        drop(abandoned);
+
+        release.send(()).unwrap();
+        holding.await.unwrap();
+        // Jobs from outside the pool run in order, so this one runs after the abandoned one.
+        hasher.blocking(|| ()).await.unwrap();
+        assert!(!ran.load(Ordering::SeqCst));
     }
 }

@@ -23,6 +23,7 @@ use subtle::ConstantTimeEq;
 use super::Auth;
 use super::code_attempts::StoredChallenge;
 use super::hashing::HashScheme;
+use super::security::EventKind;
 use super::sessions::IssuedSession;
 use super::types::{ChallengeId, MemberId, OtpCode, Password, mask_email, stored_member_id};
 use crate::error::{AuthError, AuthResult};
@@ -131,12 +132,14 @@ pub struct LoginCompleted {
 }
 
 impl Auth {
-    /// The password step. `client_ip` may be empty for internal callers (no address limit).
+    /// The password step. `client_ip` may be empty for internal callers (no address limit);
+    /// `user_agent` (may be empty) goes with a wrong password into the member's events.
     pub async fn start_login(
         &self,
         login_id: &LoginId,
         password: &Password,
         client_ip: &str,
+        user_agent: &str,
     ) -> AuthResult<LoginStarted> {
         let login = login_id.canonical();
         let policy = &self.policy;
@@ -166,6 +169,8 @@ impl Auth {
             .await?;
         if !checked.matches {
             tracing::info!(member_id = %record.member_id, disabled = record.disabled, "login refused: credentials");
+            self.record_event(&record.member_id, EventKind::WrongPassword, user_agent)
+                .await;
             return Err(AuthError::InvalidCredentials);
         }
         // Only the right password learns that the member left; a wrong one says nothing more
@@ -259,11 +264,13 @@ impl Auth {
         })
     }
 
-    /// The code step: ends the challenge and opens a session.
+    /// The code step: ends the challenge and opens a session, stored with `user_agent` (may be
+    /// empty). A wrong code and a completed login go into the member's events.
     pub async fn verify_otp(
         &self,
         challenge_id: Option<ChallengeId>,
         code: &OtpCode,
+        user_agent: &str,
     ) -> AuthResult<LoginCompleted> {
         let id = challenge_id.ok_or(AuthError::OtpExpired)?;
         let (challenge, tries) = self
@@ -272,6 +279,8 @@ impl Auth {
         let digest = code.digest(self.keys.codes(), &id);
         if !bool::from(digest.as_bytes().ct_eq(challenge.code_digest.as_bytes())) {
             tracing::info!(member_id = %challenge.member_id, tries, "wrong one-time code");
+            self.record_event(&challenge.member_id, EventKind::WrongCode, user_agent)
+                .await;
             return Err(AuthError::OtpInvalid);
         }
         // Single use: of two concurrent right answers only one takes the challenge.
@@ -290,7 +299,7 @@ impl Auth {
         }
         self.ephemeral.delete(&tries_key(&id)).await?;
         self.ephemeral.delete(&cooldown_key(&id)).await?;
-        let session = self.open_session(&taken.member_id).await?;
+        let session = self.open_session(&taken.member_id, user_agent).await?;
         // Checked after the session exists: a password change that commits later revokes it
         // with the member's other sessions (`change_password` makes sure of it), one that
         // committed earlier is seen here.
@@ -303,6 +312,8 @@ impl Auth {
             tracing::info!(member_id = %taken.member_id, "login refused: credentials changed or disabled since the password step");
             return Err(AuthError::OtpExpired);
         }
+        self.record_event(&taken.member_id, EventKind::LoginSucceeded, user_agent)
+            .await;
         tracing::info!(member_id = %taken.member_id, sid = %session.sid, migrating = taken.legacy, "login completed");
         Ok(LoginCompleted {
             member_id: taken.member_id,

@@ -5,6 +5,7 @@
 use miclub_platform::storage::now_millis;
 
 use super::Auth;
+use super::security::EventKind;
 use super::types::{Email, MemberId, mask_email};
 use crate::error::{AuthError, AuthResult};
 
@@ -19,6 +20,7 @@ impl Auth {
         member_id: &MemberId,
         email: &Email,
     ) -> AuthResult<()> {
+        let before = self.store.credentials_by_member_id(member_id).await?;
         let found = self
             .store
             .set_login_email(member_id, email.as_str(), now_millis())
@@ -26,6 +28,12 @@ impl Auth {
         if !found {
             tracing::info!(caller, member_id = %member_id.as_str(), "login email not set: no enabled credentials for the member");
             return Err(AuthError::NotFound);
+        }
+        // A new address is an event of the member's; the same one set again (a retry, a
+        // recovery proving the mailbox) is not.
+        if before.is_some_and(|before| !before.email.eq_ignore_ascii_case(email.as_str())) {
+            self.record_event(member_id, EventKind::EmailChanged, "")
+                .await;
         }
         tracing::info!(
             caller,

@@ -1,7 +1,8 @@
 //! The rules of signing in, free of gRPC: the password step with its rate limits, one-time
 //! codes, sessions with rotating refresh tokens, logout, the password change, the
 //! client-credentials grant of internal callers, the login email accounts keeps in step, and
-//! the credentials of members joining (registration) and leaving (unsubscribe).
+//! the credentials of members joining (registration) and leaving (unsubscribe), and the
+//! member's security view (open sessions, security events).
 //!
 //! [`Auth`] holds what the rules need (SQL store, ephemeral store, notifier, keys, hasher,
 //! policy, service clients). `grpc.rs` turns proto messages into the validated types of
@@ -16,6 +17,7 @@ pub mod membership;
 pub mod password_change;
 pub mod password_rules;
 pub mod recovery;
+pub mod security;
 pub mod sessions;
 mod throttle;
 pub mod types;
@@ -33,6 +35,7 @@ pub use self::membership::{CredentialsCreated, CredentialsDisabled};
 pub use self::password_change::PasswordChanged;
 pub use self::password_rules::{NewPassword, PasswordRule};
 pub use self::recovery::ResetStarted;
+pub use self::security::{EventKind, OpenSession};
 pub use self::sessions::IssuedSession;
 pub use self::types::{ChallengeId, Email, MemberId, OtpCode, Password, RefreshToken};
 use crate::config::{PolicySettings, Settings};

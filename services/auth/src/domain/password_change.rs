@@ -20,6 +20,7 @@ use miclub_platform::storage::now_millis;
 
 use super::Auth;
 use super::password_rules::NewPassword;
+use super::security::EventKind;
 use super::types::{MemberId, Password};
 use crate::error::{AuthError, AuthResult};
 
@@ -50,6 +51,8 @@ impl Auth {
             .set_password_ending_sessions(member_id, new)
             .await?
             .ok_or(AuthError::Unauthenticated)?;
+        self.record_event(member_id, EventKind::PasswordChanged, "")
+            .await;
         if let Err(err) = self.notifier.send(changed_notice(&record.email)).await {
             tracing::warn!(
                 member_id = %member_id,
@@ -93,6 +96,8 @@ impl Auth {
             .revoke_member_sessions(member_id, now_millis())
             .await?;
         let ended = self.end_sessions(member_id, revoked).await;
+        self.record_event(member_id, EventKind::AllSessionsEnded, "")
+            .await;
         tracing::info!(
             member_id = %member_id,
             revoked_sessions = ended.len(),
@@ -136,6 +141,8 @@ impl Auth {
                 flow,
                 "password check refused: wrong current password"
             );
+            self.record_event(member_id, EventKind::WrongPassword, "")
+                .await;
             return Err(AuthError::WrongPassword);
         }
         self.password_was_right(&pair).await?;

@@ -27,6 +27,7 @@ use super::code_attempts::StoredChallenge;
 use super::login::{CodeBudget, CodeSent};
 use super::password_change::PasswordChanged;
 use super::password_rules::NewPassword;
+use super::security::EventKind;
 use super::types::{ChallengeId, MemberId, OtpCode, random_token, stored_member_id};
 use crate::error::{AuthError, AuthResult};
 
@@ -263,6 +264,8 @@ impl Auth {
         if let Err(err) = self.lift_password_throttles(&record.login_id).await {
             tracing::error!(member_id = %member_id, error = %err, "cannot lift the password throttles after a reset");
         }
+        self.record_event(&member_id, EventKind::PasswordReset, "")
+            .await;
         if let Err(err) = self.notifier.send(reset_notice(&record.email)).await {
             tracing::warn!(
                 member_id = %member_id,

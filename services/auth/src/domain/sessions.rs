@@ -22,6 +22,7 @@ use miclub_platform::storage::now_millis;
 use miclub_platform::tokens::{Claims, TokenKind, revocation_key, seen_key};
 
 use super::Auth;
+use super::security::stored_user_agent;
 use super::types::{MemberId, RefreshToken};
 use crate::error::{AuthError, AuthResult};
 use crate::store::NewRefresh;
@@ -43,10 +44,18 @@ pub struct IssuedSession {
 }
 
 impl Auth {
-    /// Opens a new session (a new family) for a member who just proved who they are.
-    pub(crate) async fn open_session(&self, member_id: &MemberId) -> AuthResult<IssuedSession> {
+    /// Opens a new session (a new family) for a member who just proved who they are, from a
+    /// client that sent `user_agent` (stored for the member's list of sessions).
+    pub(crate) async fn open_session(
+        &self,
+        member_id: &MemberId,
+        user_agent: &str,
+    ) -> AuthResult<IssuedSession> {
         let sid = uuid::Uuid::new_v4().to_string();
         let now = now_millis();
+        self.store
+            .insert_session(&sid, member_id, now, &stored_user_agent(user_agent))
+            .await?;
         self.ephemeral
             .set(
                 &seen_key(&sid),

@@ -21,6 +21,9 @@ use tonic::transport::Channel;
 
 pub const CLIENT_IP: &str = "203.0.113.7";
 
+/// The browser every test login comes from.
+pub const USER_AGENT: &str = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
+
 /// The internal caller every test app knows, and its secret (auth is configured with its
 /// digest only).
 pub const SERVICE_CLIENT: &str = "accounts";
@@ -208,6 +211,7 @@ impl TestApp {
             user: user.to_owned(),
             password: password.to_owned(),
             client_ip: ip.to_owned(),
+            user_agent: USER_AGENT.to_owned(),
         };
         answer(self.client().start_login(request).await)
     }
@@ -226,6 +230,7 @@ impl TestApp {
         let request = pb::VerifyOtpRequest {
             challenge_id: challenge_id.to_owned(),
             otp: otp.to_owned(),
+            user_agent: USER_AGENT.to_owned(),
         };
         answer(self.client().verify_otp(request).await)
     }
@@ -304,6 +309,42 @@ impl TestApp {
             token,
         );
         answer(self.client().end_sessions(request).await)
+    }
+
+    /// The security view's calls, each with the member's access token `token`.
+    pub async fn list_sessions(&self, token: &str) -> Answer<Vec<pb::OpenSession>> {
+        let request = with_bearer(pb::ListSessionsRequest {}, token);
+        answer(self.client().list_sessions(request).await).map(|r| r.sessions)
+    }
+
+    pub async fn end_session(&self, token: &str, session_id: &str) -> Answer<bool> {
+        let request = with_bearer(
+            pb::EndSessionRequest {
+                session_id: session_id.to_owned(),
+            },
+            token,
+        );
+        answer(self.client().end_session(request).await).map(|r| r.was_current)
+    }
+
+    pub async fn end_other_sessions(&self, token: &str) -> Answer<i64> {
+        let request = with_bearer(pb::EndOtherSessionsRequest {}, token);
+        answer(self.client().end_other_sessions(request).await).map(|r| r.revoked_sessions)
+    }
+
+    pub async fn security_events(&self, token: &str) -> Answer<Vec<pb::SecurityEvent>> {
+        let request = with_bearer(pb::ListSecurityEventsRequest {}, token);
+        answer(self.client().list_security_events(request).await).map(|r| r.events)
+    }
+
+    /// The session id (`sid`) of a live access token.
+    pub async fn sid_of(&self, access_token: &str) -> String {
+        self.verifier()
+            .await
+            .verify(access_token)
+            .await
+            .expect("a live session")
+            .sid
     }
 
     pub async fn issue_service_token(

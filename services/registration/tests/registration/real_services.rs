@@ -300,6 +300,7 @@ impl Portal {
                 user: user.into(),
                 password: password.into(),
                 client_ip: String::new(),
+                user_agent: String::new(),
             })
             .await
             .expect_err("an unverified email cannot log in yet");

@@ -6,7 +6,9 @@ import { Spinner } from '@/components/ui/spinner';
 import { getBalanceQueryOptions } from '@/features/account/api/get-balance';
 import { AccountHome } from '@/features/account/components/account-home';
 import {
+  ACCOUNT_ACTIVITY_PATH,
   ACCOUNT_HOME_PATH,
+  movementIdOfPath,
   normalizePath,
   sectionFor,
   withAccountNotice,
@@ -25,9 +27,17 @@ import NotFoundRoute from './not-found';
 const ProfileSection = lazy(() =>
   import('@/features/profile/components/profile-section').then((module) => ({ default: module.ProfileSection })),
 );
+const AccountActivity = lazy(() =>
+  import('@/features/security/components/account-activity').then((module) => ({ default: module.AccountActivity })),
+);
 const MovementsSection = lazy(() =>
   import('@/features/movements/components/movements-section').then((module) => ({
     default: module.MovementsSection,
+  })),
+);
+const MovementDetailSection = lazy(() =>
+  import('@/features/movements/components/movement-detail').then((module) => ({
+    default: module.MovementDetailSection,
   })),
 );
 const UnsubscribeFlow = lazy(() =>
@@ -124,7 +134,9 @@ function NewTermsCheck({ afterBalance }: { afterBalance: boolean }) {
 }
 
 /**
- * /mi-club and its sections (/mi-club/mis-datos, /movimientos, /terminos, /misiones): members only.
+ * /mi-club and its sections (/mi-club/mis-datos with its page /mi-club/mis-datos/actividad,
+ * /movimientos and a movement's explanation /movimientos/{id}, /terminos, /misiones): members
+ * only.
  * A visitor without a session goes to /login, which brings them back to the same address after
  * logging in; a member who just logged out here goes to /login with no way back.
  */
@@ -138,6 +150,7 @@ export default function MiClubRoute() {
   // one, which app/router.tsx sends to /login with its own way back).
   const [arrivedLoggedIn] = useState(session.isLoggedIn);
   const answer = sectionFor(pathname, session.hasMissions);
+  const movementId = movementIdOfPath(pathname);
   // An address that never existed is not found for anyone: no login is asked to learn that.
   if (answer.kind === 'not-found') return <NotFoundRoute />;
   if (!session.isLoggedIn) {
@@ -171,9 +184,14 @@ export default function MiClubRoute() {
           </AfterBalance>
         }
         sections={{
-          1: (
+          1: normalizePath(pathname) === ACCOUNT_ACTIVITY_PATH ? (
+            <SectionChunk>
+              <AccountActivity />
+            </SectionChunk>
+          ) : (
             <SectionChunk>
               <ProfileSection
+                accountActivityPath={ACCOUNT_ACTIVITY_PATH}
                 changePasswordEnable={context.changePasswordEnable}
                 // The gateway already ended the session: no renewal may run into its 401 meanwhile.
                 onPasswordChanged={stopSessionRenewal}
@@ -195,7 +213,7 @@ export default function MiClubRoute() {
           ),
           2: (
             <SectionChunk>
-              <MovementsSection />
+              {movementId === null ? <MovementsSection /> : <MovementDetailSection movementId={movementId} />}
             </SectionChunk>
           ),
           3: <TermsPanel />,

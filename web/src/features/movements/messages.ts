@@ -23,4 +23,33 @@ export const MOVEMENTS_COPY = {
   activateAccount: SHARED_MESSAGES.activateAccount,
   joinMiClub: SHARED_MESSAGES.joinMiClub,
   retry: SHARED_MESSAGES.retry,
+  /** A movement of the list that opens its explanation. */
+  explain: 'Ver detalle',
+  explainLabel: (description: string, date: string) => `Ver detalle de ${description} del ${date}`,
+  detailTitle: 'Detalle del movimiento',
+  detailLoading: 'Cargando el detalle del movimiento…',
+  detailFailed: 'No pudimos cargar el detalle de este movimiento. Intenta de nuevo más tarde.',
+  detailNotFound: 'No encontramos este movimiento entre los tuyos. Revisa el enlace o vuelve a tus movimientos.',
+  back: 'Volver a Mis Movimientos',
+  amountLabel: 'Monto',
+  dateLabel: 'Fecha',
+  statusLabel: 'Estado',
+  pendingUntil: (date: string) => `Pendiente: se suma a tu saldo el ${date}, cuando termina el plazo para devolver la compra.`,
+  confirmedOn: (date: string) => `Confirmado el ${date}.`,
+  purchaseTitle: 'Tu compra',
+  store: 'Tienda',
+  purchaseDay: 'Día de la compra',
+  payment: 'Medio de pago',
+  purchaseTotal: 'Total de la compra',
+  breakdownCaption: 'Pesos acumulados por categoría',
+  earned: 'Acumulaste',
+  rulesVersion: (version: string) => `Calculado con las reglas de acumulación vigentes cuando se registró tu compra (versión ${version}).`,
+  noBreakdown: 'El detalle por categoría no está disponible para esta compra.',
+  noPurchase: 'Este movimiento no corresponde a una compra, así que no tiene detalle por categoría.',
+  paymentPartnerCard: 'Tarjeta Lider BCI',
+  paymentOtherCard: 'Otra tarjeta',
+  paymentCash: 'Efectivo',
 } as const;
+
+/** The days as the gateway numbers them: 1 = lunes … 7 = domingo. */
+export const WEEK_DAY_NAMES = ['lunes', 'martes', 'miércoles', 'jueves', 'viernes', 'sábado', 'domingo'] as const;

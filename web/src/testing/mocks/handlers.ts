@@ -10,7 +10,15 @@ import { http, HttpResponse } from 'msw';
 
 import type { BodyOf, Schemas } from '@/lib/api-types';
 
-import { anaBalance, novemberMovements, octoberMovementsFirstPage, octoberMovementsSecondPage } from '../fixtures/account';
+import { apiError } from '../api-errors';
+import {
+  anaBalance,
+  novemberMovements,
+  novemberOldPurchaseDetail,
+  novemberPurchaseDetail,
+  octoberMovementsFirstPage,
+  octoberMovementsSecondPage,
+} from '../fixtures/account';
 import { alliances, anaMissions, banners, generalFaqs, loginFaqs, promotions, tuesdayCartResult } from '../fixtures/content';
 import {
   anaEmailConfirmed,
@@ -23,6 +31,7 @@ import {
 } from '../fixtures/profile';
 import { recoveryResent, recoveryStarted } from '../fixtures/recovery';
 import { noraRegistered, registrationAtStep2, registrationAtStep3 } from '../fixtures/registration';
+import { anaSecurityEvents, anaSessions } from '../fixtures/security';
 import { anaLogin, anaProfile, context, otpSent, refreshed } from '../fixtures/session';
 import { identityConfirmed, unsubscribed, unsubscribeReasons } from '../fixtures/unsubscribe';
 
@@ -67,7 +76,17 @@ const accountHandlers = [
     const empty = { year, month, page: 1, pageSize: 10, totalCount: 0, totalPages: 0, items: [] };
     return HttpResponse.json(ANA_MOVEMENTS[`${year}-${month}-${params.get('page')}`] ?? empty, noStore);
   }),
+  http.get('/api/movements/:movementId', ({ params }) => {
+    const detail = [novemberPurchaseDetail, novemberOldPurchaseDetail].find((d) => d.id === params.movementId);
+    if (detail) return HttpResponse.json(detail, noStore);
+    // No movement of Ana's has that id: the gateway's 404 (whoever else's it may be).
+    return apiError('ERR_NOT_FOUND');
+  }),
   http.get('/api/missions', () => HttpResponse.json(anaMissions, noStore)),
+  http.get('/api/security/sessions', () => HttpResponse.json(anaSessions, noStore)),
+  http.get('/api/security/events', () => HttpResponse.json(anaSecurityEvents, noStore)),
+  http.delete('/api/security/sessions/:id', noContent),
+  http.post('/api/security/sessions/close-others', () => HttpResponse.json({ closed: 1 })),
   http.get('/api/profile/genders', () => HttpResponse.json(genders)),
   http.put('/api/profile', () => HttpResponse.json(anaProfileSaved)),
   http.post('/api/profile/email/resend', noContent),

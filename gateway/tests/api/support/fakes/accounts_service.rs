@@ -212,6 +212,121 @@ impl AccountsService for Fakes {
         }))
     }
 
+    /// `m-1`: a pending purchase accrual explained line by line; `m-2`: a redemption (no
+    /// purchase); `m-old`: a purchase posted before explanations were stored; any other id is
+    /// not the member's (NOT_FOUND, as accounts answers).
+    async fn get_movement_detail(
+        &self,
+        request: Request<accounts::GetMovementDetailRequest>,
+    ) -> Result<Response<accounts::GetMovementDetailResponse>, Status> {
+        self.member_only(&request)?;
+        let id = request.into_inner().movement_id;
+        self.script.lock().unwrap().last_movement_detail = Some(id.clone());
+        self.accounts_fails()?;
+        let movement = |kind: accounts::MovementKind, status: accounts::MovementStatus, amount| {
+            Some(accounts::Movement {
+                movement_id: id.clone(),
+                kind: kind as i32,
+                status: status as i32,
+                amount,
+                description: "Compra en Lider Providencia".into(),
+                occurred_at: "2026-11-03T15:00:00Z".into(),
+            })
+        };
+        let line =
+            |category: accounts::Category, amount, rate_bp, earned, rule_id: &str, rule: &str| {
+                accounts::AccrualLine {
+                    category: category as i32,
+                    amount,
+                    rate_bp,
+                    earned,
+                    rule_id: rule_id.into(),
+                    rule: rule.into(),
+                }
+            };
+        let purchase = |lines: Vec<accounts::AccrualLine>| accounts::PurchaseExplanation {
+            purchase_id: "p-1".into(),
+            store_name: "Lider Providencia".into(),
+            purchased_at: "2026-11-03T15:00:00Z".into(),
+            week_day: 2,
+            payment_method: accounts::PaymentMethod::PartnerCard as i32,
+            total: 33_333,
+            accrued: 509,
+            rules_version: "2026-11-2".into(),
+            has_breakdown: !lines.is_empty(),
+            lines,
+        };
+        let detail = match id.as_str() {
+            "m-1" => accounts::MovementDetail {
+                movement: movement(
+                    accounts::MovementKind::Accrual,
+                    accounts::MovementStatus::Pending,
+                    509,
+                ),
+                confirmed_at: String::new(),
+                confirms_at: "2026-11-17T15:00:00Z".into(),
+                purchase: Some(purchase(vec![
+                    line(
+                        accounts::Category::FruitsAndVegetables,
+                        10_000,
+                        300,
+                        300,
+                        "martes-frutas-y-verduras",
+                        "Martes 3% en frutas y verduras",
+                    ),
+                    line(
+                        accounts::Category::Meat,
+                        20_000,
+                        90,
+                        180,
+                        "tarjeta-lider-bci",
+                        "0,9% en todas tus compras con tarjeta Lider BCI",
+                    ),
+                    line(
+                        accounts::Category::Drinks,
+                        3_333,
+                        90,
+                        29,
+                        "tarjeta-lider-bci",
+                        "0,9% en todas tus compras con tarjeta Lider BCI",
+                    ),
+                ])),
+            },
+            "m-2" => accounts::MovementDetail {
+                movement: movement(
+                    accounts::MovementKind::Redemption,
+                    accounts::MovementStatus::Confirmed,
+                    -2_000,
+                ),
+                confirmed_at: "2026-11-03T15:00:00Z".into(),
+                confirms_at: String::new(),
+                purchase: None,
+            },
+            "m-old" => accounts::MovementDetail {
+                movement: movement(
+                    accounts::MovementKind::Accrual,
+                    accounts::MovementStatus::Confirmed,
+                    509,
+                ),
+                confirmed_at: "2026-11-17T15:05:00Z".into(),
+                confirms_at: String::new(),
+                purchase: Some(purchase(vec![])),
+            },
+            _ => return Err(ErrorBody::new(ErrorCode::NotFound).into_status()),
+        };
+        Ok(Response::new(accounts::GetMovementDetailResponse {
+            detail: Some(detail),
+        }))
+    }
+
+    /// Store systems' method: the gateway never calls it.
+    async fn get_member_movement_detail(
+        &self,
+        _: Request<accounts::GetMemberMovementDetailRequest>,
+    ) -> Result<Response<accounts::GetMovementDetailResponse>, Status> {
+        Err(Status::unimplemented("not called by the gateway"))
+    }
+
     async fn post_purchase(
         &self,
         _: Request<accounts::PostPurchaseRequest>,

@@ -3,6 +3,10 @@
 
 use crate::support::*;
 
+/// The user agents of the stand-in's sessions and events.
+pub const CHROME_ON_LINUX: &str = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
+pub const SAFARI_ON_IPHONE: &str = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1";
+
 #[tonic::async_trait]
 impl AuthService for Fakes {
     async fn start_login(
@@ -37,6 +41,7 @@ impl AuthService for Fakes {
     ) -> Result<Response<auth::VerifyOtpResponse>, Status> {
         self.auth_fails()?;
         assert_eq!(request.get_ref().challenge_id, "challenge-1");
+        self.script.lock().unwrap().last_verify = Some(request.get_ref().clone());
         Ok(Response::new(auth::VerifyOtpResponse {
             session: Some(self.session()),
             member_id: MEMBER.into(),
@@ -117,6 +122,105 @@ impl AuthService for Fakes {
         Err(Status::unimplemented(
             "the gateway never checks passwords for accounts",
         ))
+    }
+
+    async fn list_sessions(
+        &self,
+        request: Request<auth::ListSessionsRequest>,
+    ) -> Result<Response<auth::ListSessionsResponse>, Status> {
+        self.member_only(&request)?;
+        self.auth_fails()?;
+        Ok(Response::new(auth::ListSessionsResponse {
+            sessions: vec![
+                auth::OpenSession {
+                    id: "sid-1".into(),
+                    started_at_millis: 1_795_000_000_000,
+                    last_seen_at_millis: 1_795_000_600_000,
+                    user_agent: CHROME_ON_LINUX.into(),
+                    current: true,
+                },
+                auth::OpenSession {
+                    id: "sid-2".into(),
+                    started_at_millis: 1_794_990_000_000,
+                    last_seen_at_millis: 1_794_999_000_000,
+                    user_agent: SAFARI_ON_IPHONE.into(),
+                    current: false,
+                },
+                auth::OpenSession {
+                    id: "sid-3".into(),
+                    started_at_millis: 1_794_980_000_000,
+                    last_seen_at_millis: 1_794_980_000_000,
+                    user_agent: String::new(),
+                    current: false,
+                },
+            ],
+        }))
+    }
+
+    /// `sid-1` is the caller's own, `sid-2` and `sid-3` other open ones; anything else is
+    /// nobody's open session (auth answers the same for another member's).
+    async fn end_session(
+        &self,
+        request: Request<auth::EndSessionRequest>,
+    ) -> Result<Response<auth::EndSessionResponse>, Status> {
+        self.member_only(&request)?;
+        self.auth_fails()?;
+        let id = request.into_inner().session_id;
+        self.script.lock().unwrap().ended_sessions.push(id.clone());
+        match id.as_str() {
+            "sid-1" => Ok(Response::new(auth::EndSessionResponse {
+                was_current: true,
+            })),
+            "sid-2" | "sid-3" => Ok(Response::new(auth::EndSessionResponse {
+                was_current: false,
+            })),
+            "not-a-uuid" => Err(ErrorBody::new(ErrorCode::InvalidArgument)
+                .with_field("id")
+                .with_message("La sesión indicada no es válida.")
+                .into_status()),
+            _ => Err(ErrorBody::new(ErrorCode::NotFound)
+                .with_message("No encontramos esa sesión abierta. Puede que ya esté cerrada.")
+                .into_status()),
+        }
+    }
+
+    async fn end_other_sessions(
+        &self,
+        request: Request<auth::EndOtherSessionsRequest>,
+    ) -> Result<Response<auth::EndOtherSessionsResponse>, Status> {
+        self.member_only(&request)?;
+        self.auth_fails()?;
+        self.script.lock().unwrap().other_sessions_ends += 1;
+        Ok(Response::new(auth::EndOtherSessionsResponse {
+            revoked_sessions: 2,
+        }))
+    }
+
+    async fn list_security_events(
+        &self,
+        request: Request<auth::ListSecurityEventsRequest>,
+    ) -> Result<Response<auth::ListSecurityEventsResponse>, Status> {
+        self.member_only(&request)?;
+        self.auth_fails()?;
+        Ok(Response::new(auth::ListSecurityEventsResponse {
+            events: vec![
+                auth::SecurityEvent {
+                    kind: "login_succeeded".into(),
+                    occurred_at_millis: 1_795_000_000_000,
+                    user_agent: CHROME_ON_LINUX.into(),
+                },
+                auth::SecurityEvent {
+                    kind: "wrong_password".into(),
+                    occurred_at_millis: 1_794_999_000_000,
+                    user_agent: SAFARI_ON_IPHONE.into(),
+                },
+                auth::SecurityEvent {
+                    kind: "password_changed".into(),
+                    occurred_at_millis: 1_794_998_000_000,
+                    user_agent: String::new(),
+                },
+            ],
+        }))
     }
 
     async fn set_login_email(

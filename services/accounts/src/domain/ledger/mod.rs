@@ -10,13 +10,14 @@
 //!
 //! One file per responsibility: the movement model ([`movement`]), the balance ([`balance`]),
 //! which months a member may browse ([`month`]) and the pages of one
-//! ([`browsing`]), purchase posting ([`posting`]), back-office movements ([`manual`]) and the
-//! confirmation of due accruals ([`confirmation`]). Each use case is an `impl Ledger` block
+//! ([`browsing`]), purchase posting ([`posting`]), back-office movements ([`manual`]), the
+//! confirmation of due accruals ([`confirmation`]) and a movement explained ([`detail`]). Each use case is an `impl Ledger` block
 //! in the file of its responsibility.
 
 mod balance;
 mod browsing;
 mod confirmation;
+mod detail;
 mod manual;
 mod month;
 mod movement;
@@ -30,6 +31,7 @@ use crate::store::Store;
 
 pub use balance::Balance;
 pub use browsing::{MovementsPage, PageRequest};
+pub use detail::{MovementDetail, PurchaseExplanation, StoredMovementDetail};
 pub use manual::{ManualMovement, RecordedMovement};
 pub use month::{Month, requested_month};
 pub use movement::{Movement, MovementId, MovementKind, MovementStatus, Reason, parse_instant};
@@ -41,11 +43,29 @@ pub use posting::{NewPurchase, OutboxEvent, StoredPurchase};
 pub struct Ledger {
     store: Store,
     rules: Arc<RuleSet>,
+    /// How long after its purchase a pending accrual confirms (the return window), in
+    /// milliseconds: what a pending movement's detail says.
+    return_window_ms: i64,
 }
 
 impl Ledger {
+    /// The return window a ledger assumes until told otherwise: the configuration's default.
+    const DEFAULT_RETURN_WINDOW_MS: i64 = 14 * 24 * 60 * 60 * 1_000;
+
     pub fn new(store: Store, rules: Arc<RuleSet>) -> Self {
-        Self { store, rules }
+        Self {
+            store,
+            rules,
+            return_window_ms: Self::DEFAULT_RETURN_WINDOW_MS,
+        }
+    }
+
+    /// The same ledger with the configured return window (`accrual.return_window_days`).
+    pub fn with_return_window(self, window: std::time::Duration) -> Self {
+        Self {
+            return_window_ms: i64::try_from(window.as_millis()).unwrap_or(i64::MAX),
+            ..self
+        }
     }
 
     pub fn rules(&self) -> &RuleSet {

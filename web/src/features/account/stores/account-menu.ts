@@ -13,16 +13,24 @@ export type AccountMenuItem = {
   path: string;
   /** Shown only when the member has missions. */
   requiresMissions?: boolean;
+  /** Pages inside the section: their address selects the entry too (the section shows them). */
+  subpaths?: readonly string[];
 };
 
 export const ACCOUNT_HOME_PATH = '/mi-club';
+
+/** Actividad de la cuenta: a page of Mis Datos [1], which stays the selected entry there. */
+export const ACCOUNT_ACTIVITY_PATH = '/mi-club/mis-datos/actividad';
+
+/** Mis Movimientos' address; one movement's explanation is `${MOVEMENTS_PATH}/{id}` (#21). */
+const MOVEMENTS_PATH = '/mi-club/movimientos';
 
 // The spec's menu names stay here rather than in ../messages.ts: this store is part of the
 // initial bundle, and importing the feature's copy would pull all of it in with it.
 export const ACCOUNT_MENU: readonly AccountMenuItem[] = [
   { index: 0, label: 'Mi Cuenta', path: ACCOUNT_HOME_PATH },
-  { index: 1, label: 'Mis Datos', path: '/mi-club/mis-datos' },
-  { index: 2, label: 'Mis Movimientos', path: '/mi-club/movimientos' },
+  { index: 1, label: 'Mis Datos', path: '/mi-club/mis-datos', subpaths: [ACCOUNT_ACTIVITY_PATH] },
+  { index: 2, label: 'Mis Movimientos', path: MOVEMENTS_PATH },
   { index: 3, label: 'Términos y Condiciones', path: '/mi-club/terminos' },
   { index: 4, label: 'Misiones', path: '/mi-club/misiones', requiresMissions: true },
 ];
@@ -39,12 +47,30 @@ export function normalizePath(pathname: string): string {
 }
 
 /**
- * The menu entry a path names, or null for any other path (an unknown /mi-club/x included).
- * Whether the member may see it (Misiones) is `sectionFor`'s question.
+ * The movement id of an explanation's address (`/mi-club/movimientos/{id}`, one segment,
+ * percent-decoded), or null for any other path. What the id is worth is the gateway's question.
+ */
+export function movementIdOfPath(pathname: string): string | null {
+  const path = normalizePath(pathname);
+  if (!path.startsWith(`${MOVEMENTS_PATH}/`)) return null;
+  const segment = path.slice(MOVEMENTS_PATH.length + 1);
+  if (!segment || segment.includes('/')) return null;
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    // Not even text (`%FF`): no movement has that id.
+    return segment;
+  }
+}
+
+/**
+ * The menu entry a path names, or null for any other path (an unknown /mi-club/x included). A
+ * movement's explanation is part of Mis Movimientos. Whether the member may see it (Misiones)
+ * is `sectionFor`'s question.
  */
 export function menuItemOfPath(pathname: string): AccountMenuItem | null {
-  const path = normalizePath(pathname);
-  return ACCOUNT_MENU.find((item) => item.path === path) ?? null;
+  const path = movementIdOfPath(pathname) === null ? normalizePath(pathname) : MOVEMENTS_PATH;
+  return ACCOUNT_MENU.find((item) => item.path === path || item.subpaths?.includes(path)) ?? null;
 }
 
 /** The address of the entry with this index (Mi Cuenta's for an unknown index). */

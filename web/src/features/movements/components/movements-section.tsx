@@ -1,5 +1,5 @@
 import { useEffect, useId, useMemo, useRef, useState } from 'react';
-import { Link, useSearchParams } from 'react-router-dom';
+import { Link, useLocation, useSearchParams } from 'react-router-dom';
 
 import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
@@ -28,12 +28,28 @@ function monthName(month: number): string {
 
 function MovementItem({ movement }: { movement: Movement }) {
   const negative = movement.amount < 0;
+  const { search } = useLocation();
+  const date = formatDate(movement.occurredAt) ?? '';
   return (
     <li className="movement" data-testid="movement">
       <div className="movement__main">
-        <p className="movement__description">{movement.description}</p>
+        <p className="movement__description">
+          {movement.kind === 'accrual' ? (
+            // Each accrual opens its explanation (#21) at its own address; Back returns to this page.
+            <Link
+              to={encodeURIComponent(movement.id)}
+              relative="path"
+              state={{ movementsSearch: search }}
+              aria-label={M.explainLabel(movement.description, date)}
+            >
+              {movement.description}
+            </Link>
+          ) : (
+            movement.description
+          )}
+        </p>
         <p className="movement__meta">
-          <time dateTime={movement.occurredAt}>{formatDate(movement.occurredAt) ?? ''}</time>
+          <time dateTime={movement.occurredAt}>{date}</time>
           <span className="tag">{kindLabel(movement.kind)}</span>
           <span className={`tag tag--${movement.status === 'pending' ? 'pending' : 'confirmed'}`}>
             {statusLabel(movement.status)}

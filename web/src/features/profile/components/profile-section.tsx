@@ -1,4 +1,5 @@
 import { useId, useState, type ReactNode } from 'react';
+import { Link } from 'react-router-dom';
 
 import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
@@ -27,6 +28,8 @@ type ProfileSectionProps = {
    * de Mi Club"; `close` comes back here. Without it the entry is not offered.
    */
   renderUnsubscribe?: (close: () => void) => ReactNode;
+  /** The address of Actividad de la cuenta (sessions and security events); without it no link. */
+  accountActivityPath?: string;
 };
 
 /** "Mis Datos" [1]: the member's document and email status, the profile form, the password. */
@@ -35,6 +38,7 @@ export function ProfileSection({
   onPasswordChanged,
   onLogoutAfterPasswordChange,
   renderUnsubscribe,
+  accountActivityPath,
 }: ProfileSectionProps) {
   const [isUnsubscribing, setUnsubscribing] = useState(false);
   if (isUnsubscribing && renderUnsubscribe) return renderUnsubscribe(() => setUnsubscribing(false));
@@ -44,6 +48,7 @@ export function ProfileSection({
       onPasswordChanged={onPasswordChanged}
       onLogoutAfterPasswordChange={onLogoutAfterPasswordChange}
       onUnsubscribe={renderUnsubscribe ? () => setUnsubscribing(true) : null}
+      accountActivityPath={accountActivityPath}
     />
   );
 }
@@ -53,6 +58,7 @@ function ProfileDetails({
   onPasswordChanged,
   onLogoutAfterPasswordChange,
   onUnsubscribe,
+  accountActivityPath,
 }: Omit<ProfileSectionProps, 'renderUnsubscribe'> & { onUnsubscribe: (() => void) | null }) {
   // Waits until the session is checked, like the balance.
   const { isConfirmed } = useSession();
@@ -69,6 +75,13 @@ function ProfileDetails({
           <ProfileForm profile={profile.data} />
           {changePasswordEnable ? (
             <PasswordChangeForm onChanged={onPasswordChanged} onLogout={onLogoutAfterPasswordChange} />
+          ) : null}
+          {accountActivityPath ? (
+            <div className="activity-entry">
+              <h3 className="activity-entry__title">{M.activityTitle}</h3>
+              <p>{M.activityIntro}</p>
+              <Link to={accountActivityPath}>{M.activityLink}</Link>
+            </div>
           ) : null}
           {onUnsubscribe ? (
             <div className="unsubscribe-entry">

@@ -1,5 +1,6 @@
 import { useState, type FormEvent } from 'react';
 
+import { AccrualBreakdown } from '@/components/accrual-breakdown';
 import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
 import { SelectField } from '@/components/ui/select-field';
@@ -12,7 +13,6 @@ import { useSimulate, type SimulatorRequest, type SimulatorResult } from '../api
 import { SIMULATOR_COPY as M } from '../messages';
 import {
   AMOUNT_FIELDS,
-  formatRate,
   SIMULATOR_MESSAGES,
   simulatorProblem,
   type SimulatorProblem,
@@ -25,10 +25,6 @@ import '@/components/ui/field.css';
 import './simulator-form.css';
 
 export const SIMULATOR_FAILED = M.failed;
-
-const CATEGORY_LABELS: Record<string, string> = Object.fromEntries(
-  AMOUNT_FIELDS.map(({ category, label }) => [category, label]),
-);
 
 const EMPTY_AMOUNTS: Record<AmountField, string> = {
   meatAmount: '',
@@ -47,31 +43,7 @@ function Result({ result }: { result: SimulatorResult }) {
       <p className="simulator__total" data-testid="simulator-total">
         Acumularías <strong>{formatPesos(result.totalEarned)}</strong>
       </p>
-      {lines.length > 0 ? (
-        <table className="simulator__table">
-          <caption className="visually-hidden">{M.detailCaption}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{M.category}</th>
-              <th scope="col">{M.amount}</th>
-              <th scope="col">{M.rule}</th>
-              <th scope="col">{M.earned}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {lines.map((line) => (
-              <tr key={line.category}>
-                <th scope="row">{CATEGORY_LABELS[line.category] ?? line.category}</th>
-                <td>{formatPesos(line.amount)}</td>
-                <td>
-                  {line.rule} <span className="simulator__rate">({formatRate(line.rateBp)})</span>
-                </td>
-                <td>{formatPesos(line.earned)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      ) : null}
+      {lines.length > 0 ? <AccrualBreakdown lines={lines} caption={M.detailCaption} /> : null}
       {result.bankCardDiscount ? (
         <p className="simulator__discount" data-testid="simulator-discount">
           {M.discountLine(formatPesos(result.bankCardDiscount.pesos), result.bankCardDiscount.description)}{' '}

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 
 import type { SimulatorRequest } from '../api/simulate';
 
-import { formatRate, hasFlags, SIMULATOR_MESSAGES, simulatorProblem } from './simulator-rules';
+import { hasFlags, SIMULATOR_MESSAGES, simulatorProblem } from './simulator-rules';
 
 const cart: SimulatorRequest = {
   weekDay: 2,
@@ -53,11 +53,5 @@ describe('the simulator checks', () => {
       hasDrinksAmount: false,
       hasOtherAmount: false,
     });
-  });
-
-  it('writes basis points as es-CL percentages', () => {
-    expect(formatRate(300)).toBe('3%');
-    expect(formatRate(80)).toBe('0,8%');
-    expect(formatRate(90)).toBe('0,9%');
   });
 });

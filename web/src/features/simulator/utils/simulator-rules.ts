@@ -50,8 +50,3 @@ export function simulatorProblem(request: SimulatorRequest): SimulatorProblem | 
   if (!Object.values(hasFlags(request)).some(Boolean)) return { field: null, message: SIMULATOR_MESSAGES.allZero };
   return null;
 }
-
-/** 300 → "3%", 80 → "0,8%". */
-export function formatRate(rateBp: number): string {
-  return `${(rateBp / 100).toLocaleString('es-CL', { maximumFractionDigits: 2 })}%`;
-}
