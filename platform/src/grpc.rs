@@ -3,9 +3,10 @@
 //! Servers get `grpc.health.v1` and reflection, a span per call that continues the caller's
 //! trace, a count and latency per method and status code (see `telemetry`), and a drain on
 //! shutdown (NOT_SERVING first, then stop accepting, then finish what is in flight). Clients
-//! get lazy channels with timeouts and trace propagation, and read-only calls one bounded retry
-//! ([`retry`]). Both sides speak TLS when the process's [`InternalTls`] is on (see
-//! [`crate::tls`]): servers through [`server`], clients through their settings' `tls`.
+//! get lazy channels with timeouts and trace propagation, read-only calls one bounded retry, and
+//! every call one more attempt when the server refused it unprocessed ([`retry`]). Both sides
+//! speak TLS when the process's [`InternalTls`] is on (see [`crate::tls`]): servers through
+//! [`server`], clients through their settings' `tls`.
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -27,7 +28,7 @@ use crate::tls::InternalTls;
 
 pub mod retry;
 
-pub use retry::{RetryIdempotent, retry_idempotent};
+pub use retry::{RetryIdempotent, retry_idempotent, was_refused_unprocessed};
 
 /// A channel whose calls carry the caller's trace context.
 pub type TracedChannel = InterceptedService<Channel, PropagateTrace>;

@@ -1,10 +1,15 @@
-//! One bounded retry of the gRPC calls that change nothing.
+//! One bounded retry of the gRPC calls that change nothing, and of any call the server never took.
 //!
 //! [`retry_idempotent`] is the policy: which failures are worth one more attempt, the jittered
 //! pause and the deadline. [`RetryIdempotent`] applies it under a client, to the methods named in
 //! [`IDEMPOTENT_METHODS`] only, so a call site makes a plain client call and the list of what may
 //! be retried lives here rather than at each call site. The layer buffers the (small, unary)
 //! request to send it again, and the answer to read its status before handing it to tonic.
+//!
+//! Every other method, writes included, is sent once more only when the server refused the call
+//! unprocessed ([`was_refused_unprocessed`]): during a rolling restart a service closes its
+//! connections with a GOAWAY, and a call that crossed it would otherwise reach the member as an
+//! internal error although nothing was done (gRPC's "transparent retry", proposal A6).
 
 use std::future::Future;
 use std::pin::Pin;
@@ -24,8 +29,11 @@ pub const IDEMPOTENT_METHODS: &[&str] = &[
     "/miclub.accounts.v1.AccountsService/GetMember",
     "/miclub.accounts.v1.AccountsService/GetBalance",
     "/miclub.accounts.v1.AccountsService/ListMovements",
+    "/miclub.accounts.v1.AccountsService/GetMovementDetail",
     "/miclub.accounts.v1.AccountsService/ListGenders",
     "/miclub.accounts.v1.AccountsService/ListUnsubscribeReasons",
+    "/miclub.auth.v1.AuthService/ListSessions",
+    "/miclub.auth.v1.AuthService/ListSecurityEvents",
     "/miclub.content.v1.ContentService/GetCurrentTerms",
     "/miclub.content.v1.ContentService/ListPromotions",
     "/miclub.content.v1.ContentService/ListAlliances",
@@ -38,8 +46,8 @@ pub const IDEMPOTENT_METHODS: &[&str] = &[
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 /// A client channel that gives the calls of its idempotent methods [`retry_idempotent`]'s one
-/// retry within `deadline` (the channel's own request timeout); every other call goes through
-/// untouched.
+/// retry within `deadline` (the channel's own request timeout); every other call is sent again,
+/// within the same deadline, only when the server refused it unprocessed.
 #[derive(Debug, Clone)]
 pub struct RetryIdempotent<S> {
     inner: S,
@@ -83,13 +91,41 @@ where
         // The clone is not ready; the ready one goes with this call (tower's usual swap).
         let clone = self.inner.clone();
         let mut inner = std::mem::replace(&mut self.inner, clone);
+        let deadline = self.deadline;
         if !self.methods.contains(&request.uri().path()) {
             return Box::pin(async move {
-                let response = inner.call(request).await.map_err(Into::into)?;
-                Ok(response.map(Body::new))
+                let (parts, body) = request.into_parts();
+                let body = body.collect().await?.to_bytes();
+                let request =
+                    || http::Request::from_parts(parts.clone(), Body::new(Full::new(body.clone())));
+                let started = Instant::now();
+                let spare = inner.clone();
+                let err: BoxError = match inner.call(request()).await {
+                    Ok(response) => return Ok(response.map(Body::new)),
+                    Err(err) => err.into(),
+                };
+                let Some(left) = deadline.checked_sub(started.elapsed()) else {
+                    return Err(err);
+                };
+                if !was_refused_unprocessed(&*err) {
+                    return Err(err);
+                }
+                tracing::warn!(error = %err, "sending again a call the server refused unprocessed");
+                let again = async move {
+                    let response = spare
+                        .ready_oneshot()
+                        .await
+                        .map_err(Into::into)?
+                        .call(request())
+                        .await
+                        .map_err(Into::into)?;
+                    Ok(response.map(Body::new))
+                };
+                tokio::time::timeout(left, again).await.unwrap_or_else(|_| {
+                    Err(tonic::Status::deadline_exceeded("deadline reached while retrying").into())
+                })
             });
         }
-        let deadline = self.deadline;
         Box::pin(async move {
             let (parts, body) = request.into_parts();
             let body = body.collect().await?.to_bytes();
@@ -184,8 +220,9 @@ fn status_of_http(status: http::StatusCode) -> tonic::Status {
 }
 
 /// Calls a read-only (idempotent) RPC, and once more after a short jittered pause when the
-/// first attempt found the service unavailable: a `Unavailable` status, or a `Cancelled` made by
-/// the transport (the connection reset before any answer). Never retried: a timeout (the
+/// first attempt found the service unavailable: a `Unavailable` status, a `Cancelled` made by
+/// the transport (the connection reset before any answer), or a refusal of a stream the server
+/// never took ([`was_refused_unprocessed`], which tonic reports as `Internal`). Never retried: a timeout (the
 /// channel's `Timeout expired` and `DeadlineExceeded`: a slow service would only get slower)
 /// and every business error. The second attempt never runs past `deadline` counted from the
 /// first call, so a retried call takes no longer than an unretried one may.
@@ -221,6 +258,9 @@ where
 
 /// Whether a failed attempt may be tried again: see [`retry_idempotent`].
 fn is_retryable(status: &tonic::Status) -> bool {
+    if was_refused_unprocessed(status) {
+        return true;
+    }
     match status.code() {
         tonic::Code::Unavailable => true,
         // A Cancelled sent by a peer has no source; one made here from a transport error has.
@@ -229,6 +269,28 @@ fn is_retryable(status: &tonic::Status) -> bool {
         }
         _ => false,
     }
+}
+
+/// Whether the server refused the call before processing any of it, which RFC 9113 guarantees
+/// in two cases: a stream reset with REFUSED_STREAM, and a stream above the last one named by a
+/// GOAWAY (a server closing its connection gracefully, NO_ERROR, names the last stream it will
+/// finish; h2 fails every later stream, and any opened after the GOAWAY arrived, with that
+/// GOAWAY). Such a call may be sent again even when it is a write. A GOAWAY carrying an error is
+/// not counted: the connection broke, and what it had taken may or may not have been done.
+pub fn was_refused_unprocessed(err: &(dyn std::error::Error + 'static)) -> bool {
+    let mut source = Some(err);
+    while let Some(err) = source {
+        if let Some(refusal) = err.downcast_ref::<h2::Error>() {
+            return refusal.is_remote()
+                && match refusal.reason() {
+                    Some(h2::Reason::NO_ERROR) => refusal.is_go_away(),
+                    Some(h2::Reason::REFUSED_STREAM) => refusal.is_reset(),
+                    _ => false,
+                };
+        }
+        source = err.source();
+    }
+    false
 }
 
 /// The channel's own per-call timeout, which tonic reports as `Cancelled`.
@@ -488,6 +550,94 @@ mod tests {
             (status.code(), status.message(), asked.len()),
             (tonic::Code::NotFound, "no such service", 1)
         );
+    }
+
+    /// An HTTP/2 peer that takes no call: it answers each request's HEADERS with a GOAWAY naming
+    /// stream 0 as the last it will process (what a server closing gracefully sends for a stream
+    /// that crossed its GOAWAY), and counts the requests it was sent.
+    async fn refusing_server() -> (String, Arc<AtomicUsize>) {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        const SETTINGS: u8 = 0x4;
+        const HEADERS: u8 = 0x1;
+        const GOAWAY: u8 = 0x7;
+        fn frame(kind: u8, flags: u8, payload: &[u8]) -> Vec<u8> {
+            let length = u32::try_from(payload.len()).unwrap().to_be_bytes();
+            let mut out = vec![length[1], length[2], length[3], kind, flags, 0, 0, 0, 0];
+            out.extend_from_slice(payload);
+            out
+        }
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        let requests = Arc::new(AtomicUsize::new(0));
+        let counted = requests.clone();
+        tokio::spawn(async move {
+            while let Ok((mut socket, _)) = listener.accept().await {
+                let counted = counted.clone();
+                tokio::spawn(async move {
+                    let mut preface = [0u8; 24];
+                    socket.read_exact(&mut preface).await?;
+                    socket.write_all(&frame(SETTINGS, 0, &[])).await?;
+                    loop {
+                        let mut head = [0u8; 9];
+                        socket.read_exact(&mut head).await?;
+                        let length = u32::from_be_bytes([0, head[0], head[1], head[2]]);
+                        let mut payload = vec![0u8; usize::try_from(length).unwrap()];
+                        socket.read_exact(&mut payload).await?;
+                        match head[3] {
+                            SETTINGS if head[4] & 0x1 == 0 => {
+                                socket.write_all(&frame(SETTINGS, 0x1, &[])).await?;
+                            }
+                            HEADERS => {
+                                counted.fetch_add(1, Ordering::SeqCst);
+                                // Last stream id 0, error code NO_ERROR.
+                                socket.write_all(&frame(GOAWAY, 0, &[0; 8])).await?;
+                            }
+                            _ => {}
+                        }
+                    }
+                    #[allow(unreachable_code)]
+                    Ok::<_, std::io::Error>(())
+                });
+            }
+        });
+        (format!("http://{address}"), requests)
+    }
+
+    async fn check_refused(methods: &'static [&'static str]) -> (tonic::Status, usize) {
+        let (url, requests) = refusing_server().await;
+        let channel = tonic::transport::Endpoint::from_shared(url)
+            .unwrap()
+            .connect_lazy();
+        let mut client = tonic_health::pb::health_client::HealthClient::new(
+            RetryIdempotent::with_methods(channel, Duration::from_secs(5), methods),
+        );
+        let status = client
+            .check(tonic_health::pb::HealthCheckRequest {
+                service: "miclub".into(),
+            })
+            .await
+            .expect_err("the peer answers nothing");
+        (status, requests.load(Ordering::SeqCst))
+    }
+
+    #[tokio::test]
+    async fn a_call_the_server_refused_unprocessed_is_sent_once_more_even_when_it_is_a_write() {
+        for methods in [&[][..], &[CHECK][..]] {
+            let (status, requests) = check_refused(methods).await;
+            assert!(was_refused_unprocessed(&status), "{status:?}");
+            assert_eq!(requests, 2, "one retry, not a loop ({methods:?})");
+        }
+    }
+
+    #[test]
+    fn a_refusal_is_unprocessed_only_when_http2_says_so() {
+        let refused = h2::Error::from(h2::Reason::REFUSED_STREAM);
+        // Made here (by the library), not sent by the server.
+        assert!(!was_refused_unprocessed(&refused));
+        assert!(!was_refused_unprocessed(&tonic::Status::internal("bug")));
+        assert!(!was_refused_unprocessed(&tonic::Status::unavailable(
+            "down"
+        )));
     }
 
     #[test]

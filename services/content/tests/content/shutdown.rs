@@ -159,12 +159,17 @@ fn ready_port(line: &str) -> Option<u16> {
 }
 
 /// A failure of the connection rather than an answer of the server: UNAVAILABLE (connection
-/// refused or reset), or the call tonic reports CANCELLED from its own transport when the
-/// connection closed (the server's GOAWAY) before the request went out, which the server never
-/// saw. A status the server sent (INTERNAL, UNKNOWN, a CANCELLED of its own) carries no transport
-/// error as its source.
+/// refused or reset), the call tonic reports CANCELLED from its own transport when the
+/// connection closed (the server's GOAWAY) before the request went out, or a stream above the
+/// last one the GOAWAY named, which tonic reports as INTERNAL but HTTP/2 guarantees the server
+/// never processed (`was_refused_unprocessed`, which the gateway's channels send again). A status
+/// the server sent (INTERNAL, UNKNOWN, a CANCELLED of its own) carries no transport error as its
+/// source.
 fn is_connection_refusal(status: &tonic::Status) -> bool {
     use std::error::Error as _;
+    if miclub_platform::grpc::was_refused_unprocessed(status) {
+        return true;
+    }
     match status.code() {
         tonic::Code::Unavailable => true,
         tonic::Code::Cancelled => status
