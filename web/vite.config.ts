@@ -5,6 +5,7 @@ import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 
 import react from '@vitejs/plugin-react';
 import { defineConfig, type Plugin } from 'vite';
+import { VitePWA } from 'vite-plugin-pwa';
 
 /**
  * Writes `.gz` and `.br` next to each text asset of dist/, so a server that serves precompressed
@@ -38,9 +39,44 @@ function precompress(): Plugin {
   };
 }
 
+/**
+ * The installable app (#21): the web app manifest (linked from index.html) and the service worker
+ * built from sw/sw.ts with the build's file list injected. The worker is registered by Mi Tarjeta
+ * only (src/features/card/utils/offline.ts), so nothing of it is in the /login bundle.
+ */
+function installableApp() {
+  return VitePWA({
+    strategies: 'injectManifest',
+    srcDir: 'sw',
+    filename: 'sw.ts',
+    injectRegister: false,
+    manifest: {
+      name: 'Mi Club',
+      short_name: 'Mi Club',
+      description: 'Revisa tu saldo y muestra tu tarjeta Mi Club en la caja.',
+      lang: 'es-CL',
+      start_url: '/mi-club',
+      scope: '/',
+      display: 'standalone',
+      theme_color: '#0d6b57',
+      background_color: '#f6f4ef',
+      icons: [
+        { src: '/icons/icon-192.png', sizes: '192x192', type: 'image/png' },
+        { src: '/icons/icon-512.png', sizes: '512x512', type: 'image/png' },
+        { src: '/icons/maskable-512.png', sizes: '512x512', type: 'image/png', purpose: 'maskable' },
+      ],
+      shortcuts: [{ name: 'Mi Tarjeta', url: '/mi-club/tarjeta', icons: [{ src: '/icons/icon-192.png', sizes: '192x192' }] }],
+    },
+    injectManifest: {
+      // The app's code, styles, page and icons; not the content images (banners, partners' logos).
+      globPatterns: ['**/*.{js,css,html}', 'favicon.svg', 'logo.svg', 'icons/*.png'],
+    },
+  });
+}
+
 // The gateway serves web/dist; in development Vite proxies /api to a running standalone binary.
 export default defineConfig({
-  plugins: [react(), precompress()],
+  plugins: [react(), installableApp(), precompress()],
   resolve: {
     alias: { '@': fileURLToPath(new URL('./src', import.meta.url)) },
   },

@@ -77,7 +77,11 @@ export type PostedPurchase = { purchase_id: string; movement_id: string; accrued
 /** accounts PostPurchase as the store system "pos": a purchase of now at a demo store. */
 export async function postPurchase(
   miclub: Miclub,
-  purchase: { memberDocument: string; lines: PurchaseLine[]; paymentMethod?: string; purchasedAt?: Date },
+  purchase: ({ memberDocument: string } | { memberCard: string }) & {
+    lines: PurchaseLine[];
+    paymentMethod?: string;
+    purchasedAt?: Date;
+  },
 ): Promise<PostedPurchase> {
   const token = await serviceToken(miclub, 'pos');
   const accounts = clientFor(miclub, 'accounts/v1/accounts.proto', 'miclub.accounts.v1', 'AccountsService', miclub.grpc.accountsPort);
@@ -87,7 +91,8 @@ export async function postPurchase(
       'PostPurchase',
       {
         idempotency_key: `e2e-${randomUUID()}`,
-        member_document: purchase.memberDocument,
+        // The member as the till read them: their document, or the barcode of their card.
+        ...('memberCard' in purchase ? { member_card: purchase.memberCard } : { member_document: purchase.memberDocument }),
         store_id: 'e2e-001',
         store_name: 'Lider e2e',
         purchased_at: (purchase.purchasedAt ?? new Date()).toISOString(),

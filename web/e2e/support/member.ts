@@ -55,13 +55,14 @@ export function dataLayer(page: Page): Promise<Record<string, unknown>[]> {
   return page.evaluate(() => (window as unknown as { dataLayer?: Record<string, unknown>[] }).dataLayer ?? []);
 }
 
-/** The sections of Mi Cuenta's menu and their addresses (the spec's indexes 0-4, in order). */
+/** The sections of Mi Cuenta's menu and their addresses (the spec's indexes 0-4, then the card's 5). */
 export const SECTIONS = [
   { label: 'Mi Cuenta', path: '/mi-club', heading: 'Tu saldo Mi Club' },
   { label: 'Mis Datos', path: '/mi-club/mis-datos', heading: 'Mis Datos' },
   { label: 'Mis Movimientos', path: '/mi-club/movimientos', heading: 'Mis Movimientos' },
   { label: 'Términos y Condiciones', path: '/mi-club/terminos', heading: 'Términos y Condiciones' },
   { label: 'Misiones', path: '/mi-club/misiones', heading: 'Misiones' },
+  { label: 'Mi Tarjeta', path: '/mi-club/tarjeta', heading: 'Mi Tarjeta' },
 ] as const;
 
 /** The entry `label` of Mi Cuenta's menu (Mi Cuenta, Mis Datos, Términos y Condiciones…): a link. */

@@ -1,6 +1,6 @@
 /**
  * Logout as spec section 4 describes it: login, menu, missions, profile and balance state are
- * reset, and `POST /api/logout` is called only if the member was logged in. A forced logout (the
+ * reset (and the member card kept for offline use deleted), and `POST /api/logout` is called only if the member was logged in. A forced logout (the
  * 401 rule, or a renewal the gateway refused because the session idled out or reached its
  * absolute limit) does the same and leaves /login a notice that the session expired; a logout
  * the member asked for leaves none.
@@ -14,6 +14,7 @@ import { clearLoggedCookie } from '@/lib/cookies';
 import { closeLoginModal } from '@/lib/login-modal';
 import { clearLoginNotice, SESSION_EXPIRED_NOTICE, setLoginNotice } from '@/lib/login-notice';
 import { KEEP_ON_LOGOUT } from '@/lib/one-shot-query';
+import { purgePersonalCache } from '@/lib/personal-cache';
 import { endSession, sessionStore } from '@/lib/session';
 
 import { stopSessionRenewal } from './session-keeper';
@@ -46,6 +47,8 @@ export async function performLogout(queryClient: QueryClient, options: LogoutOpt
     predicate: (query) => query.queryKey[0] !== contextQueryKey[0] && query.meta?.[KEEP_ON_LOGOUT] !== true,
   });
   queryClient.getMutationCache().clear();
+  // The member card kept for offline use: awaited, so a logout that returned left nothing behind.
+  await purgePersonalCache();
   if (!wasLoggedIn) return;
   clearLoggedCookie();
   if (options.notifyGateway === false) return;

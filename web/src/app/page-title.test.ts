@@ -6,13 +6,14 @@ import { PAGE_NAMES, pageTitleOf } from './page-title';
 import { PAGE_TYPES, pageTypeOf } from './page-type';
 
 describe('the account sections and their addresses', () => {
-  it('gives each of the spec indexes 0-4 its own address, and back', () => {
+  it('gives each of the spec indexes 0-4 and the card [5] its own address, and back', () => {
     expect(ACCOUNT_MENU.map((item) => [item.index, item.path])).toEqual([
       [0, '/mi-club'],
       [1, '/mi-club/mis-datos'],
       [2, '/mi-club/movimientos'],
       [3, '/mi-club/terminos'],
       [4, '/mi-club/misiones'],
+      [5, '/mi-club/tarjeta'],
     ]);
     for (const item of ACCOUNT_MENU) {
       expect(menuItemOfPath(item.path)?.index).toBe(item.index);
@@ -42,6 +43,7 @@ describe('the account sections and their addresses', () => {
       'mi_club_mis_movimientos',
       'mi_club_terminos',
       'mi_club_misiones',
+      'mi_club_tarjeta',
     ]);
     expect(pageTypeOf('/mi-club/movimientos/')).toBe('mi_club_mis_movimientos');
     expect(pageTypeOf('/mi-club/otra')).toBe('no_encontrada');
@@ -56,6 +58,7 @@ describe('the document title', () => {
       'Mis Movimientos · Mi Club',
       'Términos y Condiciones · Mi Club',
       'Misiones · Mi Club',
+      'Mi Tarjeta · Mi Club',
     ]);
   });
 

@@ -21,6 +21,7 @@ export const PAGE_NAMES: Readonly<Record<Exclude<PageType, 'mantencion'>, string
   mi_club_detalle_movimiento: 'Detalle del movimiento',
   mi_club_terminos: 'Términos y Condiciones',
   mi_club_misiones: 'Misiones',
+  mi_club_tarjeta: 'Mi Tarjeta',
   registro: 'Regístrate',
   verificar_correo: 'Verifica tu correo electrónico',
   recuperar_contrasena: 'Recupera tu contraseña',

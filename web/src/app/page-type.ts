@@ -13,6 +13,7 @@ export const PAGE_TYPES: Readonly<Record<string, PageType>> = {
   '/mi-club/movimientos': 'mi_club_mis_movimientos',
   '/mi-club/terminos': 'mi_club_terminos',
   '/mi-club/misiones': 'mi_club_misiones',
+  '/mi-club/tarjeta': 'mi_club_tarjeta',
   '/terminos-y-condiciones': 'terminos_y_condiciones',
   '/confirmar-correo': 'confirmar_correo',
   '/restaurar-correo': 'restaurar_correo',

@@ -19,6 +19,8 @@ export type PageType =
   | 'mi_club_detalle_movimiento'
   | 'mi_club_terminos'
   | 'mi_club_misiones'
+  /** The member card for the till (#21): /mi-club/tarjeta. */
+  | 'mi_club_tarjeta'
   | 'registro'
   | 'promociones'
   | 'alianzas'

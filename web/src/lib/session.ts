@@ -11,6 +11,7 @@
  * only while true, removed on every logout): it tells nobody who the member is.
  */
 import { hasFreshSessionCookie, hasLoggedCookie } from './cookies';
+import { purgePersonalCache } from './personal-cache';
 import { createStore, useStore } from './store';
 
 export type SessionState = {
@@ -93,8 +94,12 @@ export function restoreSession(): void {
   sessionStore.set(initialSessionState());
 }
 
-/** LoginConfirmed: the code step succeeded. */
+/**
+ * LoginConfirmed: the code step succeeded. A member card kept by whoever used this device before
+ * (their session ended without a logout here) is deleted: this member never sees it.
+ */
 export function startSession(user: { name: string | null; hasMissions: boolean }): void {
+  void purgePersonalCache();
   sessionStore.set({
     isLoggedIn: true,
     isConfirmed: true,

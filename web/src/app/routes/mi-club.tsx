@@ -40,6 +40,9 @@ const MovementDetailSection = lazy(() =>
     default: module.MovementDetailSection,
   })),
 );
+const MemberCardSection = lazy(() =>
+  import('@/features/card/components/member-card').then((module) => ({ default: module.MemberCardSection })),
+);
 const UnsubscribeFlow = lazy(() =>
   import('@/features/unsubscribe/components/unsubscribe-flow').then((module) => ({ default: module.UnsubscribeFlow })),
 );
@@ -135,8 +138,8 @@ function NewTermsCheck({ afterBalance }: { afterBalance: boolean }) {
 
 /**
  * /mi-club and its sections (/mi-club/mis-datos with its page /mi-club/mis-datos/actividad,
- * /movimientos and a movement's explanation /movimientos/{id}, /terminos, /misiones): members
- * only.
+ * /movimientos and a movement's explanation /movimientos/{id}, /terminos, /misiones, /tarjeta):
+ * members only.
  * A visitor without a session goes to /login, which brings them back to the same address after
  * logging in; a member who just logged out here goes to /login with no way back.
  */
@@ -220,6 +223,11 @@ export default function MiClubRoute() {
           4: (
             <SectionChunk>
               <MissionsSection />
+            </SectionChunk>
+          ),
+          5: (
+            <SectionChunk>
+              <MemberCardSection />
             </SectionChunk>
           ),
         }}

@@ -19,6 +19,7 @@ import {
   octoberMovementsFirstPage,
   octoberMovementsSecondPage,
 } from '../fixtures/account';
+import { anaCard } from '../fixtures/card';
 import { alliances, anaMissions, banners, generalFaqs, loginFaqs, promotions, tuesdayCartResult } from '../fixtures/content';
 import {
   anaEmailConfirmed,
@@ -69,6 +70,7 @@ const sessionHandlers = [
 const accountHandlers = [
   http.get('/api/profile', () => HttpResponse.json(anaProfile)),
   http.get('/api/balance', () => HttpResponse.json(anaBalance, noStore)),
+  http.get('/api/card', () => HttpResponse.json(anaCard, noStore)),
   http.get('/api/movements', ({ request }) => {
     const params = new URL(request.url).searchParams;
     const year = Number(params.get('year'));

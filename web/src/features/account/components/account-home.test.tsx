@@ -17,19 +17,20 @@ function menuEntries() {
 }
 
 describe('the account menu', () => {
-  it('lists the entries in the spec order with indexes 0 to 4', () => {
+  it('lists the entries in the spec order with indexes 0 to 4, then the card at 5', () => {
     expect(ACCOUNT_MENU.map((item) => [item.index, item.label])).toEqual([
       [0, 'Mi Cuenta'],
       [1, 'Mis Datos'],
       [2, 'Mis Movimientos'],
       [3, 'Términos y Condiciones'],
       [4, 'Misiones'],
+      [5, 'Mi Tarjeta'],
     ]);
   });
 
   it('shows Misiones only when the member has missions', () => {
-    expect(visibleMenuItems(true).map((item) => item.index)).toEqual([0, 1, 2, 3, 4]);
-    expect(visibleMenuItems(false).map((item) => item.index)).toEqual([0, 1, 2, 3]);
+    expect(visibleMenuItems(true).map((item) => item.index)).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(visibleMenuItems(false).map((item) => item.index)).toEqual([0, 1, 2, 3, 5]);
   });
 
   it('renders Misiones for a member with missions, Mi Cuenta selected by default', async () => {
@@ -44,15 +45,17 @@ describe('the account menu', () => {
       'Mis Movimientos',
       'Términos y Condiciones',
       'Misiones',
+      'Mi Tarjeta',
       'Cerrar sesión',
     ]);
-    expect(entries.map((entry) => entry.getAttribute('data-menu-index'))).toEqual(['0', '1', '2', '3', '4', null]);
-    expect(entries.slice(0, 5).map((entry) => entry.getAttribute('href'))).toEqual([
+    expect(entries.map((entry) => entry.getAttribute('data-menu-index'))).toEqual(['0', '1', '2', '3', '4', '5', null]);
+    expect(entries.slice(0, 6).map((entry) => entry.getAttribute('href'))).toEqual([
       '/mi-club',
       '/mi-club/mis-datos',
       '/mi-club/movimientos',
       '/mi-club/terminos',
       '/mi-club/misiones',
+      '/mi-club/tarjeta',
     ]);
     expect(accountMenuLink('Mi Cuenta')).toHaveAttribute('aria-current', 'page');
   });
@@ -74,6 +77,7 @@ describe('the account menu', () => {
       ['Mis Movimientos', '/mi-club/movimientos'],
       ['Términos y Condiciones', '/mi-club/terminos'],
       ['Misiones', '/mi-club/misiones'],
+      ['Mi Tarjeta', '/mi-club/tarjeta'],
     ] as const) {
       await user.click(accountMenuLink(label));
       expect(await screen.findByRole('heading', { level: 2, name: label })).toBeInTheDocument();
@@ -88,6 +92,7 @@ describe('the account menu', () => {
     ['/mi-club/movimientos', 'Mis Movimientos'],
     ['/mi-club/terminos', 'Términos y Condiciones'],
     ['/mi-club/misiones', 'Misiones'],
+    ['/mi-club/tarjeta', 'Mi Tarjeta'],
     ['/mi-club/movimientos/', 'Mis Movimientos'],
   ])('opens %s by its address', async (path, label) => {
     loginAs();

@@ -3,8 +3,11 @@
  * The selection lives in the URL, its one source of truth: each entry has its own address under
  * /mi-club, so Back, Forward, reload and a shared link all keep the section, and the index is
  * derived from the path wherever it is needed.
+ *
+ * Mi Tarjeta [5] (#21) is not the spec's: it comes after the spec's five, so 0-4 keep their
+ * meaning in the analytics events (`menu_<index>`).
  */
-export type MenuIndex = 0 | 1 | 2 | 3 | 4;
+export type MenuIndex = 0 | 1 | 2 | 3 | 4 | 5;
 
 export type AccountMenuItem = {
   index: MenuIndex;
@@ -25,6 +28,9 @@ export const ACCOUNT_ACTIVITY_PATH = '/mi-club/mis-datos/actividad';
 /** Mis Movimientos' address; one movement's explanation is `${MOVEMENTS_PATH}/{id}` (#21). */
 const MOVEMENTS_PATH = '/mi-club/movimientos';
 
+/** The member card shown at the till; it opens offline once opened (#21). */
+export const MEMBER_CARD_PATH = '/mi-club/tarjeta';
+
 // The spec's menu names stay here rather than in ../messages.ts: this store is part of the
 // initial bundle, and importing the feature's copy would pull all of it in with it.
 export const ACCOUNT_MENU: readonly AccountMenuItem[] = [
@@ -33,6 +39,7 @@ export const ACCOUNT_MENU: readonly AccountMenuItem[] = [
   { index: 2, label: 'Mis Movimientos', path: MOVEMENTS_PATH },
   { index: 3, label: 'Términos y Condiciones', path: '/mi-club/terminos' },
   { index: 4, label: 'Misiones', path: '/mi-club/misiones', requiresMissions: true },
+  { index: 5, label: 'Mi Tarjeta', path: MEMBER_CARD_PATH },
 ];
 
 export const DEFAULT_MENU_INDEX: MenuIndex = 0;

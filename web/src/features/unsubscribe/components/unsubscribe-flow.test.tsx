@@ -73,6 +73,7 @@ describe('step 1 of the unsubscribe', () => {
       ['Mis Movimientos', '2'],
       ['Términos y Condiciones', '3'],
       ['Misiones', '4'],
+      ['Mi Tarjeta', '5'],
       ['Cerrar sesión', null],
     ]);
     expect(within(menu).getByRole('link', { name: 'Mis Datos' })).toHaveAttribute('aria-current', 'page');

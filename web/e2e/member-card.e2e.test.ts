@@ -1,0 +1,147 @@
+/**
+ * The member card at the till (#21) against the real binary. Ana opens Mi Tarjeta: her card number
+ * and its barcode, which a store system's PostPurchase accepts in place of her RUT. Once opened,
+ * the card opens again with the network cut, with her last balance stamped "Actualizado el …";
+ * logout deletes the kept card, and a visitor who never logged in keeps nothing at all.
+ */
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { seriousViolations } from './support/a11y';
+import { DESKTOP, launchBrowser } from './support/browser';
+import { memberMovementDetail, postPurchase } from './support/grpc';
+import { ANA, logIn, openSection, screenshots } from './support/member';
+import { startMiclub, type Miclub } from './support/miclub';
+import { PORTAL_UNDER_TEST } from './support/paths';
+
+const PERSONAL_CACHE = 'miclub-personal-v1';
+
+let miclub: Miclub;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let cardNumber = '';
+let balanceShown = '';
+
+/** The Cache Storage names the page's origin holds. */
+function cacheNames(target: Page): Promise<string[]> {
+  return target.evaluate(() => caches.keys());
+}
+
+beforeAll(async () => {
+  miclub = await startMiclub();
+  browser = await launchBrowser();
+  context = await browser.newContext(DESKTOP);
+  page = await context.newPage();
+  await logIn(page, miclub.baseUrl, { typed: ANA.typed, password: ANA.password, email: process.env.MICLUB_E2E_ANA_EMAIL ?? 'ana@example.cl' });
+});
+
+afterAll(async () => {
+  await context?.close();
+  await browser?.close();
+  await miclub?.stop();
+});
+
+describe(`the member card against ${PORTAL_UNDER_TEST}`, () => {
+  it('shows Ana her card number with its barcode and her balance', async () => {
+    await openSection(page, 'Mi Tarjeta');
+    const card = page.getByTestId('member-card');
+    await card.waitFor();
+    const shown = (await page.getByTestId('card-number').textContent()) ?? '';
+    expect(shown).toMatch(/^\d{4} \d{4} \d{4}$/);
+    cardNumber = shown.replace(/ /g, '');
+    const barcode = page.getByRole('img', { name: `Código de barras de tu número de socio ${shown}` });
+    expect(await barcode.getAttribute('data-value')).toBe(cardNumber);
+    // Bars drawn, not an empty frame.
+    expect(await barcode.locator('rect').count()).toBeGreaterThan(20);
+    balanceShown = (await page.getByTestId('card-balance').textContent()) ?? '';
+    expect(balanceShown).toMatch(/^\$[\d.]+$/);
+    expect(await page.getByTestId('card-stamp').textContent()).toMatch(/^Actualizado el \d{1,2} de \w+ de \d{4}/);
+
+    // Large type is a pressed toggle that stays pressed.
+    const largeType = page.getByRole('button', { name: 'Letra grande' });
+    await largeType.click();
+    expect(await largeType.getAttribute('aria-pressed')).toBe('true');
+
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshots(page, 'tarjeta');
+  });
+
+  it('is an installable app by Chromium’s own checks (manifest, icons, service worker)', async () => {
+    await page.evaluate(() => navigator.serviceWorker.ready.then(() => undefined));
+    const cdp = await context.newCDPSession(page);
+    try {
+      const { installabilityErrors } = await cdp.send('Page.getInstallabilityErrors');
+      // Playwright's contexts are off the record, which alone keeps Chromium from offering it.
+      expect(installabilityErrors.map((error) => error.errorId).filter((id) => id !== 'in-incognito')).toEqual([]);
+      const { url, errors } = await cdp.send('Page.getAppManifest');
+      expect(new URL(url).pathname).toBe('/manifest.webmanifest');
+      expect(errors).toEqual([]);
+    } finally {
+      await cdp.detach();
+    }
+  });
+
+  it('is the number a store system scans: a purchase posted with it accrues to Ana', async () => {
+    const posted = await postPurchase(miclub, {
+      memberCard: cardNumber,
+      paymentMethod: 'PAYMENT_METHOD_PARTNER_CARD',
+      lines: [{ category: 'CATEGORY_MEAT', amount: 10_000, product_category_id: 10 }],
+    });
+    expect(posted.accrued).toBeGreaterThan(0);
+    const detail = await memberMovementDetail(miclub, ANA.user, posted.movement_id);
+    expect(detail.movement.movement_id).toBe(posted.movement_id);
+  });
+
+  it('opens again with the network cut, with the last balance and when it was read', async () => {
+    // Opening the card installed the service worker; it controls the page once its files are kept.
+    await page.evaluate(() => navigator.serviceWorker.ready.then(() => undefined));
+    await expect.poll(() => page.evaluate(() => navigator.serviceWorker.controller !== null)).toBe(true);
+    expect(await cacheNames(page)).toContain(PERSONAL_CACHE);
+
+    await context.setOffline(true);
+    try {
+      await page.reload();
+      await page.getByTestId('member-card').waitFor();
+      expect((await page.getByTestId('card-number').textContent())?.replace(/ /g, '')).toBe(cardNumber);
+      expect(await page.getByTestId('card-balance').textContent()).toBe(balanceShown);
+      expect(await page.getByTestId('card-stamp').textContent()).toMatch(/^Actualizado el \d{1,2} de \w+ de \d{4}/);
+      await page.getByText('Estás sin conexión.', { exact: false }).waitFor();
+      await screenshots(page, 'tarjeta-sin-conexion');
+    } finally {
+      await context.setOffline(false);
+    }
+  });
+
+  it('deletes the kept card on logout', async () => {
+    await page.reload();
+    await page.getByTestId('member-card').waitFor();
+    await page.getByRole('navigation', { name: 'Menú de mi cuenta' }).getByRole('button', { name: 'Cerrar sesión' }).click();
+    await page.waitForURL('**/login');
+    expect(await cacheNames(page)).not.toContain(PERSONAL_CACHE);
+    // Logged out and offline, the card's address asks for a login, not a kept card.
+    await context.setOffline(true);
+    try {
+      await page.goto(`${miclub.baseUrl}/mi-club/tarjeta`);
+      await page.waitForURL((url) => url.pathname === '/login');
+      expect(await page.getByTestId('member-card').count()).toBe(0);
+    } finally {
+      await context.setOffline(false);
+    }
+  });
+
+  it('keeps nothing for a visitor who never logged in', async () => {
+    const visitor = await browser.newContext(DESKTOP);
+    try {
+      const visitorPage = await visitor.newPage();
+      for (const path of ['/login', '/promociones', '/mi-club/tarjeta']) {
+        await visitorPage.goto(`${miclub.baseUrl}${path}`);
+        await visitorPage.waitForLoadState('networkidle');
+      }
+      expect(await cacheNames(visitorPage)).toEqual([]);
+      expect(await visitorPage.evaluate(() => navigator.serviceWorker.getRegistrations().then((all) => all.length))).toBe(0);
+    } finally {
+      await visitor.close();
+    }
+  });
+});
