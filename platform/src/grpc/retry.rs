@@ -28,6 +28,7 @@ use tower::ServiceExt;
 pub const IDEMPOTENT_METHODS: &[&str] = &[
     "/miclub.accounts.v1.AccountsService/GetMember",
     "/miclub.accounts.v1.AccountsService/GetBalance",
+    "/miclub.accounts.v1.AccountsService/GetMemberCard",
     "/miclub.accounts.v1.AccountsService/ListMovements",
     "/miclub.accounts.v1.AccountsService/GetMovementDetail",
     "/miclub.accounts.v1.AccountsService/ListGenders",

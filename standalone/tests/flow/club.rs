@@ -84,6 +84,7 @@ async fn a_purchase_posted_by_a_store_moves_the_members_mission_progress() {
             accounts::PostPurchaseRequest {
                 idempotency_key: "caja-7-boleta-900001".into(),
                 member_document: "11.111.111-1".into(),
+                member_card: String::new(),
                 store_id: "lider-providencia".into(),
                 store_name: "Lider Providencia".into(),
                 purchased_at: chrono::Utc::now().to_rfc3339(),
