@@ -6,11 +6,12 @@
 //! loses a digit when a till reads it as an integer), the last the Luhn check digit of the first
 //! 11 (so a mistyped or misread digit is refused before any lookup).
 //!
-//! The 11 digits before the check digit are drawn from the operating system's CSPRNG through
-//! `rand`'s thread generator, never from a sequence: the number is shown at tills and printed on
-//! screens, so one member's number must say nothing about another's. With 9·10¹⁰ possible numbers
-//! and a few million members, a guessed well-formed number belongs to somebody with odds of
-//! about 1 in 10⁴ per try (and any single member's number is 1 in 9·10¹⁰).
+//! The 11 digits before the check digit are drawn from `rand`'s thread generator (ChaCha12, a
+//! CSPRNG seeded from the operating system), never from a sequence: the number is shown at tills
+//! and printed on screens, so one member's number must say nothing about another's. The check
+//! digit only catches misreads (anyone can compute it); of the 9·10¹⁰ well-formed numbers, a
+//! guess is somebody's N times in 9·10¹⁰ with N members (about 1 in 18 000 with five million),
+//! and a given member's 1 in 9·10¹⁰. The number is an identifier, not a secret.
 
 use std::fmt;
 

@@ -18,8 +18,8 @@ use crate::domain::{Balance, CardNumber, MemberId, MemberStatus, PersonName};
 use crate::error::{AccountsError, Result};
 
 /// How many numbers one opening or assignment draws before giving up. With 9·10¹⁰ numbers and
-/// a few million taken, a draw collides about once in 10⁴; eight in a row means something else
-/// is wrong.
+/// five million taken, a draw collides about once in 18 000; eight in a row means something
+/// else is wrong.
 pub const CARD_DRAWS: usize = 8;
 
 /// What [`open_account_in`] did.

@@ -295,6 +295,36 @@ async fn the_backfill_numbers_old_accounts_once_even_from_two_replicas(env: Test
     }
 }
 
+async fn accounts_numbers_older_accounts_when_it_starts(env: TestEnv) {
+    // Accounts opened before this version: on the database before the service starts.
+    let store = Store::connect(&env.database).await.unwrap();
+    let member = full_member();
+    store
+        .insert_member(&member, TERMS_ACCEPTED_AT)
+        .await
+        .unwrap();
+    store
+        .open_club_account(&member.id, TERMS_ACCEPTED_AT)
+        .await
+        .unwrap();
+    forget_card(&store, &member.id).await;
+
+    let app = TestApp::spawn(env).await;
+
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        if let Some(card) = stored_card(&app.store, &member.id).await {
+            CardNumber::parse(&card).unwrap();
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the start-up backfill never numbered the account"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
+
 async fn a_card_read_before_the_backfill_reached_it_is_numbered_then_kept(env: TestEnv) {
     let app = TestApp::spawn(env).await;
     let member = app.add_member_with_account().await;
@@ -466,6 +496,7 @@ backend_tests!(
     only_a_member_token_reads_a_card_and_only_its_own,
     every_way_of_opening_an_account_numbers_it_in_the_same_write,
     the_backfill_numbers_old_accounts_once_even_from_two_replicas,
+    accounts_numbers_older_accounts_when_it_starts,
     a_card_read_before_the_backfill_reached_it_is_numbered_then_kept,
     a_purchase_posted_with_the_card_accrues_to_the_cards_member,
     a_malformed_or_unknown_card_or_both_keys_are_refused_and_write_nothing,
