@@ -136,6 +136,7 @@ async fn restart_under_load(restart: Restart) {
                     let request = accounts::PostPurchaseRequest {
                         idempotency_key: key.clone(),
                         member_document: "11.111.111-1".into(),
+                        member_card: String::new(),
                         store_id: "rolling-001".into(),
                         store_name: "Lider Rolling".into(),
                         purchased_at: purchased_at.clone(),

@@ -67,6 +67,7 @@ pub const MEMBER_METHODS: &[&str] = &[
     "miclub.auth.v1.AuthService/ListSecurityEvents",
     "miclub.accounts.v1.AccountsService/GetMember",
     "miclub.accounts.v1.AccountsService/GetBalance",
+    "miclub.accounts.v1.AccountsService/GetMemberCard",
     "miclub.accounts.v1.AccountsService/OpenClubAccount",
     "miclub.accounts.v1.AccountsService/ListMovements",
     "miclub.accounts.v1.AccountsService/GetMovementDetail",

@@ -1,6 +1,7 @@
 //! The `/api` routes, one module per area, merged in [`api_router`].
 
 pub mod account;
+pub mod card;
 pub mod club_account;
 pub mod content;
 pub mod context;
@@ -95,6 +96,7 @@ fn declared(dev_mailbox: bool) -> OpenApiRouter<AppState> {
         .routes(routes!(content::faqs))
         .routes(routes!(content::simulate))
         .routes(routes!(account::balance))
+        .routes(routes!(card::card))
         .routes(routes!(club_account::open))
         .routes(routes!(context::context))
         .routes(routes!(meta::health))

@@ -5,6 +5,7 @@
 
 mod account_routes;
 mod activity_marks;
+mod card_routes;
 mod client_address;
 mod compression;
 mod content_routes;

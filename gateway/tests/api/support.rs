@@ -34,7 +34,7 @@ pub use serde_json::{Value, json};
 pub use tonic::{Request, Response, Status};
 
 pub use fakes::auth_service::{CHROME_ON_LINUX, SAFARI_ON_IPHONE};
-pub use fakes::{Fakes, MEMBER, Script};
+pub use fakes::{CARD_NUMBER, Fakes, MEMBER, Script};
 
 pub struct TestGateway {
     pub base: String,

@@ -28,6 +28,9 @@ use tower::ServiceExt;
 pub const IDEMPOTENT_METHODS: &[&str] = &[
     "/miclub.accounts.v1.AccountsService/GetMember",
     "/miclub.accounts.v1.AccountsService/GetBalance",
+    // Reads; the one write it may make (a number for an account the start-up backfill has not
+    // reached) fills an empty column only, so a second call finds it and writes nothing.
+    "/miclub.accounts.v1.AccountsService/GetMemberCard",
     "/miclub.accounts.v1.AccountsService/ListMovements",
     "/miclub.accounts.v1.AccountsService/GetMovementDetail",
     "/miclub.accounts.v1.AccountsService/ListGenders",

@@ -204,6 +204,7 @@ fn purchase(i: usize, members: i64, now: i64) -> PostPurchaseRequest {
     PostPurchaseRequest {
         idempotency_key: format!("bench:{i:010}"),
         member_document: format!("BENCH{}", 1 + (i as i64 % members)),
+        member_card: String::new(),
         store_id: "lider-bench".into(),
         store_name: "Lider Bench".into(),
         purchased_at: millis_to_rfc3339(now - rng.random_range(0..14 * 86_400_000)),

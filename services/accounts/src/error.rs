@@ -89,6 +89,9 @@ pub enum AccountsError {
     /// detail is for the log only.
     #[error("{0} unavailable")]
     Unavailable(String),
+    /// Every card number drawn for one account was already taken (see `store::CARD_DRAWS`).
+    #[error("no free card number after every draw")]
+    CardNumbersExhausted,
     /// A stored row does not pass the domain's validation (a bug or a manual edit).
     #[error("stored record is invalid: {0}")]
     CorruptRecord(String),
@@ -137,7 +140,9 @@ impl ServiceError for AccountsError {
             AccountsError::TermsNotAccepted => ErrorCode::TermsNotAccepted,
             AccountsError::StepUpRefused(body) => body.code,
             AccountsError::Unavailable(_) => ErrorCode::Unavailable,
-            AccountsError::CorruptRecord(_) => ErrorCode::Internal,
+            AccountsError::CorruptRecord(_) | AccountsError::CardNumbersExhausted => {
+                ErrorCode::Internal
+            }
             AccountsError::Database(err) if is_unavailable(err) => ErrorCode::Unavailable,
             AccountsError::Database(_) => ErrorCode::Internal,
         }

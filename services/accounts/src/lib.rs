@@ -89,7 +89,14 @@ pub struct Application {
     /// Publishes the outbox's purchase events to the bus.
     relay: OutboxRelay,
     relay_interval: Duration,
+    /// Numbers the club accounts opened before card numbers existed, once, while serving.
+    accounts: Accounts,
 }
+
+/// Club accounts the card-number backfill reads at a time.
+const CARD_BACKFILL_BATCH: i64 = 500;
+/// How long the backfill waits before trying again after a database failure.
+const CARD_BACKFILL_RETRY: Duration = Duration::from_secs(30);
 
 impl Application {
     /// Connects to the database and migrates it, seeds the demo members when asked, and binds
@@ -130,8 +137,9 @@ impl Application {
         if settings.seed_demo {
             seed::seed_demo(&store, &ledger).await?;
         }
+        let accounts = Accounts::new(store.clone());
         let service = AccountsGrpc::new(
-            Accounts::new(store.clone()),
+            accounts.clone(),
             ledger.clone(),
             Registration::new(store.clone(), profile.clone(), notices),
             profile,
@@ -156,6 +164,7 @@ impl Application {
             ),
             relay,
             relay_interval: settings.relay.interval(),
+            accounts,
         })
     }
 
@@ -168,8 +177,10 @@ impl Application {
     /// Meanwhile background tasks confirm due accruals every `confirm_interval_secs` and ask
     /// auth to disable pending credentials every `credentials_retry_interval_secs`, and relay
     /// the outbox to the event bus every `relay.interval_ms`; they stop on the same shutdown
-    /// and are awaited before the pool closes.
+    /// and are awaited before the pool closes. Once at start, the club accounts opened before
+    /// card numbers existed get theirs ([`assign_card_numbers`]).
     pub async fn run_until_stopped(self, shutdown: Shutdown) -> anyhow::Result<()> {
+        let numbering = tokio::spawn(assign_card_numbers(self.accounts, shutdown.clone()));
         let confirmations = tokio::spawn(self.ledger.confirm_periodically(
             self.accrual.return_window(),
             self.accrual.confirm_interval(),
@@ -193,7 +204,37 @@ impl Application {
         if let Err(err) = relaying.await {
             tracing::error!(error = %err, "outbox relay task failed");
         }
+        if let Err(err) = numbering.await {
+            tracing::error!(error = %err, "card number backfill task failed");
+        }
         self.store.database().close().await;
         served
+    }
+}
+
+/// The start-up backfill of card numbers: numbers every club account still without one, then
+/// ends; after a database failure it waits [`CARD_BACKFILL_RETRY`] and goes on, until done or
+/// shut down. Two replicas starting together each number only accounts still without one (see
+/// [`Accounts::assign_missing_card_numbers`]); a member who opens the card before their turn
+/// gets their number on that read.
+async fn assign_card_numbers(accounts: Accounts, shutdown: Shutdown) {
+    loop {
+        let round = tokio::select! {
+            round = accounts.assign_missing_card_numbers(CARD_BACKFILL_BATCH) => round,
+            () = shutdown.clone().wait() => return,
+        };
+        match round {
+            Ok(count) => {
+                tracing::info!(count, "card numbers assigned");
+                return;
+            }
+            Err(err) => {
+                tracing::warn!(error = %err, "card number backfill failed: trying again later");
+                tokio::select! {
+                    () = tokio::time::sleep(CARD_BACKFILL_RETRY) => {}
+                    () = shutdown.clone().wait() => return,
+                }
+            }
+        }
     }
 }

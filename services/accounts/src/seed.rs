@@ -15,9 +15,9 @@ use miclub_accrual::{Category, PaymentMethod};
 
 use crate::domain::{
     BirthDate, Document, DocumentType, Email, GenderId, IdempotencyKey, Ledger, Member,
-    MemberDocument, MemberId, Month, Movement, MovementId, MovementKind, MovementStatus, OrderLine,
-    PersonName, PhoneNumber, ProductCategoryId, PurchaseOrder, Reason, StoreId, StoreName,
-    TermsAgreement, TermsDecision,
+    MemberDocument, MemberId, MemberKey, Month, Movement, MovementId, MovementKind, MovementStatus,
+    OrderLine, PersonName, PhoneNumber, ProductCategoryId, PurchaseOrder, Reason, StoreId,
+    StoreName, TermsAgreement, TermsDecision,
 };
 use crate::error::{AccountsError, Result};
 use crate::store::Store;
@@ -246,7 +246,7 @@ pub async fn seed_demo(store: &Store, ledger: &Ledger) -> anyhow::Result<SeedRep
         }
         if demo.has_club_account {
             match store.open_club_account(&member.id, joined).await {
-                Ok(()) | Err(AccountsError::AccountExists) => {}
+                Ok(_) | Err(AccountsError::AccountExists) => {}
                 Err(err) => return Err(err.into()),
             }
         }
@@ -292,7 +292,7 @@ pub async fn seed_demo(store: &Store, ledger: &Ledger) -> anyhow::Result<SeedRep
                 .collect::<Result<Vec<_>>>()?;
             let order = PurchaseOrder::new(
                 key,
-                MemberDocument::parse(demo.rut)?,
+                MemberKey::Document(MemberDocument::parse(demo.rut)?),
                 StoreId::parse(plan.store_id)?,
                 StoreName::parse(plan.store_name)?,
                 When::MinutesAgo(plan.minutes_ago).instant(now),

@@ -84,6 +84,7 @@ async fn a_purchase_posted_by_a_store_moves_the_members_mission_progress() {
             accounts::PostPurchaseRequest {
                 idempotency_key: "caja-7-boleta-900001".into(),
                 member_document: "11.111.111-1".into(),
+                member_card: String::new(),
                 store_id: "lider-providencia".into(),
                 store_name: "Lider Providencia".into(),
                 purchased_at: chrono::Utc::now().to_rfc3339(),
@@ -202,5 +203,69 @@ async fn the_public_content_is_seeded_and_the_simulator_uses_the_rules() {
     assert_eq!(
         refused.json::<Value>().await.unwrap()["field"],
         "drinksAmount"
+    );
+}
+
+/// The member card (#21 part 1) end to end: the number the demo seed gave Ana is what
+/// `/api/card` shows, with the balance `/api/balance` shows; a till that scans it posts the
+/// purchase to Ana; a member without a club account gets the balance's 406.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_card_shown_to_the_member_is_the_one_a_till_posts_a_purchase_with() {
+    let club = club().await;
+    let ana = club.portal.browser();
+    ana.log_in("11.111.111-1", "ana@example.cl").await;
+    let answer = ana.get("/api/card").await;
+    assert_eq!(answer.status(), StatusCode::OK);
+    assert_eq!(answer.headers()["cache-control"], "no-store");
+    let card: Value = answer.json().await.unwrap();
+    let balance: Value = ana.get("/api/balance").await.json().await.unwrap();
+    assert_eq!(card["name"], "Ana");
+    assert_eq!(card["last_name"], "González");
+    assert_eq!(card["balance"], balance["balance"]);
+    assert_eq!(card["balance_updated_at"], balance["updatedAt"]);
+    assert!(card["as_of"].as_str().is_some_and(|at| at.ends_with('Z')));
+    let number = card["card_number"].as_str().unwrap().to_owned();
+    assert_eq!(number.len(), 12, "{number}");
+    assert!(number.bytes().all(|b| b.is_ascii_digit()), "{number}");
+
+    let pos = club.service_token("pos").await;
+    let posted = AccountsServiceClient::new(club.portal.channel("accounts"))
+        .post_purchase(with_token(
+            accounts::PostPurchaseRequest {
+                idempotency_key: "caja-7-boleta-900002".into(),
+                member_document: String::new(),
+                member_card: number.clone(),
+                store_id: "lider-providencia".into(),
+                store_name: "Lider Providencia".into(),
+                purchased_at: chrono::Utc::now().to_rfc3339(),
+                payment_method: accounts::PaymentMethod::OtherCard as i32,
+                lines: vec![accounts::PurchaseLine {
+                    category: accounts::Category::Drinks as i32,
+                    amount: 4_000,
+                    product_category_id: 34,
+                }],
+            },
+            &pos,
+        ))
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(posted.accrued > 0);
+    // The accrual is Ana's: her movement detail answers it (another member's would be 404).
+    let detail = ana
+        .get(&format!("/api/movements/{}", posted.movement_id))
+        .await;
+    assert_eq!(detail.status(), StatusCode::OK);
+    // And the number stays.
+    let again: Value = ana.get("/api/card").await.json().await.unwrap();
+    assert_eq!(again["card_number"], number.as_str());
+
+    let bruno = club.portal.browser();
+    bruno.log_in("22.222.222-2", "bruno@example.cl").await;
+    let answer = bruno.get("/api/card").await;
+    assert_eq!(answer.status(), StatusCode::NOT_ACCEPTABLE);
+    assert_eq!(
+        answer.json::<Value>().await.unwrap()["code"],
+        "ERR_NO_CLUB_ACCOUNT"
     );
 }

@@ -76,6 +76,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/card": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The logged-in member's card, never cached. */
+        get: operations["card"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/context": {
         parameters: {
             query?: never;
@@ -941,6 +958,37 @@ export interface components {
             token: string;
             user: components["schemas"]["User"];
         };
+        /** @description The member card. Field names in snake_case, as the web app's card contract fixes them. */
+        MemberCard: {
+            /**
+             * @description RFC 3339 instant this answer was read; the card shows "Actualizado el …" from it when
+             *     offline.
+             * @example 2026-11-25T12:00:00Z
+             */
+            as_of: string;
+            /**
+             * Format: int64
+             * @description Whole pesos, as `GET /api/balance` gives them.
+             * @example 12345
+             */
+            balance: number;
+            /**
+             * @description RFC 3339 instant of the last movement that changed the balance (`updatedAt` of
+             *     `GET /api/balance`).
+             * @example 2026-11-20T15:04:05Z
+             */
+            balance_updated_at: string;
+            /**
+             * @description 12 decimal digits, the first 1-9, the last the Luhn check digit of the first 11: the
+             *     barcode's content, scanned at the till instead of the RUT.
+             * @example 479201356629
+             */
+            card_number: string;
+            /** @example González */
+            last_name: string;
+            /** @example Ana */
+            name: string;
+        };
         Mission: {
             /**
              * Format: int32
@@ -1665,6 +1713,79 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Banners"];
+                };
+            };
+            /** @description ERR_INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ERR_TIMEOUT: a service behind the gateway did not answer in time */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    card: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description no-store */
+                    "cache-control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberCard"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ERR_MEMBER_UNSUBSCRIBED: the member left the club (a token still alive) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ERR_NO_CLUB_ACCOUNT: the member has no club account */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description ERR_INTERNAL */

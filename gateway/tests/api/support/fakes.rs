@@ -11,6 +11,8 @@ mod registration_service;
 use crate::support::*;
 
 pub const MEMBER: &str = "member-1";
+/// The card number of the stand-in member (12 digits, Luhn check digit last).
+pub const CARD_NUMBER: &str = "479201356629";
 
 /// What the stand-in services answer and what they were asked.
 #[derive(Debug, Default)]
@@ -54,6 +56,8 @@ pub struct Script {
     pub last_simulation: Option<content::SimulateRequest>,
     /// GetBalance calls received, failed ones included.
     pub balance_calls: usize,
+    /// GetMemberCard calls received, failed ones included.
+    pub card_calls: usize,
     /// How many of the next GetBalance calls fail with UNAVAILABLE (a fault drill's knob).
     pub balance_unavailable: usize,
     /// UpdateProfile calls received, failed ones included.

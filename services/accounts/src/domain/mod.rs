@@ -1,11 +1,12 @@
-//! The accounts domain: members, their club account and the ledger behind its balance; the
-//! profile, registration (pending → active members) and unsubscribing; the relay of purchase
-//! events from the outbox to the event bus.
+//! The accounts domain: members, their club account (with the member card's number) and the
+//! ledger behind its balance; the profile, registration (pending → active members) and
+//! unsubscribing; the relay of purchase events from the outbox to the event bus.
 //!
 //! Every type here validates on construction, so a value that exists is a valid one; `grpc.rs`
 //! builds them from proto messages and `store.rs` from rows. Prost types never come in here.
 
 mod accounts;
+mod card;
 mod ledger;
 mod member;
 mod outbox;
@@ -14,7 +15,8 @@ mod purchase;
 mod registration;
 mod unsubscribe;
 
-pub use accounts::Accounts;
+pub use accounts::{Accounts, MemberCard};
+pub use card::CardNumber;
 pub use ledger::{
     Balance, Ledger, ManualMovement, Month, Movement, MovementDetail, MovementId, MovementKind,
     MovementStatus, MovementsPage, NewPurchase, OutboxEvent, PageRequest, PurchaseExplanation,
@@ -33,8 +35,8 @@ pub use profile::{
     StoredRestore, TermsVersion, UpdatedProfile, step_up_messages,
 };
 pub use purchase::{
-    IdempotencyKey, MemberDocument, OrderLine, PostedPurchase, ProductCategoryId, PurchaseOrder,
-    StoreId, StoreName, payment_method_from_str, payment_method_str,
+    IdempotencyKey, MemberDocument, MemberKey, OrderLine, PostedPurchase, ProductCategoryId,
+    PurchaseOrder, StoreId, StoreName, payment_method_from_str, payment_method_str,
 };
 pub use registration::{
     Activation, Enrolment, InUseNotices, NOTICE_SUBJECT, NewMemberProfile, Registration,

@@ -14,7 +14,7 @@ use miclub_platform::identity::LoginId;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::{MovementId, Reason};
+use super::{CardNumber, MovementId, Reason};
 use crate::error::{AccountsError, Result};
 
 /// The store system's key of one purchase: 8 to 128 ASCII letters, digits, `_`, `.`, `:`
@@ -57,6 +57,34 @@ impl MemberDocument {
 
     pub fn as_str(&self) -> &str {
         &self.0
+    }
+}
+
+/// Who a purchase is for, as the till identified the member: the identity document, or the
+/// number of the member card (the digital card's barcode). Exactly one is given.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MemberKey {
+    Document(MemberDocument),
+    Card(CardNumber),
+}
+
+impl MemberKey {
+    /// The key from the two request fields (`member_document`, `member_card`; empty means not
+    /// given): both or neither is refused naming the field at fault (`member_card` when both,
+    /// `member_document`, the usual one, when neither).
+    pub fn parse(document: &str, card: &str) -> Result<Self> {
+        match (document.is_empty(), card.is_empty()) {
+            (false, true) => Ok(Self::Document(MemberDocument::parse(document)?)),
+            (true, false) => Ok(Self::Card(CardNumber::parse_field("member_card", card)?)),
+            (false, false) => Err(AccountsError::invalid(
+                "member_card",
+                "member_document and member_card both given",
+            )),
+            (true, true) => Err(AccountsError::invalid(
+                "member_document",
+                "neither member_document nor member_card given",
+            )),
+        }
     }
 }
 
@@ -197,7 +225,7 @@ pub fn payment_method_from_str(raw: &str) -> Option<PaymentMethod> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PurchaseOrder {
     key: IdempotencyKey,
-    document: MemberDocument,
+    member: MemberKey,
     store_id: StoreId,
     store_name: StoreName,
     /// Unix milliseconds, at most [`PurchaseOrder::MAX_CLOCK_SKEW_MS`] ahead of the server.
@@ -219,7 +247,7 @@ impl PurchaseOrder {
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         key: IdempotencyKey,
-        document: MemberDocument,
+        member: MemberKey,
         store_id: StoreId,
         store_name: StoreName,
         purchased_at: i64,
@@ -248,7 +276,7 @@ impl PurchaseOrder {
             })?;
         Ok(Self {
             key,
-            document,
+            member,
             store_id,
             store_name,
             purchased_at,
@@ -262,8 +290,9 @@ impl PurchaseOrder {
         &self.key
     }
 
-    pub fn document(&self) -> &MemberDocument {
-        &self.document
+    /// Whom the purchase is for, as the till named them.
+    pub fn member(&self) -> &MemberKey {
+        &self.member
     }
 
     pub fn store_id(&self) -> &StoreId {
@@ -308,7 +337,9 @@ impl PurchaseOrder {
     }
 
     /// Hex SHA-256 of the canonical payload (everything but the key): JSON with a fixed field
-    /// order, the document in canonical form and the instant in milliseconds, so the same
+    /// order, the member key under its own name (`member_document` or `member_card`, so the
+    /// same purchase keyed by card is another payload than keyed by document), the document in
+    /// canonical form and the instant in milliseconds, so the same
     /// purchase sent with another RUT format or UTC offset is still the same purchase. A line's
     /// product category enters only when known, so posts without product categories keep the
     /// digests they had before product categories existed (their retries still replay).
@@ -323,7 +354,10 @@ impl PurchaseOrder {
         #[derive(Serialize)]
         struct Canonical<'a> {
             version: u8,
-            member_document: &'a str,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            member_document: Option<&'a str>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            member_card: Option<&'a str>,
             store_id: &'a str,
             store_name: &'a str,
             purchased_at: i64,
@@ -332,7 +366,14 @@ impl PurchaseOrder {
         }
         let canonical = Canonical {
             version: 1,
-            member_document: self.document.as_str(),
+            member_document: match &self.member {
+                MemberKey::Document(document) => Some(document.as_str()),
+                MemberKey::Card(_) => None,
+            },
+            member_card: match &self.member {
+                MemberKey::Card(card) => Some(card.as_str()),
+                MemberKey::Document(_) => None,
+            },
             store_id: self.store_id.as_str(),
             store_name: self.store_name.as_str(),
             purchased_at: self.purchased_at,
@@ -381,9 +422,13 @@ mod tests {
     const NOW: i64 = 1_780_000_000_000;
 
     fn order(document: &str, purchased_at: i64, lines: Vec<OrderLine>) -> Result<PurchaseOrder> {
+        keyed(MemberKey::parse(document, "")?, purchased_at, lines)
+    }
+
+    fn keyed(member: MemberKey, purchased_at: i64, lines: Vec<OrderLine>) -> Result<PurchaseOrder> {
         PurchaseOrder::new(
             IdempotencyKey::parse("till-042:000123")?,
-            MemberDocument::parse(document)?,
+            member,
             StoreId::parse("lider-providencia")?,
             StoreName::parse("Lider Providencia")?,
             purchased_at,
@@ -413,6 +458,45 @@ mod tests {
             assert!(IdempotencyKey::parse(bad).is_err(), "{bad}");
         }
         assert!(IdempotencyKey::parse(&"k".repeat(129)).is_err());
+    }
+
+    #[test]
+    fn exactly_one_member_key_is_taken_and_the_digest_says_which() {
+        let card = CardNumber::generate();
+        let by_card = MemberKey::parse("", card.as_str()).unwrap();
+        assert_eq!(by_card, MemberKey::Card(card.clone()));
+        let field = |err: AccountsError| match err {
+            AccountsError::Invalid { field, .. } => field,
+            other => panic!("not a field refusal: {other:?}"),
+        };
+        assert_eq!(
+            field(MemberKey::parse("11.111.111-1", card.as_str()).unwrap_err()),
+            "member_card"
+        );
+        assert_eq!(
+            field(MemberKey::parse("", "").unwrap_err()),
+            "member_document"
+        );
+        assert_eq!(
+            field(MemberKey::parse("", "123456789012").unwrap_err()),
+            "member_card"
+        );
+        assert_eq!(
+            field(MemberKey::parse("11.111.111-2", "").unwrap_err()),
+            "member_document"
+        );
+
+        let at = NOW - 60_000;
+        let by_card = keyed(by_card, at, vec![meat(1_000)]).unwrap();
+        let by_document = order("11.111.111-1", at, vec![meat(1_000)]).unwrap();
+        assert_ne!(by_card.digest(), by_document.digest());
+        let other_card = keyed(
+            MemberKey::Card(CardNumber::generate()),
+            at,
+            vec![meat(1_000)],
+        )
+        .unwrap();
+        assert_ne!(by_card.digest(), other_card.digest());
     }
 
     #[test]

@@ -11,9 +11,9 @@ use tonic::{Request, Response, Status};
 
 use super::AccountsGrpc;
 use crate::domain::{
-    IdempotencyKey, ManualMovement, MemberDocument, MemberId, Movement, MovementDetail, MovementId,
-    MovementKind, MovementStatus, OrderLine, PageRequest, ProductCategoryId, PurchaseExplanation,
-    PurchaseOrder, Reason, StoreId, StoreName, parse_instant, requested_month,
+    IdempotencyKey, ManualMovement, MemberDocument, MemberId, MemberKey, Movement, MovementDetail,
+    MovementId, MovementKind, MovementStatus, OrderLine, PageRequest, ProductCategoryId,
+    PurchaseExplanation, PurchaseOrder, Reason, StoreId, StoreName, parse_instant, requested_month,
 };
 use crate::error::{AccountsError, Result};
 
@@ -199,7 +199,7 @@ fn purchase_order(message: pb::PostPurchaseRequest, now: i64) -> Result<Purchase
         .collect::<Result<Vec<_>>>()?;
     PurchaseOrder::new(
         IdempotencyKey::parse(&message.idempotency_key)?,
-        MemberDocument::parse(&message.member_document)?,
+        MemberKey::parse(&message.member_document, &message.member_card)?,
         StoreId::parse(&message.store_id)?,
         StoreName::parse(&message.store_name)?,
         parse_instant("purchased_at", &message.purchased_at)?,

@@ -102,6 +102,28 @@ impl AccountsService for AccountsGrpc {
         Ok(Response::new(balance_to_proto(balance)))
     }
 
+    #[tracing::instrument(name = "accounts.get_member_card", level = "debug", skip_all)]
+    async fn get_member_card(
+        &self,
+        request: Request<pb::GetMemberCardRequest>,
+    ) -> Result<Response<pb::GetMemberCardResponse>, Status> {
+        let member_id = self.caller(&request).await?;
+        let card = self
+            .accounts
+            .member_card(&member_id)
+            .await
+            .map_err(|err| err.into_status("get_member_card"))?;
+        let balance = balance_to_proto(card.balance);
+        Ok(Response::new(pb::GetMemberCardResponse {
+            name: card.name.as_str().to_owned(),
+            last_name: card.last_name.as_str().to_owned(),
+            card_number: card.card_number.as_str().to_owned(),
+            balance: balance.balance,
+            balance_updated_at: balance.updated_at,
+            as_of: millis_to_rfc3339(card.as_of),
+        }))
+    }
+
     async fn open_club_account(
         &self,
         request: Request<pb::OpenClubAccountRequest>,

@@ -2,12 +2,14 @@
 //!
 //! One transaction writes first (so concurrent calls of the same member serialise on the
 //! account row on PostgreSQL, on the write lock on SQLite), then reads what it needs to answer.
-//! The insert is `ON CONFLICT DO NOTHING`: whichever call comes second finds the account open and
+//! The account is opened by [`open_account_in`], with its card number; its insert is
+//! `ON CONFLICT DO NOTHING`: whichever call comes second finds the account open and
 //! writes nothing, which is what makes the call idempotent per member.
 
 use sqlx::Row;
 
 use super::Store;
+use super::card::{Eligible, Opening, open_account_in};
 use crate::domain::{Balance, MemberId, MemberStatus, TermsAgreement};
 use crate::error::{AccountsError, Result};
 
@@ -34,18 +36,13 @@ impl Store {
         at: i64,
     ) -> Result<Joined> {
         let mut tx = self.db.pool().begin().await?;
-        let inserted = sqlx::query(
-            "INSERT INTO club_accounts (member_id, balance, created_at, updated_at) \
-             SELECT member_id, 0, $2, $2 FROM members \
-             WHERE member_id = $1 AND status = 'active' \
-             ON CONFLICT (member_id) DO NOTHING",
-        )
-        .bind(member_id.as_str())
-        .bind(at)
-        .execute(&mut *tx)
-        .await?
-        .rows_affected();
-        let opened = inserted == 1;
+        let opened = match open_account_in(&mut tx, member_id, at, Eligible::ActiveOnly).await? {
+            Opening::Opened(card) => {
+                tracing::debug!(member_id = %member_id, card = ?card, "club account numbered");
+                true
+            }
+            Opening::AlreadyOpen | Opening::NoSuchMember => false,
+        };
         if opened {
             sqlx::query(
                 "UPDATE members SET terms_decision = $1, terms_version = $2, \

@@ -4,7 +4,9 @@
 //! ledger in [`ledger`], purchase posting in [`purchases`], the outbox relay's side in
 //! [`outbox`], profile updates, email confirmations and the terms decision in [`profile`],
 //! registration (pending members, their activation) and unsubscribing in [`registration`],
-//! joining in place (opening the club account of a member who has none) in [`joining`].
+//! joining in place (opening the club account of a member who has none) in [`joining`], card
+//! numbers (and the one function that opens a club account, [`card::open_account_in`]) in
+//! [`card`].
 
 use miclub_platform::storage::{Database, DatabaseSettings, Migrations, flag, is_unique_violation};
 use sqlx::Row;
@@ -12,12 +14,13 @@ use sqlx::any::AnyRow;
 use sqlx::migrate::Migrator;
 
 use crate::domain::{
-    Balance, BirthDate, Document, DocumentType, Email, GenderId, Member, MemberId, MemberRecord,
-    MemberState, MemberStatus, PersonName, PhoneNumber, TermsAgreement, TermsDecision,
-    UnsubscribedMember,
+    Balance, BirthDate, CardNumber, Document, DocumentType, Email, GenderId, Member, MemberId,
+    MemberRecord, MemberState, MemberStatus, PersonName, PhoneNumber, TermsAgreement,
+    TermsDecision, UnsubscribedMember,
 };
 use crate::error::{AccountsError, Result};
 
+mod card;
 mod joining;
 mod ledger;
 mod outbox;
@@ -25,6 +28,7 @@ mod profile;
 mod purchases;
 mod registration;
 
+pub use card::{Assignment, CARD_DRAWS, StoredCard};
 pub use joining::Joined;
 pub use outbox::ClaimedEvent;
 pub use registration::Registered;
@@ -139,21 +143,15 @@ impl Store {
         row.as_ref().map(member_from_row).transpose()
     }
 
-    /// Opens the member's club account with a zero balance.
-    pub async fn open_club_account(&self, member_id: &MemberId, at: i64) -> Result<()> {
-        let result = sqlx::query(
-            "INSERT INTO club_accounts (member_id, balance, created_at, updated_at) \
-             SELECT member_id, 0, $2, $2 FROM members WHERE member_id = $1",
-        )
-        .bind(member_id.as_str())
-        .bind(at)
-        .execute(self.db.pool())
-        .await;
-        match result {
-            Ok(done) if done.rows_affected() == 0 => Err(AccountsError::MemberNotFound),
-            Ok(_) => Ok(()),
-            Err(err) if is_unique_violation(&err) => Err(AccountsError::AccountExists),
-            Err(err) => Err(err.into()),
+    /// Opens the member's club account with a zero balance and a card number (the seed's way;
+    /// members who join or register open theirs inside their own transaction, through the same
+    /// [`card::open_account_in`]).
+    pub async fn open_club_account(&self, member_id: &MemberId, at: i64) -> Result<CardNumber> {
+        let mut conn = self.db.pool().acquire().await?;
+        match card::open_account_in(&mut conn, member_id, at, card::Eligible::AnyStatus).await? {
+            card::Opening::Opened(card) => Ok(card),
+            card::Opening::AlreadyOpen => Err(AccountsError::AccountExists),
+            card::Opening::NoSuchMember => Err(AccountsError::MemberNotFound),
         }
     }
 

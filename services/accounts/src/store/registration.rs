@@ -12,6 +12,7 @@
 use miclub_platform::storage::is_unique_violation;
 use sqlx::Row;
 
+use super::card::{Eligible, open_account_in};
 use super::{Store, corrupt};
 use crate::domain::{DocumentType, Email, Member, MemberId, MemberStatus, UnsubscribeChoice};
 use crate::error::{AccountsError, Result};
@@ -170,14 +171,7 @@ impl Store {
             }
             Err(err) => return Err(err.into()),
         }
-        sqlx::query(
-            "INSERT INTO club_accounts (member_id, balance, created_at, updated_at) \
-             VALUES ($1, 0, $2, $2)",
-        )
-        .bind(member.id.as_str())
-        .bind(at)
-        .execute(&mut *tx)
-        .await?;
+        open_account_in(&mut tx, &member.id, at, Eligible::AnyStatus).await?;
         tx.commit().await?;
         tracing::info!(member_id = %member.id, "pending member created");
         Ok(true)
@@ -223,15 +217,8 @@ impl Store {
             tx.rollback().await?;
             return Ok(false);
         }
-        sqlx::query(
-            "INSERT INTO club_accounts (member_id, balance, created_at, updated_at) \
-             SELECT $1, 0, $2, $2 WHERE NOT EXISTS \
-             (SELECT 1 FROM club_accounts WHERE member_id = $1)",
-        )
-        .bind(target.as_str())
-        .bind(at)
-        .execute(&mut *tx)
-        .await?;
+        // Kept when it had one (with its card number); opened, numbered, when not.
+        open_account_in(&mut tx, target, at, Eligible::AnyStatus).await?;
         sqlx::query("DELETE FROM email_confirmations WHERE member_id = $1")
             .bind(target.as_str())
             .execute(&mut *tx)

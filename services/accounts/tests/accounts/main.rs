@@ -7,6 +7,7 @@
 mod access;
 mod account_security;
 mod balance;
+mod card;
 mod email;
 mod fault_drills;
 mod health;

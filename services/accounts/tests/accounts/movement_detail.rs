@@ -8,8 +8,8 @@
 use std::sync::Arc;
 
 use miclub_accounts::domain::{
-    IdempotencyKey, Ledger, Member, MemberDocument, MemberId, MovementId, OrderLine, PurchaseOrder,
-    StoreId, StoreName,
+    IdempotencyKey, Ledger, Member, MemberDocument, MemberId, MemberKey, MovementId, OrderLine,
+    PurchaseOrder, StoreId, StoreName,
 };
 use miclub_accrual::RuleSet;
 use miclub_platform::backend_tests;
@@ -170,7 +170,7 @@ async fn a_rules_change_after_posting_does_not_change_the_stored_explanation(env
     let now = now_millis();
     let order = PurchaseOrder::new(
         IdempotencyKey::parse("till-1:history-2").unwrap(),
-        document.clone(),
+        MemberKey::Document(document.clone()),
         StoreId::parse("lider-providencia").unwrap(),
         StoreName::parse("Lider Providencia").unwrap(),
         millis(A_TUESDAY),

@@ -605,6 +605,7 @@ pub fn purchase(
     miclub_proto::accounts::v1::PostPurchaseRequest {
         idempotency_key: key.to_owned(),
         member_document: member.document.canonical(),
+        member_card: String::new(),
         store_id: "lider-providencia".into(),
         store_name: "Lider Providencia".into(),
         purchased_at: purchased_at.to_owned(),

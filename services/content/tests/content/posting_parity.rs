@@ -185,6 +185,7 @@ async fn the_simulators_answer_equals_what_purchase_posting_accrues_for_the_same
                 let post = accounts::PostPurchaseRequest {
                     idempotency_key: format!("parity-{cart_index}-{day_index}-{partner_card}"),
                     member_document: ana().into(),
+                    member_card: String::new(),
                     store_id: "lider-providencia".into(),
                     store_name: "Lider Providencia".into(),
                     purchased_at: late_evening_in_santiago(day),

@@ -42,6 +42,24 @@ impl AccountsService for Fakes {
         }))
     }
 
+    /// Ana's card: the balance as `get_balance` answers it, the card number a valid one.
+    async fn get_member_card(
+        &self,
+        request: Request<accounts::GetMemberCardRequest>,
+    ) -> Result<Response<accounts::GetMemberCardResponse>, Status> {
+        self.member_only(&request)?;
+        self.script.lock().unwrap().card_calls += 1;
+        self.accounts_fails()?;
+        Ok(Response::new(accounts::GetMemberCardResponse {
+            name: "Ana".into(),
+            last_name: "González".into(),
+            card_number: CARD_NUMBER.into(),
+            balance: 12_345,
+            balance_updated_at: "2026-11-01T10:00:00Z".into(),
+            as_of: "2026-11-25T12:00:00Z".into(),
+        }))
+    }
+
     async fn open_club_account(
         &self,
         request: Request<accounts::OpenClubAccountRequest>,

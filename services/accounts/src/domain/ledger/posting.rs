@@ -4,7 +4,7 @@
 use miclub_accrual::Accrual;
 use miclub_platform::storage::millis_to_rfc3339;
 
-use super::super::{MemberId, PostedPurchase, PurchaseOrder};
+use super::super::{MemberId, MemberKey, PostedPurchase, PurchaseOrder};
 use super::{Ledger, Movement, MovementId, MovementKind, MovementStatus};
 use crate::error::{AccountsError, Result};
 
@@ -52,14 +52,26 @@ impl Ledger {
         if let Some(stored) = self.store.find_purchase(order.key()).await? {
             return replay(stored, &digest);
         }
-        let (member_id, has_club_account) = self
-            .store
-            .find_member_by_document(order.document().as_str())
-            .await?
-            .ok_or(AccountsError::MemberNotFound)?;
-        if !has_club_account {
-            return Err(AccountsError::NoClubAccount);
-        }
+        let member_id = match order.member() {
+            MemberKey::Document(document) => {
+                let (member_id, has_club_account) = self
+                    .store
+                    .find_member_by_document(document.as_str())
+                    .await?
+                    .ok_or(AccountsError::MemberNotFound)?;
+                if !has_club_account {
+                    return Err(AccountsError::NoClubAccount);
+                }
+                member_id
+            }
+            // A card exists only with its club account; a number nobody (active) holds is
+            // answered as an unknown document is.
+            MemberKey::Card(card) => self
+                .store
+                .find_member_by_card(card)
+                .await?
+                .ok_or(AccountsError::MemberNotFound)?,
+        };
         let accrual = self.rules.accrue(order.purchase());
         let movement = if accrual.total > 0 {
             Some(Movement::new(
