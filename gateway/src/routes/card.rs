@@ -16,8 +16,9 @@ use crate::error::ApiResult;
 use crate::extract::MemberToken;
 use crate::state::AppState;
 
-/// The member card. Field names in snake_case, as the web app's card contract fixes them.
+/// The member card.
 #[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
 pub struct MemberCard {
     #[schema(example = "Ana")]
     pub name: String,

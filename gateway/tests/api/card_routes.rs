@@ -13,11 +13,11 @@ async fn the_card_answers_the_contract_with_the_member_token_and_is_never_cached
         response.json::<Value>().await.unwrap(),
         json!({
             "name": "Ana",
-            "last_name": "González",
-            "card_number": CARD_NUMBER,
+            "lastName": "González",
+            "cardNumber": CARD_NUMBER,
             "balance": 12345,
-            "balance_updated_at": "2026-11-01T10:00:00Z",
-            "as_of": "2026-11-25T12:00:00Z",
+            "balanceUpdatedAt": "2026-11-01T10:00:00Z",
+            "asOf": "2026-11-25T12:00:00Z",
         })
     );
     // The stand-in refuses a call without the member's bearer: it was forwarded.

@@ -958,14 +958,14 @@ export interface components {
             token: string;
             user: components["schemas"]["User"];
         };
-        /** @description The member card. Field names in snake_case, as the web app's card contract fixes them. */
+        /** @description The member card. */
         MemberCard: {
             /**
              * @description RFC 3339 instant this answer was read; the card shows "Actualizado el …" from it when
              *     offline.
              * @example 2026-11-25T12:00:00Z
              */
-            as_of: string;
+            asOf: string;
             /**
              * Format: int64
              * @description Whole pesos, as `GET /api/balance` gives them.
@@ -977,15 +977,15 @@ export interface components {
              *     `GET /api/balance`).
              * @example 2026-11-20T15:04:05Z
              */
-            balance_updated_at: string;
+            balanceUpdatedAt: string;
             /**
              * @description 12 decimal digits, the first 1-9, the last the Luhn check digit of the first 11: the
              *     barcode's content, scanned at the till instead of the RUT.
              * @example 479201356629
              */
-            card_number: string;
+            cardNumber: string;
             /** @example González */
-            last_name: string;
+            lastName: string;
             /** @example Ana */
             name: string;
         };

@@ -32,9 +32,9 @@ describe('Mi Tarjeta', () => {
     await openCard();
     expect(await screen.findByTestId('card-number')).toHaveTextContent('7391 0264 5812');
     expect(screen.getByText('Ana González')).toBeInTheDocument();
-    expect(screen.getByRole('img', { name: 'Código de barras de tu número de socio 7391 0264 5813' })).toHaveAttribute(
+    expect(screen.getByRole('img', { name: 'Código de barras de tu número de socio 7391 0264 5812' })).toHaveAttribute(
       'data-value',
-      anaCard.card_number,
+      anaCard.cardNumber,
     );
     expect(screen.getByTestId('card-balance')).toHaveTextContent('$12.345');
     expect(screen.getByTestId('card-stamp')).toHaveTextContent('Actualizado el 21 de noviembre de 2026 a las 12:00.');

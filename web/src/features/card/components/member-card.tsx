@@ -20,15 +20,15 @@ import '@/styles/panel.css';
 import './member-card.css';
 
 function CardFace({ card, largeType }: { card: MemberCard; largeType: boolean }) {
-  const number = formatCardNumber(card.card_number);
-  const updated = formatDateTime(card.as_of);
+  const number = formatCardNumber(card.cardNumber);
+  const updated = formatDateTime(card.asOf);
   return (
     <div className={`member-card__face${largeType ? ' member-card__face--large' : ''}`} data-testid="member-card">
       <p className="member-card__name">
-        {card.name} {card.last_name}
+        {card.name} {card.lastName}
       </p>
       <div className="member-card__code">
-        <Barcode value={card.card_number} label={M.barcodeLabel(number)} />
+        <Barcode value={card.cardNumber} label={M.barcodeLabel(number)} />
       </div>
       <dl className="member-card__facts">
         <div>
@@ -46,7 +46,7 @@ function CardFace({ card, largeType }: { card: MemberCard; largeType: boolean })
       </dl>
       {updated ? (
         <p className="member-card__stamp" data-testid="card-stamp">
-          <time dateTime={card.as_of}>{M.updated(updated)}</time>
+          <time dateTime={card.asOf}>{M.updated(updated)}</time>
         </p>
       ) : null}
     </div>
