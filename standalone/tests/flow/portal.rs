@@ -84,22 +84,37 @@ impl Portal {
             return Self::start_distributed(settings()).await;
         }
         for _attempt in 0..3 {
-            let port = free_port();
             let extra = settings();
-            let data = TempDir(
-                std::env::temp_dir().join(format!("miclub-flow-{}-{port}", std::process::id())),
-            );
-            let child = Command::new(env!("CARGO_BIN_EXE_miclub"))
-                .env("APP_GATEWAY__PORT", port.to_string())
+            let data = TempDir(std::env::temp_dir().join(format!(
+                "miclub-flow-{}-{}",
+                std::process::id(),
+                uuid_like()
+            )));
+            // Port 0 and the port the binary announces: a port picked here and handed over could
+            // be another parallel test's portal by the time this one asked it for its health, and
+            // the test then ran against that portal's members.
+            let mut child = Command::new(env!("CARGO_BIN_EXE_miclub"))
+                .env("APP_GATEWAY__PORT", "0")
                 .env("APP_STANDALONE__DATA_DIR", &data.0)
                 .env("APP_GATEWAY__WEB_DIR", data.0.join("no-web"))
                 .env("APP_CONFIG_DIR", data.0.join("no-config"))
                 .env("APP_GATEWAY__FLAGS__CHANGE_PASSWORD_ENABLE", "true")
-                .env("RUST_LOG", "warn")
+                .env("RUST_LOG", "warn,miclub_standalone=info")
                 .envs(extra.iter().map(|(k, v)| (*k, v.as_str())))
-                .stdout(Stdio::null())
+                .stdout(Stdio::piped())
                 .spawn()
                 .expect("start the miclub binary");
+            let announced = announced_port(child.stdout.take().expect("piped stdout"));
+            let port = match announced.recv_timeout(Duration::from_secs(60)) {
+                Ok(port) => port,
+                Err(_) => {
+                    let status = child.try_wait();
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    eprintln!("the portal never said it was ready ({status:?}); starting it again");
+                    continue;
+                }
+            };
             let base = format!("http://127.0.0.1:{port}");
             let grpc = extra
                 .iter()
@@ -294,6 +309,30 @@ fn uuid_like() -> u128 {
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
         .as_nanos()
+}
+
+/// The gateway port the standalone binary announces in its JSON "ready" log line. The rest of
+/// its output is read and dropped, so the binary never blocks on a full pipe.
+fn announced_port(stdout: std::process::ChildStdout) -> std::sync::mpsc::Receiver<u16> {
+    use std::io::BufRead;
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            let Ok(event) = serde_json::from_str::<Value>(&line) else {
+                continue;
+            };
+            let ready = event["message"]
+                .as_str()
+                .is_some_and(|message| message.starts_with("mi club standalone ready"));
+            if let Some(port) = event["port"].as_u64().and_then(|p| u16::try_from(p).ok())
+                && ready
+            {
+                let _ = sender.send(port);
+            }
+        }
+    });
+    receiver
 }
 
 pub fn free_port() -> u16 {
