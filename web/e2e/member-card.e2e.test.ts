@@ -102,7 +102,8 @@ describe(`the member card against ${PORTAL_UNDER_TEST}`, () => {
     await context.setOffline(true);
     try {
       await page.reload();
-      await page.getByTestId('member-card').waitFor();
+      // At once: nothing waits for the network it does not have.
+      await page.getByTestId('member-card').waitFor({ timeout: 5_000 });
       expect((await page.getByTestId('card-number').textContent())?.replace(/ /g, '')).toBe(cardNumber);
       expect(await page.getByTestId('card-balance').textContent()).toBe(balanceShown);
       expect(await page.getByTestId('card-stamp').textContent()).toMatch(/^Actualizado el \d{1,2} de \w+ de \d{4}/);

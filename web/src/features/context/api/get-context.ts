@@ -64,7 +64,13 @@ export function usePortalContext() {
   const query = useQuery(getContextQueryOptions());
   return {
     context: query.data ?? DEFAULT_CONTEXT,
-    /** True only before the first answer (or failure): later refetches keep the last value. */
-    isResolving: query.isPending && query.fetchStatus !== 'idle',
+    /**
+     * True only while the first request (with its retries) is on its way. Once it has failed the
+     * portal runs on the defaults: a later attempt, which React Query makes whenever a reader
+     * mounts, puts a query without data back to pending, and a spinner for it would unmount the
+     * readers and start the next attempt (offline, where the member card opens, #21, that loop
+     * never ended). A request paused by an offline browser counts as not on its way.
+     */
+    isResolving: query.isPending && query.fetchStatus === 'fetching' && query.errorUpdateCount === 0,
   };
 }
