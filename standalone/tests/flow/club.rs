@@ -220,11 +220,11 @@ async fn the_card_shown_to_the_member_is_the_one_a_till_posts_a_purchase_with() 
     let card: Value = answer.json().await.unwrap();
     let balance: Value = ana.get("/api/balance").await.json().await.unwrap();
     assert_eq!(card["name"], "Ana");
-    assert_eq!(card["last_name"], "González");
+    assert_eq!(card["lastName"], "González");
     assert_eq!(card["balance"], balance["balance"]);
-    assert_eq!(card["balance_updated_at"], balance["updatedAt"]);
-    assert!(card["as_of"].as_str().is_some_and(|at| at.ends_with('Z')));
-    let number = card["card_number"].as_str().unwrap().to_owned();
+    assert_eq!(card["balanceUpdatedAt"], balance["updatedAt"]);
+    assert!(card["asOf"].as_str().is_some_and(|at| at.ends_with('Z')));
+    let number = card["cardNumber"].as_str().unwrap().to_owned();
     assert_eq!(number.len(), 12, "{number}");
     assert!(number.bytes().all(|b| b.is_ascii_digit()), "{number}");
 
@@ -258,7 +258,7 @@ async fn the_card_shown_to_the_member_is_the_one_a_till_posts_a_purchase_with() 
     assert_eq!(detail.status(), StatusCode::OK);
     // And the number stays.
     let again: Value = ana.get("/api/card").await.json().await.unwrap();
-    assert_eq!(again["card_number"], number.as_str());
+    assert_eq!(again["cardNumber"], number.as_str());
 
     let bruno = club.portal.browser();
     bruno.log_in("22.222.222-2", "bruno@example.cl").await;
