@@ -95,14 +95,17 @@ where
         let clone = self.inner.clone();
         let mut inner = std::mem::replace(&mut self.inner, clone);
         let deadline = self.deadline;
-        if !self.methods.contains(&request.uri().path()) {
-            return Box::pin(async move {
-                let (parts, body) = request.into_parts();
-                let body = body.collect().await?.to_bytes();
-                let request =
-                    || http::Request::from_parts(parts.clone(), Body::new(Full::new(body.clone())));
+        let idempotent = self.methods.contains(&request.uri().path());
+        Box::pin(async move {
+            // Buffered once, so either path can send the same request again.
+            let (parts, body) = request.into_parts();
+            let body = body.collect().await?.to_bytes();
+            let request = move || {
+                http::Request::from_parts(parts.clone(), Body::new(Full::new(body.clone())))
+            };
+            let spare = inner.clone();
+            if !idempotent {
                 let started = Instant::now();
-                let spare = inner.clone();
                 let err: BoxError = match inner.call(request()).await {
                     Ok(response) => return Ok(response.map(Body::new)),
                     Err(err) => err.into(),
@@ -118,25 +121,17 @@ where
                     let response = spare
                         .ready_oneshot()
                         .await
-                        .map_err(Into::into)?
+                        .map_err(as_status)?
                         .call(request())
                         .await
-                        .map_err(Into::into)?;
+                        .map_err(as_status)?;
                     Ok(response.map(Body::new))
                 };
-                tokio::time::timeout(left, again).await.unwrap_or_else(|_| {
-                    Err(tonic::Status::deadline_exceeded("deadline reached while retrying").into())
-                })
-            });
-        }
-        Box::pin(async move {
-            let (parts, body) = request.into_parts();
-            let body = body.collect().await?.to_bytes();
-            let spare = inner.clone();
+                return within(left, again).await.map_err(Into::into);
+            }
             let mut first = Some(inner);
             let answer = retry_idempotent(deadline, move || {
-                let request =
-                    http::Request::from_parts(parts.clone(), Body::new(Full::new(body.clone())));
+                let request = request();
                 let ready = first.take();
                 let spare = spare.clone();
                 async move {
@@ -152,6 +147,20 @@ where
             answer.map_err(Into::into)
         })
     }
+}
+
+/// `second`, cut at `left`: a retry never runs past the first call's deadline.
+async fn within<T>(
+    left: Duration,
+    second: impl Future<Output = Result<T, tonic::Status>>,
+) -> Result<T, tonic::Status> {
+    tokio::time::timeout(left, second)
+        .await
+        .unwrap_or_else(|_| {
+            Err(tonic::Status::deadline_exceeded(
+                "deadline reached while retrying",
+            ))
+        })
 }
 
 /// One call, read to its end: its gRPC status as tonic would make it, or the answer rebuilt
@@ -225,9 +234,9 @@ fn status_of_http(status: http::StatusCode) -> tonic::Status {
 /// Calls a read-only (idempotent) RPC, and once more after a short jittered pause when the
 /// first attempt found the service unavailable: a `Unavailable` status, a `Cancelled` made by
 /// the transport (the connection reset before any answer), or a refusal of a stream the server
-/// never took ([`was_refused_unprocessed`], which tonic reports as `Internal`). Never retried: a timeout (the
-/// channel's `Timeout expired` and `DeadlineExceeded`: a slow service would only get slower)
-/// and every business error. The second attempt never runs past `deadline` counted from the
+/// never took ([`was_refused_unprocessed`], which tonic reports as `Internal`). Never retried:
+/// a timeout (the channel's `Timeout expired` and `DeadlineExceeded`: a slow service would only
+/// get slower) and every business error. The second attempt never runs past `deadline` counted from the
 /// first call, so a retried call takes no longer than an unretried one may.
 ///
 /// Only for calls that change nothing: a write retried after a reset may apply twice.
@@ -251,12 +260,7 @@ where
     };
     tracing::warn!(code = ?status.code(), error = %status.message(), "retrying an idempotent call once");
     tokio::time::sleep(pause).await;
-    match tokio::time::timeout(left, call()).await {
-        Ok(answer) => answer,
-        Err(_) => Err(tonic::Status::deadline_exceeded(
-            "deadline reached while retrying",
-        )),
-    }
+    within(left, call()).await
 }
 
 /// Whether a failed attempt may be tried again: see [`retry_idempotent`].
