@@ -13,6 +13,7 @@
 import { hasFreshSessionCookie, hasLoggedCookie } from './cookies';
 import { purgePersonalCache } from './personal-cache';
 import { createStore, useStore } from './store';
+import { readStoredFlag, writeStoredFlag } from './stored-flag';
 
 export type SessionState = {
   /** True after the code step, or on load while the gateway's `is-logged` cookie is present. */
@@ -47,20 +48,11 @@ const anonymous: SessionState = {
 };
 
 function readHasMissions(): boolean {
-  try {
-    return window.localStorage.getItem(HAS_MISSIONS_STORAGE_KEY) === 'true';
-  } catch {
-    return false;
-  }
+  return readStoredFlag(HAS_MISSIONS_STORAGE_KEY);
 }
 
 function writeHasMissions(state: SessionState): void {
-  try {
-    if (state.isLoggedIn && state.hasMissions) window.localStorage.setItem(HAS_MISSIONS_STORAGE_KEY, 'true');
-    else window.localStorage.removeItem(HAS_MISSIONS_STORAGE_KEY);
-  } catch {
-    // Storage can be unavailable (private mode, quota); the session still works without it.
-  }
+  writeStoredFlag(HAS_MISSIONS_STORAGE_KEY, state.isLoggedIn && state.hasMissions);
 }
 
 function removeLegacyState(): void {

@@ -53,6 +53,12 @@ function CardFace({ card, largeType }: { card: MemberCard; largeType: boolean })
   );
 }
 
+/** Why the kept card is shown instead of a fresh one; null while the fresh one may still come. */
+function keptCardNotice(online: boolean, failed: boolean): string | null {
+  if (!online) return M.offline;
+  return failed ? M.stale : null;
+}
+
 /**
  * Mi Tarjeta [5] (#21): the member's name, card number and its Code 128 barcode, with the
  * balance, for the till. The last card read is kept on the device (lib/personal-cache.ts) and
@@ -73,8 +79,7 @@ export function MemberCardSection() {
 
   const withoutAccount = card.error instanceof ApiError && card.error.status === 406;
   const shown = card.data ?? (withoutAccount ? null : saved.data);
-  // The kept card is what there is: say why when the gateway could not be asked or answer.
-  const stale = !card.data && shown ? (!online || card.isError ? (online ? M.stale : M.offline) : null) : null;
+  const stale = !card.data && shown ? keptCardNotice(online, card.isError) : null;
   const isLoading = !shown && !withoutAccount && !card.isError;
 
   return (

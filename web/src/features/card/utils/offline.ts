@@ -4,6 +4,8 @@
  */
 import { useSyncExternalStore } from 'react';
 
+import { readStoredFlag, writeStoredFlag } from '@/lib/stored-flag';
+
 function subscribeOnline(onChange: () => void): () => void {
   window.addEventListener('online', onChange);
   window.addEventListener('offline', onChange);
@@ -38,18 +40,9 @@ export function registerServiceWorker(): void {
 export const LARGE_TYPE_STORAGE_KEY = 'miclub:card-large-type';
 
 export function readLargeType(): boolean {
-  try {
-    return window.localStorage.getItem(LARGE_TYPE_STORAGE_KEY) === 'true';
-  } catch {
-    return false;
-  }
+  return readStoredFlag(LARGE_TYPE_STORAGE_KEY);
 }
 
 export function writeLargeType(on: boolean): void {
-  try {
-    if (on) window.localStorage.setItem(LARGE_TYPE_STORAGE_KEY, 'true');
-    else window.localStorage.removeItem(LARGE_TYPE_STORAGE_KEY);
-  } catch {
-    // Storage unavailable: the choice lasts this visit.
-  }
+  writeStoredFlag(LARGE_TYPE_STORAGE_KEY, on);
 }
