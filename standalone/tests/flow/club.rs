@@ -39,6 +39,38 @@ impl Club {
     async fn service_token(&self, client_id: &str) -> String {
         service_token(&self.portal, client_id).await
     }
+
+    /// A store system posts $4.000 of drinks at Lider Providencia for the member it scanned:
+    /// by document or by card number (the other one empty).
+    async fn post_drinks(
+        &self,
+        idempotency_key: &str,
+        member_document: &str,
+        member_card: &str,
+    ) -> accounts::PostPurchaseResponse {
+        let pos = self.service_token("pos").await;
+        AccountsServiceClient::new(self.portal.channel("accounts"))
+            .post_purchase(with_token(
+                accounts::PostPurchaseRequest {
+                    idempotency_key: idempotency_key.into(),
+                    member_document: member_document.into(),
+                    member_card: member_card.into(),
+                    store_id: "lider-providencia".into(),
+                    store_name: "Lider Providencia".into(),
+                    purchased_at: chrono::Utc::now().to_rfc3339(),
+                    payment_method: accounts::PaymentMethod::OtherCard as i32,
+                    lines: vec![accounts::PurchaseLine {
+                        category: accounts::Category::Drinks as i32,
+                        amount: 4_000,
+                        product_category_id: 34,
+                    }],
+                },
+                &pos,
+            ))
+            .await
+            .unwrap()
+            .into_inner()
+    }
 }
 
 fn with_token<T>(message: T, token: &str) -> tonic::Request<T> {
@@ -78,28 +110,9 @@ async fn a_purchase_posted_by_a_store_moves_the_members_mission_progress() {
     assert_eq!(login["has_missions"], true);
     let before = progress_of(&missions_of(&ana).await, "demo-licores");
 
-    let pos = club.service_token("pos").await;
-    let posted = AccountsServiceClient::new(club.portal.channel("accounts"))
-        .post_purchase(with_token(
-            accounts::PostPurchaseRequest {
-                idempotency_key: "caja-7-boleta-900001".into(),
-                member_document: "11.111.111-1".into(),
-                member_card: String::new(),
-                store_id: "lider-providencia".into(),
-                store_name: "Lider Providencia".into(),
-                purchased_at: chrono::Utc::now().to_rfc3339(),
-                payment_method: accounts::PaymentMethod::OtherCard as i32,
-                lines: vec![accounts::PurchaseLine {
-                    category: accounts::Category::Drinks as i32,
-                    amount: 4_000,
-                    product_category_id: 34,
-                }],
-            },
-            &pos,
-        ))
-        .await
-        .unwrap()
-        .into_inner();
+    let posted = club
+        .post_drinks("caja-7-boleta-900001", "11.111.111-1", "")
+        .await;
     assert!(posted.accrued > 0);
 
     // The relay publishes, missions consumes: the progress moves within seconds.
@@ -228,28 +241,7 @@ async fn the_card_shown_to_the_member_is_the_one_a_till_posts_a_purchase_with() 
     assert_eq!(number.len(), 12, "{number}");
     assert!(number.bytes().all(|b| b.is_ascii_digit()), "{number}");
 
-    let pos = club.service_token("pos").await;
-    let posted = AccountsServiceClient::new(club.portal.channel("accounts"))
-        .post_purchase(with_token(
-            accounts::PostPurchaseRequest {
-                idempotency_key: "caja-7-boleta-900002".into(),
-                member_document: String::new(),
-                member_card: number.clone(),
-                store_id: "lider-providencia".into(),
-                store_name: "Lider Providencia".into(),
-                purchased_at: chrono::Utc::now().to_rfc3339(),
-                payment_method: accounts::PaymentMethod::OtherCard as i32,
-                lines: vec![accounts::PurchaseLine {
-                    category: accounts::Category::Drinks as i32,
-                    amount: 4_000,
-                    product_category_id: 34,
-                }],
-            },
-            &pos,
-        ))
-        .await
-        .unwrap()
-        .into_inner();
+    let posted = club.post_drinks("caja-7-boleta-900002", "", &number).await;
     assert!(posted.accrued > 0);
     // The accrual is Ana's: her movement detail answers it (another member's would be 404).
     let detail = ana
