@@ -13,11 +13,10 @@ import { DESKTOP, launchBrowser } from './support/browser';
 import { waitForContextFlag } from './support/context';
 import { refuseUpdates } from './support/faults';
 import { setFlag } from './support/grpc';
-import { accountMenu, ANA, dataLayer, logIn, openSection } from './support/member';
+import { accountMenu, ANA, ANA_EMAIL, dataLayer, logIn, openSection } from './support/member';
 import { startMiclub, type Miclub } from './support/miclub';
 import { PORTAL_UNDER_TEST } from './support/paths';
 
-const ANA_EMAIL = process.env.MICLUB_E2E_ANA_EMAIL ?? 'ana@example.cl';
 /** Spec section 8: a terms update failure. */
 const TERMS_FAILED = 'No pudimos actualizar tus términos y condiciones, intenta de nuevo más tarde.';
 

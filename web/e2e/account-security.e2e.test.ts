@@ -13,11 +13,10 @@ import { capitalizeFirst } from '../src/lib/errors';
 
 import { seriousViolations } from './support/a11y';
 import { DESKTOP, launchBrowser } from './support/browser';
-import { accountMenu, ANA, apiResponse, logIn, openSection, screenshots } from './support/member';
+import { accountMenu, ANA, ANA_EMAIL, apiResponse, logIn, openSection, screenshots } from './support/member';
 import { startMiclub, waitForMail, type Miclub } from './support/miclub';
 import { PORTAL_UNDER_TEST } from './support/paths';
 
-const ANA_EMAIL = process.env.MICLUB_E2E_ANA_EMAIL ?? 'ana@example.cl';
 const EXPIRED = 'Tu sesión expiró. Vuelve a iniciar sesión.';
 /** What must never be in localStorage or sessionStorage: Ana's name, email and RUT in every form. */
 const ANA_PERSONAL = ['ana', 'gonzález', 'gonzalez', ANA_EMAIL, ANA.user, ANA.typed, '11111111-1', '11111111'];

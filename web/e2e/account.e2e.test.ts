@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { seriousViolations } from './support/a11y';
 import { DESKTOP, launchBrowser } from './support/browser';
-import { accountMenu, ANA, dataLayer, logIn, openSection, screenshots } from './support/member';
+import { accountMenu, ANA, ANA_EMAIL, dataLayer, logIn, openSection, screenshots } from './support/member';
 import { recaptchaToken, startMiclub, waitForMail, type Miclub } from './support/miclub';
 import { PORTAL_UNDER_TEST } from './support/paths';
 
@@ -35,7 +35,7 @@ let browser: Browser;
 let context: BrowserContext;
 let page: Page;
 /** Where Ana's codes go: the last email she confirmed. */
-let anaEmail = process.env.MICLUB_E2E_ANA_EMAIL ?? 'ana@example.cl';
+let anaEmail = ANA_EMAIL;
 let anaName = ANA.name;
 
 beforeAll(async () => {

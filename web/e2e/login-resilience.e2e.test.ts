@@ -13,11 +13,10 @@ import { DESKTOP, launchBrowser } from './support/browser';
 import { waitForContextFlag } from './support/context';
 import { hideTable } from './support/faults';
 import { setFlag } from './support/grpc';
-import { ANA, dataLayer } from './support/member';
+import { ANA, ANA_EMAIL, dataLayer } from './support/member';
 import { readMailbox, startMiclub, waitForNewCode, type Miclub } from './support/miclub';
 import { PORTAL_UNDER_TEST } from './support/paths';
 
-const ANA_EMAIL = process.env.MICLUB_E2E_ANA_EMAIL ?? 'ana@example.cl';
 /** Spec section 8: a login or code failure with a 500 or without an answer. */
 const LOGIN_GENERIC_ERROR = 'Lo sentimos! No hemos podido iniciar sesión.';
 const LOGIN_MAINTENANCE = 'Inicio de sesión en mantención';

@@ -10,11 +10,10 @@ import { formatPesos } from '../src/lib/format';
 
 import { seriousViolations } from './support/a11y';
 import { launchBrowser } from './support/browser';
-import { ANA, screenshots } from './support/member';
+import { ANA, ANA_EMAIL, screenshots } from './support/member';
 import { credentialCookie, readMailbox, startMiclub, waitForNewCode, type Miclub } from './support/miclub';
 import { PORTAL_UNDER_TEST, RESULTS_DIR } from './support/paths';
 
-const ANA_EMAIL = process.env.MICLUB_E2E_ANA_EMAIL ?? 'ana@example.cl';
 
 let miclub: Miclub;
 let browser: Browser;

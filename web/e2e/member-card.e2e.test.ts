@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seriousViolations } from './support/a11y';
 import { DESKTOP, launchBrowser } from './support/browser';
 import { memberMovementDetail, postPurchase } from './support/grpc';
-import { ANA, logIn, openSection, screenshots } from './support/member';
+import { ANA, ANA_EMAIL, logIn, openSection, screenshots } from './support/member';
 import { startMiclub, type Miclub } from './support/miclub';
 import { PORTAL_UNDER_TEST } from './support/paths';
 
@@ -33,7 +33,7 @@ beforeAll(async () => {
   browser = await launchBrowser();
   context = await browser.newContext(DESKTOP);
   page = await context.newPage();
-  await logIn(page, miclub.baseUrl, { typed: ANA.typed, password: ANA.password, email: process.env.MICLUB_E2E_ANA_EMAIL ?? 'ana@example.cl' });
+  await logIn(page, miclub.baseUrl, { typed: ANA.typed, password: ANA.password, email: ANA_EMAIL });
 });
 
 afterAll(async () => {

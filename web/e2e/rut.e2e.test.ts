@@ -9,11 +9,10 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { DESKTOP, launchBrowser } from './support/browser';
-import { ANA } from './support/member';
+import { ANA, ANA_EMAIL } from './support/member';
 import { readMailbox, startMiclub, waitForNewCode, type Miclub } from './support/miclub';
 import { PORTAL_UNDER_TEST } from './support/paths';
 
-const ANA_EMAIL = process.env.MICLUB_E2E_ANA_EMAIL ?? 'ana@example.cl';
 
 let miclub: Miclub;
 let browser: Browser;

@@ -9,11 +9,11 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { DESKTOP, launchBrowser } from './support/browser';
-import { accountMenu, ANA, logIn, openSection, SECTIONS } from './support/member';
+import { accountMenu, ANA, ANA_EMAIL, logIn, openSection, SECTIONS } from './support/member';
 import { startMiclub, type Miclub } from './support/miclub';
 import { PORTAL_UNDER_TEST } from './support/paths';
 
-const ANA_LOGIN = { typed: ANA.typed, password: ANA.password, email: process.env.MICLUB_E2E_ANA_EMAIL ?? 'ana@example.cl' };
+const ANA_LOGIN = { typed: ANA.typed, password: ANA.password, email: ANA_EMAIL };
 const PHONE = { viewport: { width: 375, height: 667 }, locale: 'es-CL', isMobile: true, hasTouch: true } as const;
 
 let miclub: Miclub;

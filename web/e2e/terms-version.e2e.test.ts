@@ -10,10 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { DESKTOP, launchBrowser } from './support/browser';
 import { publishTerms } from './support/grpc';
-import { ANA, logIn } from './support/member';
+import { ANA, ANA_EMAIL, logIn } from './support/member';
 import { startMiclub, type Miclub } from './support/miclub';
 
-const ANA_EMAIL = process.env.MICLUB_E2E_ANA_EMAIL ?? 'ana@example.cl';
 const NEW_VERSION = `e2e-${Date.now()}`;
 const NEW_TITLE = 'Términos y condiciones de Mi Club (nueva versión)';
 const PROMPT = 'Actualizamos nuestros términos y condiciones';

@@ -10,6 +10,8 @@ import { readMailbox, waitForNewCode } from './miclub';
 import { RESULTS_DIR } from './paths';
 
 export const ANA = { user: '11.111.111-1', typed: '111111111', password: 'MiClub2026!', name: 'Ana' };
+/** Where Ana's codes go (the distributed topology's mail catcher may be told another address). */
+export const ANA_EMAIL = process.env.MICLUB_E2E_ANA_EMAIL ?? 'ana@example.cl';
 /** The demo member with a login but no club account (balance 406). */
 export const BRUNO = { user: '22.222.222-2', typed: '222222222', password: 'MiClub2026!', name: 'Bruno' };
 export const BRUNO_EMAIL = process.env.MICLUB_E2E_BRUNO_EMAIL ?? 'bruno@example.cl';
