@@ -108,7 +108,10 @@ async fn a_purchase_posted_by_a_store_moves_the_members_mission_progress() {
     let ana = club.portal.browser();
     let login = ana.log_in("11.111.111-1", "ana@example.cl").await;
     assert_eq!(login["has_missions"], true);
-    let before = progress_of(&missions_of(&ana).await, "demo-licores");
+    // The seed posts Ana's purchases of today through the same relay: read the progress once
+    // their drinks are in it, or this test's purchase would be measured from a moving start.
+    let before = seeded_drinks_of_ana();
+    drinks_progress_reaches(&ana, before).await;
 
     let posted = club
         .post_drinks("caja-7-boleta-900001", "11.111.111-1", "")
@@ -116,16 +119,35 @@ async fn a_purchase_posted_by_a_store_moves_the_members_mission_progress() {
     assert!(posted.accrued > 0);
 
     // The relay publishes, missions consumes: the progress moves within seconds.
+    drinks_progress_reaches(&ana, before + 4_000).await;
+}
+
+/// Ana's drinks in the purchases accounts seeds through the posting path, which the relay
+/// publishes to missions like any till's.
+fn seeded_drinks_of_ana() -> i64 {
+    let ana = miclub_platform::demo::MEMBERS
+        .iter()
+        .find(|member| member.name == "Ana")
+        .expect("Ana is a demo member");
+    miclub_accounts::seed::planned_purchases(ana)
+        .iter()
+        .flat_map(|purchase| purchase.lines)
+        .filter(|(category, _, _)| *category == miclub_accrual::Category::Drinks)
+        .map(|(_, pesos, _)| pesos)
+        .sum()
+}
+
+/// Waits up to 15 s for Ana's demo-licores progress to be exactly `expected`.
+async fn drinks_progress_reaches(ana: &Browser, expected: i64) {
     let deadline = Instant::now() + Duration::from_secs(15);
     loop {
-        let now = progress_of(&missions_of(&ana).await, "demo-licores");
-        if now == before + 4_000 {
-            break;
+        let now = progress_of(&missions_of(ana).await, "demo-licores");
+        if now == expected {
+            return;
         }
         assert!(
             Instant::now() < deadline,
-            "progress stayed at {now}, expected {}",
-            before + 4_000
+            "progress stayed at {now}, expected {expected}"
         );
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
