@@ -11,9 +11,9 @@ use tonic::{Request, Response, Status};
 
 use super::AccountsGrpc;
 use crate::domain::{
-    IdempotencyKey, ManualMovement, MemberDocument, MemberId, MemberKey, Movement, MovementDetail,
-    MovementId, MovementKind, MovementStatus, OrderLine, PageRequest, ProductCategoryId,
-    PurchaseExplanation, PurchaseOrder, Reason, StoreId, StoreName, parse_instant, requested_month,
+    IdempotencyKey, ManualMovement, MemberId, MemberKey, Movement, MovementDetail, MovementId,
+    MovementKind, MovementStatus, OrderLine, PageRequest, ProductCategoryId, PurchaseExplanation,
+    PurchaseOrder, Reason, StoreId, StoreName, parse_instant, requested_month,
 };
 use crate::error::{AccountsError, Result};
 
@@ -70,9 +70,9 @@ impl AccountsGrpc {
         let client = self.verifier.service(&request).await?;
         let message = request.into_inner();
         let detail = async {
-            let document = MemberDocument::parse(&message.member_document)?;
+            let member = MemberKey::parse(&message.member_document, &message.member_card)?;
             self.ledger
-                .movement_detail_of_document(&document, &message.movement_id)
+                .movement_detail_of_member(&member, &message.movement_id)
                 .await
         };
         let detail = detail

@@ -17,9 +17,9 @@ use miclub_platform::error::{ErrorBody, ErrorCode};
 use miclub_platform::storage::now_millis;
 use miclub_platform::testing::TestEnv;
 use miclub_proto::accounts::v1::{
-    Category, ConfirmDueAccrualsRequest, GetMemberMovementDetailRequest, GetMovementDetailRequest,
-    MovementDetail, MovementKind, MovementStatus, PaymentMethod, PostPurchaseResponse,
-    RecordMovementRequest,
+    Category, ConfirmDueAccrualsRequest, GetMemberCardRequest, GetMemberMovementDetailRequest,
+    GetMovementDetailRequest, MovementDetail, MovementKind, MovementStatus, PaymentMethod,
+    PostPurchaseResponse, RecordMovementRequest,
 };
 
 use crate::support::{TestApp, days_ago, purchase};
@@ -329,7 +329,9 @@ async fn a_confirmed_accrual_says_when_it_was_confirmed(env: TestEnv) {
     assert_eq!(explained.lines[0].earned, 200);
 }
 
-async fn store_systems_read_a_members_movement_by_document_and_member_tokens_cannot(env: TestEnv) {
+async fn store_systems_read_a_members_movement_by_document_or_card_and_member_tokens_cannot(
+    env: TestEnv,
+) {
     let app = TestApp::spawn(env).await;
     let ana = app.add_member_with_account().await;
     let bruno = app.add_member_with_account().await;
@@ -337,6 +339,12 @@ async fn store_systems_read_a_members_movement_by_document_and_member_tokens_can
     let request = |document: String| GetMemberMovementDetailRequest {
         member_document: document,
         movement_id: posted.movement_id.clone(),
+        member_card: String::new(),
+    };
+    let by_card = |card: String| GetMemberMovementDetailRequest {
+        member_document: String::new(),
+        movement_id: posted.movement_id.clone(),
+        member_card: card,
     };
     let pos = app.keys.scoped_token(
         "pos",
@@ -368,6 +376,50 @@ async fn store_systems_read_a_members_movement_by_document_and_member_tokens_can
         .await
         .unwrap_err();
     assert_refused(&wrong, tonic::Code::NotFound, ErrorCode::NotFound);
+
+    // The scanned card names her as her document does; Bruno's card does not reach her
+    // movement, and a document with a card is refused on the card's field.
+    let app = &app;
+    let card_of = |member_id| {
+        let token = app.token(member_id);
+        let mut client = client.clone();
+        async move {
+            client
+                .get_member_card(app.authorized(GetMemberCardRequest {}, &token))
+                .await
+                .unwrap()
+                .into_inner()
+                .card_number
+        }
+    };
+    let ana_card = card_of(&ana.id).await;
+    let bruno_card = card_of(&bruno.id).await;
+    let read_by_card = client
+        .get_member_movement_detail(app.authorized(by_card(ana_card.clone()), &pos))
+        .await
+        .unwrap()
+        .into_inner()
+        .detail
+        .unwrap();
+    assert_eq!(read_by_card, read);
+    let wrong = client
+        .get_member_movement_detail(app.authorized(by_card(bruno_card), &pos))
+        .await
+        .unwrap_err();
+    assert_refused(&wrong, tonic::Code::NotFound, ErrorCode::NotFound);
+    let both = GetMemberMovementDetailRequest {
+        member_card: ana_card,
+        ..request(ana.document.canonical())
+    };
+    let refused = client
+        .get_member_movement_detail(app.authorized(both, &pos))
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code(), tonic::Code::InvalidArgument);
+    assert_eq!(
+        ErrorBody::from_status(&refused).field.as_deref(),
+        Some("member_card")
+    );
 
     // A member's token, even Ana's own, is refused on the store systems' method.
     let as_member = client
@@ -452,6 +504,6 @@ backend_tests!(
     another_members_movement_answers_exactly_like_an_unknown_one,
     movements_without_a_stored_explanation_answer_without_a_breakdown,
     a_confirmed_accrual_says_when_it_was_confirmed,
-    store_systems_read_a_members_movement_by_document_and_member_tokens_cannot,
+    store_systems_read_a_members_movement_by_document_or_card_and_member_tokens_cannot,
     the_seeded_purchases_explain_themselves,
 );

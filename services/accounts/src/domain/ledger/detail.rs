@@ -8,15 +8,15 @@
 //! member was told. Purchases posted before explanations were stored read with no breakdown.
 //!
 //! Who may read: a member reads only their own movements ([`Ledger::movement_detail`]); a store
-//! system names the member by document as it does when posting
-//! ([`Ledger::movement_detail_of_document`]). Another member's movement is not found, exactly
+//! system names the member by document or scanned card as it does when posting
+//! ([`Ledger::movement_detail_of_member`]). Another member's movement is not found, exactly
 //! like one that does not exist, so an id never tells whether it is someone else's.
 
 use chrono::{DateTime, Weekday};
 use miclub_accrual::{Accrual, PaymentMethod};
 use miclub_platform::calendar;
 
-use super::super::{MemberDocument, MemberId};
+use super::super::{MemberId, MemberKey};
 use super::{Ledger, Movement, MovementId, MovementStatus};
 use crate::error::{AccountsError, Result};
 
@@ -87,20 +87,16 @@ impl Ledger {
         Ok(self.explain(stored))
     }
 
-    /// A store system's read: the movement `raw_id` of the active member holding `document`.
-    /// A document of nobody, and a movement that is not that member's, are both
-    /// [`AccountsError::MovementNotFound`].
-    pub async fn movement_detail_of_document(
+    /// A store system's read: the movement `raw_id` of the active member named by `member`
+    /// (document or scanned card, as when posting). Nobody by that key, and a movement that is
+    /// not that member's, are both [`AccountsError::MovementNotFound`].
+    pub async fn movement_detail_of_member(
         &self,
-        document: &MemberDocument,
+        member: &MemberKey,
         raw_id: &str,
     ) -> Result<MovementDetail> {
         let id = parse_movement_id(raw_id)?;
-        let Some((member_id, _)) = self
-            .store
-            .find_member_by_document(document.as_str())
-            .await?
-        else {
+        let Some((member_id, _)) = self.find_member(member).await? else {
             return Err(AccountsError::MovementNotFound);
         };
         let stored = self

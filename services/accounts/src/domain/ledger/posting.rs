@@ -43,6 +43,22 @@ pub struct StoredPurchase {
 }
 
 impl Ledger {
+    /// The active member a store system names, by document or by scanned card, and whether
+    /// they have a club account; `None` for nobody. A card exists only with its club account,
+    /// so a number nobody (active) holds reads as an unknown document does.
+    pub(super) async fn find_member(&self, key: &MemberKey) -> Result<Option<(MemberId, bool)>> {
+        match key {
+            MemberKey::Document(document) => {
+                self.store.find_member_by_document(document.as_str()).await
+            }
+            MemberKey::Card(card) => Ok(self
+                .store
+                .find_member_by_card(card)
+                .await?
+                .map(|member_id| (member_id, true))),
+        }
+    }
+
     /// Posts a purchase: the purchase, its pending accrual and its outbox event in one
     /// transaction. A key already posted answers the stored answer (`replayed`) when the
     /// payload is the same, [`AccountsError::IdempotencyMismatch`] otherwise; that includes the
@@ -52,26 +68,13 @@ impl Ledger {
         if let Some(stored) = self.store.find_purchase(order.key()).await? {
             return replay(stored, &digest);
         }
-        let member_id = match order.member() {
-            MemberKey::Document(document) => {
-                let (member_id, has_club_account) = self
-                    .store
-                    .find_member_by_document(document.as_str())
-                    .await?
-                    .ok_or(AccountsError::MemberNotFound)?;
-                if !has_club_account {
-                    return Err(AccountsError::NoClubAccount);
-                }
-                member_id
-            }
-            // A card exists only with its club account; a number nobody (active) holds is
-            // answered as an unknown document is.
-            MemberKey::Card(card) => self
-                .store
-                .find_member_by_card(card)
-                .await?
-                .ok_or(AccountsError::MemberNotFound)?,
-        };
+        let (member_id, has_club_account) = self
+            .find_member(order.member())
+            .await?
+            .ok_or(AccountsError::MemberNotFound)?;
+        if !has_club_account {
+            return Err(AccountsError::NoClubAccount);
+        }
         let accrual = self.rules.accrue(order.purchase());
         let movement = if accrual.total > 0 {
             Some(Movement::new(
