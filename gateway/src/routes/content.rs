@@ -10,6 +10,7 @@ use miclub_proto::content::v1 as pb;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
+use super::movements::AccrualLine;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{ApiJson, ApiQuery};
 use crate::state::AppState;
@@ -157,16 +158,6 @@ fn whole(field: &'static str, value: Option<serde_json::Value>, message: &str) -
 
 const NOT_AN_AMOUNT: &str = "Ingresa el monto en pesos, sin decimales.";
 
-#[derive(Debug, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct SimulatedLine {
-    pub category: String,
-    pub amount: i64,
-    pub earned: i64,
-    pub rate_bp: i32,
-    pub rule: String,
-}
-
 /// A price discount at the till (the Monday bank-card offer): money off the purchase, shown
 /// apart and never part of the pesos earned.
 #[derive(Debug, Serialize, ToSchema)]
@@ -184,7 +175,8 @@ pub struct SimulatorResult {
     /// Pesos earned in the club account; a discount is never in it.
     pub total_earned: i64,
     pub rules_version: String,
-    pub lines: Vec<SimulatedLine>,
+    /// One per category of the cart, the same line a posted purchase's explanation has.
+    pub lines: Vec<AccrualLine>,
     /// The discount the cart gets at the till, or null when none applies.
     pub bank_card_discount: Option<BankCardDiscount>,
 }
@@ -355,7 +347,7 @@ pub async fn simulate(
         lines: answer
             .lines
             .into_iter()
-            .map(|l| SimulatedLine {
+            .map(|l| AccrualLine {
                 category: l.category,
                 amount: l.amount,
                 earned: l.earned,

@@ -78,13 +78,13 @@ fn item(m: pb::Movement) -> MovementItem {
     }
 }
 
-/// One line of a purchase as the rule engine accrued it: the same fields as a line of the
-/// simulator's answer, so one component shows both.
+/// One line of a purchase as the rule engine accrued it, posted (a movement's explanation) or
+/// estimated (the simulator's answer): one schema, so one component shows both.
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AccrualLine {
     /// "meat", "fruits_and_vegetables", "cleaning", "drinks" or "other".
-    pub category: &'static str,
+    pub category: String,
     /// Whole pesos paid for the line.
     pub amount: i64,
     /// Pesos earned: `floor(amount * rateBp / 10000)`.
@@ -168,7 +168,7 @@ fn purchase_detail(p: pb::PurchaseExplanation) -> PurchaseDetail {
             p.lines
                 .into_iter()
                 .map(|l| AccrualLine {
-                    category: category_name(l.category),
+                    category: category_name(l.category).to_owned(),
                     amount: l.amount,
                     earned: l.earned,
                     rate_bp: l.rate_bp,

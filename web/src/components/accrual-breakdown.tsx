@@ -1,26 +1,16 @@
 /**
  * A purchase's pesos earned, line by line: category, pesos paid, the rule and its rate, pesos
  * earned, and a total row. One component for the simulator's estimate and for a posted
- * purchase's explanation in Mis Movimientos (#21), which the gateway answers with the same line
- * fields, so the two can never read differently.
+ * purchase's explanation in Mis Movimientos (#21), which the gateway answers with one line schema
+ * (`AccrualLine`), so the two can never read differently.
  */
+import type { Schemas } from '@/lib/api-types';
 import { formatPesos, formatRate } from '@/lib/format';
 
 import './accrual-breakdown.css';
 
-/** One line as the gateway answers it (simulator and movement detail alike). */
-export type AccrualLineView = {
-  /** "meat", "fruits_and_vegetables", "cleaning", "drinks" or "other". */
-  category: string;
-  /** Whole pesos paid. */
-  amount: number;
-  /** Whole pesos earned. */
-  earned: number;
-  /** Basis points: 300 = 3%. */
-  rateBp: number;
-  /** The rule as the member reads it. */
-  rule: string;
-};
+/** One line as the gateway answers it: the simulator and a movement's detail share the schema. */
+export type AccrualLineView = Schemas['AccrualLine'];
 
 /** What each category is called; the simulator's fields use the same names. */
 export const CATEGORY_LABELS: Readonly<Record<string, string>> = {

@@ -721,8 +721,8 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /**
-         * @description One line of a purchase as the rule engine accrued it: the same fields as a line of the
-         *     simulator's answer, so one component shows both.
+         * @description One line of a purchase as the rule engine accrued it, posted (a movement's explanation) or
+         *     estimated (the simulator's answer): one schema, so one component shows both.
          */
         AccrualLine: {
             /**
@@ -1305,9 +1305,10 @@ export interface components {
             /** @description Browser family of the client involved, when known. */
             browser?: string | null;
             /**
-             * @description `login_succeeded`, `wrong_password`, `wrong_code`, `password_changed`,
-             *     `password_reset`, `email_changed`, `session_ended`, `other_sessions_ended` or
-             *     `all_sessions_ended`.
+             * @description `login_succeeded`, `wrong_password` (at login), `wrong_code`,
+             *     `wrong_current_password` (confirming a change), `password_changed`,
+             *     `recovery_requested`, `wrong_recovery_code`, `password_reset`, `email_changed`,
+             *     `session_ended`, `other_sessions_ended` or `all_sessions_ended`.
              */
             kind: string;
             /** @description RFC 3339 UTC. */
@@ -1318,16 +1319,6 @@ export interface components {
         SecurityEvents: {
             /** @description The last 90 days, newest first, at most 200. */
             events: components["schemas"]["SecurityEvent"][];
-        };
-        SimulatedLine: {
-            /** Format: int64 */
-            amount: number;
-            category: string;
-            /** Format: int64 */
-            earned: number;
-            /** Format: int32 */
-            rateBp: number;
-            rule: string;
         };
         /**
          * @description The simulator's form: the weekday and the five amounts of the spec, in whole pesos. The
@@ -1360,7 +1351,8 @@ export interface components {
         };
         SimulatorResult: {
             bankCardDiscount?: null | components["schemas"]["BankCardDiscount"];
-            lines: components["schemas"]["SimulatedLine"][];
+            /** @description One per category of the cart, the same line a posted purchase's explanation has. */
+            lines: components["schemas"]["AccrualLine"][];
             rulesVersion: string;
             /**
              * Format: int64
