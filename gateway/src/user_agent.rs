@@ -16,6 +16,20 @@ pub struct Client {
     pub os: Option<&'static str>,
 }
 
+/// The client's `User-Agent` as auth keeps it with sessions and security events: at most 512
+/// bytes of it (auth keeps 256 characters), empty when absent or not text.
+pub fn header(headers: &axum::http::HeaderMap) -> String {
+    let value = headers
+        .get(axum::http::header::USER_AGENT)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default();
+    let mut end = value.len().min(512);
+    while !value.is_char_boundary(end) {
+        end -= 1;
+    }
+    value[..end].to_owned()
+}
+
 /// Tokens that name a browser, the most specific first.
 const BROWSERS: &[(&str, &str)] = &[
     ("EdgA/", "Edge"),

@@ -96,6 +96,7 @@ pub async fn start(
         .start_password_reset(StartPasswordResetRequest {
             user: body.user,
             client_ip: ip,
+            user_agent: crate::user_agent::header(&headers),
         })
         .await?
         .into_inner();
@@ -150,6 +151,7 @@ pub async fn reset(
     State(state): State<AppState>,
     ClientIp(ip): ClientIp,
     jar: CookieJar,
+    headers: HeaderMap,
     ApiJson(body): ApiJson<RecoveryReset>,
 ) -> ApiResult<(CookieJar, StatusCode)> {
     edge_limit(&state, "recovery", &ip, per_minute(&state)).await?;
@@ -161,6 +163,7 @@ pub async fn reset(
             reset_id,
             code: body.code,
             new_password: body.new_password,
+            user_agent: crate::user_agent::header(&headers),
         })
         .await
         .map_err(|status| {

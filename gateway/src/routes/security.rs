@@ -55,9 +55,10 @@ pub struct OpenSessions {
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SecurityEvent {
-    /// `login_succeeded`, `wrong_password`, `wrong_code`, `password_changed`,
-    /// `password_reset`, `email_changed`, `session_ended`, `other_sessions_ended` or
-    /// `all_sessions_ended`.
+    /// `login_succeeded`, `wrong_password` (at login), `wrong_code`,
+    /// `wrong_current_password` (confirming a change), `password_changed`,
+    /// `recovery_requested`, `wrong_recovery_code`, `password_reset`, `email_changed`,
+    /// `session_ended`, `other_sessions_ended` or `all_sessions_ended`.
     pub kind: String,
     /// RFC 3339 UTC.
     pub occurred_at: String,

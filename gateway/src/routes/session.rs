@@ -154,7 +154,7 @@ pub async fn login(
             user: user.clone(),
             password: body.password,
             client_ip: ip,
-            user_agent: user_agent_of(&headers),
+            user_agent: crate::user_agent::header(&headers),
         })
         .await
         .map_err(|status| with_user_in_verify_action(ApiError::from(status), &user))?
@@ -171,20 +171,6 @@ pub async fn login(
             resend_after_seconds: answer.resend_after_seconds,
         }),
     ))
-}
-
-/// The client's `User-Agent` for auth's session list and security events: at most 512 bytes
-/// of it (auth keeps 256 characters), empty when absent or not text.
-fn user_agent_of(headers: &HeaderMap) -> String {
-    let value = headers
-        .get(axum::http::header::USER_AGENT)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or_default();
-    let mut end = value.len().min(512);
-    while !value.is_char_boundary(end) {
-        end -= 1;
-    }
-    value[..end].to_owned()
 }
 
 /// Carries the document the member typed to the "resend the verification email" page of
@@ -267,7 +253,7 @@ pub async fn validate_otp(
         .verify_otp(VerifyOtpRequest {
             challenge_id,
             otp: body.otp,
-            user_agent: user_agent_of(&headers),
+            user_agent: crate::user_agent::header(&headers),
         })
         .await?
         .into_inner();

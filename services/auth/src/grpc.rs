@@ -209,8 +209,9 @@ impl AuthService for AuthGrpc {
                 NewPassword::parse(request.new_password).map_err(AuthError::weak_new_password)?;
             // A member token names a checked id; one that does not has no credentials either.
             let member_id = MemberId::parse(&caller.sub).map_err(|_| AuthError::Unauthenticated)?;
+            let agent = self.auth.session_agent(&caller.sid).await;
             self.auth
-                .change_password(&member_id, &current, &new, request.client_ip.trim())
+                .change_password(&member_id, &current, &new, request.client_ip.trim(), &agent)
                 .await
         };
         answer(
@@ -388,7 +389,7 @@ impl AuthService for AuthGrpc {
         let started = async {
             let login_id = LoginId::parse(&request.user).map_err(AuthError::InvalidLoginId)?;
             self.auth
-                .start_password_reset(&login_id, request.client_ip.trim())
+                .start_password_reset(&login_id, request.client_ip.trim(), &request.user_agent)
                 .await
         };
         answer(
@@ -432,7 +433,12 @@ impl AuthService for AuthGrpc {
                 NewPassword::parse(request.new_password).map_err(AuthError::weak_new_password)?;
             let code = OtpCode::parse(&request.code, self.auth.policy().otp_length)?;
             self.auth
-                .complete_password_reset(ChallengeId::parse(&request.reset_id), &code, &new)
+                .complete_password_reset(
+                    ChallengeId::parse(&request.reset_id),
+                    &code,
+                    &new,
+                    &request.user_agent,
+                )
                 .await
         };
         answer(

@@ -598,6 +598,18 @@ impl Store {
         Ok(families.into_iter().collect())
     }
 
+    /// The user agent session `session_id` was opened with; `None` for an unknown session.
+    pub async fn session_user_agent(
+        &self,
+        session_id: &str,
+    ) -> Result<Option<String>, sqlx::Error> {
+        let row = sqlx::query("SELECT user_agent FROM sessions WHERE session_id = $1")
+            .bind(session_id)
+            .fetch_optional(self.db.pool())
+            .await?;
+        row.map(|row| row.try_get("user_agent")).transpose()
+    }
+
     /// Records a security event of the member.
     pub async fn insert_security_event(
         &self,

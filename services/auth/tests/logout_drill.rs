@@ -2,7 +2,9 @@
 //! PostgreSQL with its Redis behind a [`FaultProxy`]. With Redis cut, `Logout` answers
 //! UNAVAILABLE (the gateway turns that into a 503 and still clears the cookies), yet the
 //! session's refresh tokens are already revoked in SQL, so it cannot be renewed. Once Redis is
-//! back, the same `Logout` succeeds and every verifier refuses the access token.
+//! back, the same `Logout` succeeds and every verifier refuses the access token. "Cerrar las
+//! demás sesiones" under the same cut is refused before anything is revoked, so the retry
+//! finds the sessions again.
 
 mod support;
 
@@ -83,4 +85,45 @@ async fn a_logout_while_redis_is_down_is_refused_yet_revoked_in_sql_and_complete
         Some(direct),
     );
     app.assert_session_over(&verifier, &session).await;
+}
+
+/// The same cut during "Cerrar las demás sesiones": the call is refused while the other
+/// sessions are still open (listed, renewable), so the member's retry finds them; once Redis is
+/// back the retry closes them at both hops.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn closing_the_other_sessions_while_redis_is_down_is_refused_with_them_still_open_and_a_retry_closes_them()
+ {
+    let mut env = TestEnv::postgres_redis().await;
+    let (proxy, proxied) = FaultProxy::for_url(&env.ephemeral.redis_url).await.unwrap();
+    let ephemeral = EphemeralSettings {
+        redis_url: proxied,
+        response_timeout_ms: 1_000,
+        ..env.ephemeral.clone()
+    };
+    let through_proxy: SharedStore = Arc::new(RedisStore::connect(&ephemeral).await.unwrap());
+    env.store = through_proxy.clone();
+    env.ephemeral = ephemeral;
+    let app = spawn_app(env).await;
+    let mine = app.login(ana()).await.session.expect("a session");
+    let other = app.login(ana()).await.session.expect("another session");
+
+    proxy.cut();
+    let refused = app
+        .end_other_sessions(&mine.access_token)
+        .await
+        .expect_err("a close redis could not record");
+    assert_eq!(refused.code, ErrorCode::Unavailable);
+    proxy.restore();
+    let back = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while through_proxy.ping().await.is_err() {
+        assert!(std::time::Instant::now() < back, "redis never came back");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(
+        app.list_sessions(&mine.access_token).await.unwrap().len(),
+        2,
+        "the other session is still listed for a retry"
+    );
+    assert_eq!(app.end_other_sessions(&mine.access_token).await.unwrap(), 1);
+    app.assert_session_over(&app.verifier().await, &other).await;
 }

@@ -37,23 +37,6 @@ async fn resend(
         .map_err(|status| ErrorBody::from_status(&status))
 }
 
-async fn complete(
-    app: &TestApp,
-    reset_id: &str,
-    code: &str,
-    password: &str,
-) -> Result<pb::CompletePasswordResetResponse, ErrorBody> {
-    app.client()
-        .complete_password_reset(pb::CompletePasswordResetRequest {
-            reset_id: reset_id.to_owned(),
-            code: code.to_owned(),
-            new_password: password.to_owned(),
-        })
-        .await
-        .map(tonic::Response::into_inner)
-        .map_err(|status| ErrorBody::from_status(&status))
-}
-
 /// A six-digit code that is not `code`.
 fn other_than(code: &str) -> String {
     if code == "000000" { "111111" } else { "000000" }.to_owned()
@@ -87,7 +70,7 @@ async fn a_decoy_reset_answers_like_a_real_one_and_no_code_opens_it(env: TestEnv
     assert!(resend(&app, &stranger.reset_id).await.is_ok());
     for code in ["000000", "123456", "999999"] {
         assert_eq!(
-            complete(&app, &stranger.reset_id, code, NEW_PASSWORD)
+            app.complete_password_reset(&stranger.reset_id, code, NEW_PASSWORD)
                 .await
                 .unwrap_err()
                 .code,
@@ -105,7 +88,8 @@ async fn a_reset_ends_every_session_and_only_the_new_password_logs_in(env: TestE
 
     let reset = start(&app, diego().rut).await.unwrap();
     let code = app.last_code_for(diego().email);
-    let done = complete(&app, &reset.reset_id, &code, NEW_PASSWORD)
+    let done = app
+        .complete_password_reset(&reset.reset_id, &code, NEW_PASSWORD)
         .await
         .unwrap();
     assert_eq!(done.revoked_sessions, 2);
@@ -133,11 +117,11 @@ async fn the_code_is_single_use(env: TestEnv) {
     let app = spawn_app(env).await;
     let reset = start(&app, diego().rut).await.unwrap();
     let code = app.last_code_for(diego().email);
-    complete(&app, &reset.reset_id, &code, NEW_PASSWORD)
+    app.complete_password_reset(&reset.reset_id, &code, NEW_PASSWORD)
         .await
         .unwrap();
     assert_eq!(
-        complete(&app, &reset.reset_id, &code, "otra clave bien larga")
+        app.complete_password_reset(&reset.reset_id, &code, "otra clave bien larga")
             .await
             .unwrap_err()
             .code,
@@ -150,13 +134,14 @@ async fn five_wrong_codes_end_the_reset_even_for_the_right_code(env: TestEnv) {
     let reset = start(&app, diego().rut).await.unwrap();
     let code = app.last_code_for(diego().email);
     for _ in 0..5 {
-        let refused = complete(&app, &reset.reset_id, &other_than(&code), NEW_PASSWORD)
+        let refused = app
+            .complete_password_reset(&reset.reset_id, &other_than(&code), NEW_PASSWORD)
             .await
             .unwrap_err();
         assert_eq!(refused.code, ErrorCode::OtpInvalid);
     }
     assert_eq!(
-        complete(&app, &reset.reset_id, &code, NEW_PASSWORD)
+        app.complete_password_reset(&reset.reset_id, &code, NEW_PASSWORD)
             .await
             .unwrap_err()
             .code,
@@ -174,14 +159,15 @@ async fn a_weak_password_is_refused_without_using_a_try(env: TestEnv) {
     let reset = start(&app, diego().rut).await.unwrap();
     let code = app.last_code_for(diego().email);
     for _ in 0..6 {
-        let refused = complete(&app, &reset.reset_id, &code, "password")
+        let refused = app
+            .complete_password_reset(&reset.reset_id, &code, "password")
             .await
             .unwrap_err();
         assert_eq!(refused.code, ErrorCode::WeakPassword);
         assert_eq!(refused.field.as_deref(), Some("newPassword"));
     }
     assert!(
-        complete(&app, &reset.reset_id, &code, NEW_PASSWORD)
+        app.complete_password_reset(&reset.reset_id, &code, NEW_PASSWORD)
             .await
             .is_ok()
     );
@@ -193,7 +179,7 @@ async fn an_expired_reset_is_refused(env: TestEnv) {
     let code = app.last_code_for(diego().email);
     tokio::time::sleep(std::time::Duration::from_millis(1_300)).await;
     assert_eq!(
-        complete(&app, &reset.reset_id, &code, NEW_PASSWORD)
+        app.complete_password_reset(&reset.reset_id, &code, NEW_PASSWORD)
             .await
             .unwrap_err()
             .code,
@@ -210,7 +196,7 @@ async fn a_resent_code_replaces_the_old_one(env: TestEnv) {
     assert_eq!(app.mails_to(diego().email), 2);
     if old != new {
         assert_eq!(
-            complete(&app, &reset.reset_id, &old, NEW_PASSWORD)
+            app.complete_password_reset(&reset.reset_id, &old, NEW_PASSWORD)
                 .await
                 .unwrap_err()
                 .code,
@@ -218,7 +204,7 @@ async fn a_resent_code_replaces_the_old_one(env: TestEnv) {
         );
     }
     assert!(
-        complete(&app, &reset.reset_id, &new, NEW_PASSWORD)
+        app.complete_password_reset(&reset.reset_id, &new, NEW_PASSWORD)
             .await
             .is_ok()
     );
@@ -246,7 +232,7 @@ async fn a_login_waiting_for_its_code_when_the_password_is_reset_cannot_complete
     let (pending, login_code) = app.password_step(ana()).await;
     let reset = start(&app, ana().rut).await.unwrap();
     let code = app.last_code_for(ana().email);
-    complete(&app, &reset.reset_id, &code, NEW_PASSWORD)
+    app.complete_password_reset(&reset.reset_id, &code, NEW_PASSWORD)
         .await
         .unwrap();
     assert_eq!(
@@ -270,7 +256,7 @@ async fn a_reset_proves_the_mailbox_so_an_unverified_member_can_log_in(env: Test
     );
     let reset = start(&app, carla().rut).await.unwrap();
     let code = app.last_code_for(carla().email);
-    complete(&app, &reset.reset_id, &code, NEW_PASSWORD)
+    app.complete_password_reset(&reset.reset_id, &code, NEW_PASSWORD)
         .await
         .unwrap();
     assert!(
@@ -340,13 +326,16 @@ async fn a_code_resent_while_the_old_one_is_checked_still_works(mut env: TestEnv
     let reset = start(&app, diego().rut).await.unwrap();
     let old = app.last_code_for(diego().email);
     gate.armed.store(true, Ordering::SeqCst);
-    let (racing, new) = tokio::join!(complete(&app, &reset.reset_id, &old, NEW_PASSWORD), async {
-        gate.reached.notified().await;
-        resend(&app, &reset.reset_id).await.unwrap();
-        let new = app.last_code_for(diego().email);
-        gate.go.notify_one();
-        new
-    });
+    let (racing, new) = tokio::join!(
+        app.complete_password_reset(&reset.reset_id, &old, NEW_PASSWORD),
+        async {
+            gate.reached.notified().await;
+            resend(&app, &reset.reset_id).await.unwrap();
+            let new = app.last_code_for(diego().email);
+            gate.go.notify_one();
+            new
+        }
+    );
     if old == new {
         // One chance in a million: the resend drew the same code, and the first answer won.
         assert!(racing.is_ok());
@@ -354,7 +343,7 @@ async fn a_code_resent_while_the_old_one_is_checked_still_works(mut env: TestEnv
     }
     assert_eq!(racing.unwrap_err().code, ErrorCode::OtpInvalid);
     assert!(
-        complete(&app, &reset.reset_id, &new, NEW_PASSWORD)
+        app.complete_password_reset(&reset.reset_id, &new, NEW_PASSWORD)
             .await
             .is_ok(),
         "the resent code must still open the reset"

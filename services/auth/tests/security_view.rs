@@ -13,7 +13,9 @@ use miclub_platform::error::ErrorCode;
 use miclub_platform::storage::{Database, now_millis};
 use miclub_platform::testing::TestEnv;
 use miclub_platform::tokens::VerifyError;
-use support::{USER_AGENT, ana, bruno, spawn_app};
+use support::{CLIENT_IP, SERVICE_CLIENT, SERVICE_SECRET, USER_AGENT, ana, bruno, spawn_app};
+
+const NEW_PASSWORD: &str = "Cóndor sobre los Andes";
 
 async fn a_login_lists_its_session_with_its_user_agent_and_the_current_one_first(env: TestEnv) {
     let app = spawn_app(env).await;
@@ -264,6 +266,118 @@ async fn the_flows_record_the_members_security_events_newest_first(env: TestEnv)
     assert_eq!(kinds[..2], ["login_succeeded", "password_changed"]);
 }
 
+async fn recovery_step_ups_email_changes_and_closed_sessions_are_recorded_with_their_browser(
+    env: TestEnv,
+) {
+    let app = spawn_app(env).await;
+    // Consecutive quick steps a few milliseconds apart, so the newest-first order is theirs.
+    let tick = || tokio::time::sleep(std::time::Duration::from_millis(5));
+    // Recovery: asked, a wrong code, then the right one.
+    let reset = app
+        .start_password_reset_from(ana().rut, CLIENT_IP)
+        .await
+        .unwrap();
+    let code = app.last_code_for(ana().email);
+    let wrong = if code == "000000" { "111111" } else { "000000" };
+    assert_eq!(
+        app.complete_password_reset(&reset.reset_id, wrong, NEW_PASSWORD)
+            .await
+            .unwrap_err()
+            .code,
+        ErrorCode::OtpInvalid
+    );
+    app.complete_password_reset(&reset.reset_id, &code, NEW_PASSWORD)
+        .await
+        .unwrap();
+    // A stranger's recovery of a RUT nobody holds records nothing for anyone.
+    app.start_password_reset_from("55.555.555-5", CLIENT_IP)
+        .await
+        .unwrap();
+    let session = app
+        .login_with(ana(), NEW_PASSWORD, ana().email)
+        .await
+        .unwrap()
+        .session
+        .unwrap();
+    // A wrong current password at accounts' step-up (no session of hers asks) and at a change
+    // from her session.
+    let accounts = app.token_of(SERVICE_CLIENT, SERVICE_SECRET).await;
+    assert!(
+        app.verify_password(&accounts, ana().member_id, "no-es-la-clave", CLIENT_IP)
+            .await
+            .is_err()
+    );
+    assert!(
+        app.change_password(
+            &session.access_token,
+            "no-es-la-clave",
+            "Vicuña en el Altiplano"
+        )
+        .await
+        .is_err()
+    );
+    // A confirmed new address; the same one again is no change.
+    app.set_login_email(&accounts, ana().member_id, "ana.nueva@correo.cl")
+        .await
+        .unwrap();
+    tick().await;
+    app.set_login_email(&accounts, ana().member_id, "ana.nueva@correo.cl")
+        .await
+        .unwrap();
+    let other = app
+        .login_with(ana(), NEW_PASSWORD, "ana.nueva@correo.cl")
+        .await
+        .unwrap()
+        .session
+        .unwrap();
+    tick().await;
+    assert_eq!(
+        app.end_other_sessions(&session.access_token).await.unwrap(),
+        1
+    );
+    app.assert_session_over(&app.verifier().await, &other).await;
+    tick().await;
+    app.end_sessions(&accounts, ana().member_id).await.unwrap();
+    let last = app
+        .login_with(ana(), NEW_PASSWORD, "ana.nueva@correo.cl")
+        .await
+        .unwrap()
+        .session
+        .unwrap();
+    let events = app.security_events(&last.access_token).await.unwrap();
+    let seen: Vec<(&str, &str)> = events
+        .iter()
+        .map(|e| (e.kind.as_str(), e.user_agent.as_str()))
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            ("login_succeeded", USER_AGENT),
+            // Asked by accounts (a restored address), from no browser.
+            ("all_sessions_ended", ""),
+            // Done from her first session: its browser.
+            ("other_sessions_ended", USER_AGENT),
+            ("login_succeeded", USER_AGENT),
+            ("email_changed", ""),
+            ("wrong_current_password", USER_AGENT),
+            ("wrong_current_password", ""),
+            ("login_succeeded", USER_AGENT),
+            ("password_reset", USER_AGENT),
+            ("wrong_recovery_code", USER_AGENT),
+            ("recovery_requested", USER_AGENT),
+        ]
+    );
+    // Bruno's list stays his own.
+    let bruno_session = app.login(bruno()).await.session.unwrap();
+    assert_eq!(
+        app.security_events(&bruno_session.access_token)
+            .await
+            .unwrap()
+            .len(),
+        1
+    );
+}
+
 async fn events_older_than_90_days_are_neither_listed_nor_kept(env: TestEnv) {
     let app = spawn_app(env).await;
     let session = app.login(ana()).await.session.unwrap();
@@ -331,6 +445,7 @@ backend_tests!(
     ending_ones_own_session_is_a_logout_and_says_so,
     ending_the_other_sessions_keeps_only_the_callers_and_is_idempotent,
     the_flows_record_the_members_security_events_newest_first,
+    recovery_step_ups_email_changes_and_closed_sessions_are_recorded_with_their_browser,
     events_older_than_90_days_are_neither_listed_nor_kept,
     the_security_view_takes_a_member_token_and_nothing_else,
 );

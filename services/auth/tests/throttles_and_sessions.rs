@@ -40,12 +40,7 @@ async fn start_reset(
 async fn recover(app: &TestApp, user: &str, email: &str) {
     let reset = start_reset(app, user).await.expect("reset started");
     let code = app.last_code_for(email);
-    app.client()
-        .complete_password_reset(pb::CompletePasswordResetRequest {
-            reset_id: reset.reset_id,
-            code,
-            new_password: NEW_PASSWORD.to_owned(),
-        })
+    app.complete_password_reset(&reset.reset_id, &code, NEW_PASSWORD)
         .await
         .expect("reset completed");
 }

@@ -33,16 +33,18 @@ pub struct PasswordChanged {
 
 impl Auth {
     /// Replaces the password of `member_id` (the subject of a verified member token) and
-    /// revokes every session of the member.
+    /// revokes every session of the member. `agent` is the user agent of the session asking,
+    /// kept with the member's security events.
     pub async fn change_password(
         &self,
         member_id: &MemberId,
         current: &Password,
         new: &NewPassword,
         client_ip: &str,
+        agent: &str,
     ) -> AuthResult<PasswordChanged> {
         let record = self
-            .check_current_password(member_id, current, client_ip, "password change")
+            .check_current_password(member_id, current, client_ip, "password change", agent)
             .await?;
         new.differs_from(current)
             .map_err(AuthError::weak_new_password)?;
@@ -51,7 +53,7 @@ impl Auth {
             .set_password_ending_sessions(member_id, new)
             .await?
             .ok_or(AuthError::Unauthenticated)?;
-        self.record_event(member_id, EventKind::PasswordChanged, "")
+        self.record_event(member_id, EventKind::PasswordChanged, agent)
             .await;
         if let Err(err) = self.notifier.send(changed_notice(&record.email)).await {
             tracing::warn!(
@@ -80,7 +82,9 @@ impl Auth {
         password: &Password,
         client_ip: &str,
     ) -> AuthResult<()> {
-        self.check_current_password(member_id, password, client_ip, "step-up")
+        // A service asks (accounts, before a sensitive change): no session of the member's
+        // to take a user agent from.
+        self.check_current_password(member_id, password, client_ip, "step-up", "")
             .await?;
         tracing::info!(member_id = %member_id, "step-up password accepted");
         Ok(())
@@ -107,13 +111,15 @@ impl Auth {
     }
 
     /// The member's usable credentials when `current` is their password; counted by the
-    /// throttle before the check, a right one clears the pair. `flow` names it in the log.
+    /// throttle before the check, a right one clears the pair. `flow` names it in the log;
+    /// `agent` goes with the event of a wrong one.
     async fn check_current_password(
         &self,
         member_id: &MemberId,
         current: &Password,
         client_ip: &str,
         flow: &'static str,
+        agent: &str,
     ) -> AuthResult<crate::store::CredentialRecord> {
         let record = self
             .store
@@ -141,7 +147,7 @@ impl Auth {
                 flow,
                 "password check refused: wrong current password"
             );
-            self.record_event(member_id, EventKind::WrongPassword, "")
+            self.record_event(member_id, EventKind::WrongCurrentPassword, agent)
                 .await;
             return Err(AuthError::WrongPassword);
         }

@@ -98,11 +98,13 @@ pub struct ResetStarted {
 }
 
 impl Auth {
-    /// Asks for a recovery code for `login_id`. `client_ip` may be empty for internal callers.
+    /// Asks for a recovery code for `login_id`. `client_ip` may be empty for internal callers;
+    /// `user_agent` goes with the member's event.
     pub async fn start_password_reset(
         &self,
         login_id: &LoginId,
         client_ip: &str,
+        user_agent: &str,
     ) -> AuthResult<ResetStarted> {
         let login = login_id.canonical();
         let policy = &self.policy;
@@ -135,6 +137,8 @@ impl Auth {
             Some(record) if self.may_send(&record.member_id).await? => {
                 self.send_reset_code(&id, &record.member_id, &record.email, started_at)
                     .await?;
+                self.record_event(&record.member_id, EventKind::RecoveryRequested, user_agent)
+                    .await;
                 tracing::info!(member_id = %record.member_id, "recovery code sent");
             }
             _ => {
@@ -202,11 +206,13 @@ impl Auth {
 
     /// Sets `new` as the member's password with the code; single use, limited tries. The
     /// member's mailbox is proven, so the email counts as verified; every session ends.
+    /// `user_agent` goes with the member's events (a wrong code, the reset).
     pub async fn complete_password_reset(
         &self,
         reset_id: Option<ChallengeId>,
         code: &OtpCode,
         new: &NewPassword,
+        user_agent: &str,
     ) -> AuthResult<PasswordChanged> {
         let id = reset_id.ok_or(AuthError::OtpExpired)?;
         let (challenge, tries) = self
@@ -215,6 +221,11 @@ impl Auth {
         let digest = code.digest(self.keys.codes(), &id);
         if !bool::from(digest.as_bytes().ct_eq(challenge.code_digest.as_bytes())) {
             tracing::info!(tries, "wrong recovery code");
+            // A decoy's wrong codes are nobody's events.
+            if let Some(member_id) = &challenge.member_id {
+                self.record_event(member_id, EventKind::WrongRecoveryCode, user_agent)
+                    .await;
+            }
             return Err(AuthError::OtpInvalid);
         }
         // Single use: of two concurrent right answers only one takes the reset.
@@ -264,7 +275,7 @@ impl Auth {
         if let Err(err) = self.lift_password_throttles(&record.login_id).await {
             tracing::error!(member_id = %member_id, error = %err, "cannot lift the password throttles after a reset");
         }
-        self.record_event(&member_id, EventKind::PasswordReset, "")
+        self.record_event(&member_id, EventKind::PasswordReset, user_agent)
             .await;
         if let Err(err) = self.notifier.send(reset_notice(&record.email)).await {
             tracing::warn!(

@@ -12,6 +12,8 @@
 //! record one is logged and never fails the flow (the member's login matters more than its
 //! trace).
 
+use std::collections::BTreeSet;
+
 use miclub_platform::storage::now_millis;
 use miclub_platform::tokens::{Claims, seen_key};
 
@@ -33,11 +35,18 @@ pub const USER_AGENT_MAX_CHARS: usize = 256;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EventKind {
     LoginSucceeded,
-    /// A wrong password: at login, at a step-up or as the current one of a change.
+    /// A wrong password at login.
     WrongPassword,
     /// A wrong one-time code at login.
     WrongCode,
+    /// A wrong current password confirming a sensitive change (a step-up or a password
+    /// change): somebody inside a session who does not know the password.
+    WrongCurrentPassword,
     PasswordChanged,
+    /// A recovery code sent to the member's mailbox (asked by whoever knew the RUT).
+    RecoveryRequested,
+    /// A wrong recovery code.
+    WrongRecoveryCode,
     /// A new password set through recovery.
     PasswordReset,
     /// A new login email, once accounts saw it confirmed.
@@ -56,7 +65,10 @@ impl EventKind {
             EventKind::LoginSucceeded => "login_succeeded",
             EventKind::WrongPassword => "wrong_password",
             EventKind::WrongCode => "wrong_code",
+            EventKind::WrongCurrentPassword => "wrong_current_password",
             EventKind::PasswordChanged => "password_changed",
+            EventKind::RecoveryRequested => "recovery_requested",
+            EventKind::WrongRecoveryCode => "wrong_recovery_code",
             EventKind::PasswordReset => "password_reset",
             EventKind::EmailChanged => "email_changed",
             EventKind::SessionEnded => "session_ended",
@@ -180,33 +192,64 @@ impl Auth {
             tracing::info!(member_id = %member_id, "end session refused: no such open session of the member");
             return Err(AuthError::SessionNotFound);
         };
+        // The revocation mark before the refresh tokens: when the ephemeral store fails, the
+        // member is told the close failed and the session is still listed for another try,
+        // instead of a session gone from the list whose access token goes on working.
+        self.mark_revoked(&found.session_id).await?;
         self.revoke_session(&found.session_id).await?;
         let current = found.session_id == caller.sid;
-        self.record_event(&member_id, EventKind::SessionEnded, "")
+        let agent = self.session_agent(&caller.sid).await;
+        self.record_event(&member_id, EventKind::SessionEnded, &agent)
             .await;
         tracing::info!(member_id = %member_id, sid = %found.session_id, current, "session ended by the member");
         Ok(current)
     }
 
     /// Ends every open session of the caller's member except the caller's; returns how many.
+    /// Each is marked revoked (what both hops check) before its refresh tokens are revoked in
+    /// SQL, so a failure of the ephemeral store answers an error while the sessions are still
+    /// open and listed, and the member's retry finds them again.
     pub async fn end_other_sessions(&self, caller: &Claims) -> AuthResult<usize> {
         let member_id = Self::member_of(caller)?;
+        let now = now_millis();
+        let others: BTreeSet<String> = self
+            .store
+            .open_sessions(&member_id, self.open_since(now), now)
+            .await?
+            .into_iter()
+            .map(|session| session.session_id)
+            .filter(|sid| *sid != caller.sid)
+            .collect();
+        for sid in &others {
+            self.mark_revoked(sid).await?;
+        }
         let revoked = self
             .store
             .revoke_other_sessions(&member_id, &caller.sid, now_millis())
             .await?;
-        for family in &revoked {
-            // The refresh tokens are revoked already; keep marking the others on a failure.
-            if let Err(err) = self.mark_revoked(family).await {
-                tracing::error!(member_id = %member_id, sid = %family, error = %err, "cannot mark a session revoked");
-            }
+        // A session opened between the list and the revocation is revoked in SQL only: mark it.
+        for sid in revoked.iter().filter(|sid| !others.contains(*sid)) {
+            self.mark_revoked(sid).await?;
         }
         if !revoked.is_empty() {
-            self.record_event(&member_id, EventKind::OtherSessionsEnded, "")
+            let agent = self.session_agent(&caller.sid).await;
+            self.record_event(&member_id, EventKind::OtherSessionsEnded, &agent)
                 .await;
         }
         tracing::info!(member_id = %member_id, revoked_sessions = revoked.len(), "other sessions ended by the member");
         Ok(revoked.len())
+    }
+
+    /// The user agent session `sid` was opened with, for an event done inside it; empty when
+    /// it cannot be read (the event matters more than its device).
+    pub(crate) async fn session_agent(&self, sid: &str) -> String {
+        match self.store.session_user_agent(sid).await {
+            Ok(agent) => agent.unwrap_or_default(),
+            Err(err) => {
+                tracing::warn!(sid, error = %err, "cannot read the user agent of a session");
+                String::new()
+            }
+        }
     }
 
     /// The caller's member's security events of the last [`EVENTS_KEPT_DAYS`] days, newest
@@ -264,7 +307,10 @@ mod tests {
             EventKind::LoginSucceeded,
             EventKind::WrongPassword,
             EventKind::WrongCode,
+            EventKind::WrongCurrentPassword,
             EventKind::PasswordChanged,
+            EventKind::RecoveryRequested,
+            EventKind::WrongRecoveryCode,
             EventKind::PasswordReset,
             EventKind::EmailChanged,
             EventKind::SessionEnded,

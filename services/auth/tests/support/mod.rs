@@ -191,6 +191,26 @@ impl TestApp {
             .start_password_reset(pb::StartPasswordResetRequest {
                 user: user.to_owned(),
                 client_ip: client_ip.to_owned(),
+                user_agent: USER_AGENT.to_owned(),
+            })
+            .await
+            .map(tonic::Response::into_inner)
+            .map_err(|status| ErrorBody::from_status(&status))
+    }
+
+    /// Sets `password` with the recovery `code` of `reset_id`, from the test's browser.
+    pub async fn complete_password_reset(
+        &self,
+        reset_id: &str,
+        code: &str,
+        password: &str,
+    ) -> Answer<pb::CompletePasswordResetResponse> {
+        self.client()
+            .complete_password_reset(pb::CompletePasswordResetRequest {
+                reset_id: reset_id.to_owned(),
+                code: code.to_owned(),
+                new_password: password.to_owned(),
+                user_agent: USER_AGENT.to_owned(),
             })
             .await
             .map(tonic::Response::into_inner)
