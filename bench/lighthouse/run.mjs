@@ -1,7 +1,10 @@
 // Runs Lighthouse (mobile emulation, its default config) on the portal's public routes and on
-// /mi-club as Ana, in Debian's Chromium driven by puppeteer-core, and prints one row per route:
-// the four category scores, CLS and LCP (the median run by performance when BENCH_RUNS > 1),
-// then every audit that did not pass, so the table says what to fix.
+// /mi-club and /mi-club/tarjeta as Ana, in Debian's Chromium driven by puppeteer-core, and
+// prints one row per route: the four category scores, CLS and LCP (the median run by
+// performance when BENCH_RUNS > 1), then every audit that did not pass, so the table says what
+// to fix. Lighthouse 12 dropped its PWA category; the card's installability is asked of
+// Chromium itself (Page.getInstallabilityErrors, what that category's installable-manifest
+// audit read) once its service worker is active, and printed last.
 //
 //   node run.mjs <base url>        (bench/lighthouse.sh starts the binary and calls this)
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -15,7 +18,7 @@ if (!base) throw new Error('usage: node run.mjs <base url>');
 const runs = Number(process.env.BENCH_RUNS ?? '3');
 const reportDir = process.env.BENCH_REPORT_DIR;
 const chrome = process.env.CHROME_PATH ?? '/usr/bin/chromium';
-const allRoutes = ['/login', '/mi-club', '/promociones', '/alianzas', '/registro'];
+const allRoutes = ['/login', '/mi-club', '/mi-club/tarjeta', '/promociones', '/alianzas', '/registro'];
 // BENCH_ROUTES="/mi-club /login" measures only those (an A/B of one page in less time).
 const routes = process.env.BENCH_ROUTES ? process.env.BENCH_ROUTES.split(/\s+/).filter(Boolean) : allRoutes;
 for (const route of routes) if (!allRoutes.includes(route)) throw new Error(`BENCH_ROUTES: ${route} is not measured here`);
@@ -120,7 +123,22 @@ const throttlingWith = (cpuSlowdownMultiplier) => ({
   cpuSlowdownMultiplier,
 });
 
+/** Chromium's own installability verdict on the card page, once its service worker controls it. */
+async function installabilityOfTheCard(context) {
+  const page = await context.newPage();
+  try {
+    await page.goto(`${base}/mi-club/tarjeta`, { waitUntil: 'networkidle0' });
+    await page.evaluate(() => navigator.serviceWorker.ready.then(() => undefined));
+    const session = await page.createCDPSession();
+    const { installabilityErrors } = await session.send('Page.getInstallabilityErrors');
+    return installabilityErrors.map((e) => e.errorId);
+  } finally {
+    await page.close();
+  }
+}
+
 const rows = [];
+let installability;
 let multiplier = 4;
 try {
   // Ana's cookies live in a context of their own: logged in, /login would send her to /mi-club.
@@ -133,10 +151,11 @@ try {
     await page.close();
     multiplier = calibratedMultiplier(probe.lhr.environment.benchmarkIndex);
   }
+  if (routes.includes('/mi-club/tarjeta')) installability = await installabilityOfTheCard(member);
   for (const route of routes) {
     const measured = [];
     for (let run = 0; run < runs; run += 1) {
-      const page = await (route === '/mi-club' ? member : visitor).newPage();
+      const page = await (route.startsWith('/mi-club') ? member : visitor).newPage();
       const result = await lighthouse(
         `${base}${route}`,
         { output: 'json', logLevel: 'error', onlyCategories: categories, throttling: throttlingWith(multiplier) },
@@ -150,7 +169,7 @@ try {
       }
       if (reportDir) {
         mkdirSync(reportDir, { recursive: true });
-        writeFileSync(join(reportDir, `${route.slice(1)}-${run + 1}.json`), result.report);
+        writeFileSync(join(reportDir, `${route.slice(1).replaceAll('/', '_')}-${run + 1}.json`), result.report);
       }
       measured.push(row);
     }
@@ -163,13 +182,20 @@ try {
 
 const pad = (value, width) => String(value).padStart(width);
 console.log(`Lighthouse ${(await import('lighthouse/package.json', { with: { type: 'json' } })).default.version}, mobile emulation, CPU ${cpuMode} (${multiplier.toFixed(2)}× slowdown), ${runs} run(s) per route (median by performance; perf range in brackets; bench = the host's benchmarkIndex in that run)`);
-console.log('route          perf        a11y   bp  seo     CLS   LCP ms  TBT ms  bench');
+console.log('route            perf        a11y   bp  seo     CLS   LCP ms  TBT ms  bench');
 for (const { route, runs: all, median } of rows) {
   const range = all.length > 1 ? `[${all[0].perf}-${all[all.length - 1].perf}]` : '';
   console.log(
-    `${route.padEnd(14)} ${pad(median.perf, 3)} ${range.padEnd(8)} ${pad(median.a11y, 3)} ${pad(median.bp, 4)} ${pad(median.seo, 4)} ${pad(median.cls.toFixed(3), 7)} ${pad(Math.round(median.lcp), 8)} ${pad(Math.round(median.tbt), 7)} ${pad(Math.round(median.benchmarkIndex), 6)}`,
+    `${route.padEnd(16)} ${pad(median.perf, 3)} ${range.padEnd(8)} ${pad(median.a11y, 3)} ${pad(median.bp, 4)} ${pad(median.seo, 4)} ${pad(median.cls.toFixed(3), 7)} ${pad(Math.round(median.lcp), 8)} ${pad(Math.round(median.tbt), 7)} ${pad(Math.round(median.benchmarkIndex), 6)}`,
   );
 }
 for (const { route, median } of rows) {
   for (const line of median.failing) console.log(`  ${route}: ${line}`);
+}
+if (installability) {
+  console.log(
+    installability.length === 0
+      ? 'installable (/mi-club/tarjeta, Chromium): yes'
+      : `installable (/mi-club/tarjeta, Chromium): no: ${installability.join(', ')}`,
+  );
 }
