@@ -16,23 +16,60 @@ use miclub_platform::storage::Database;
 use miclub_platform::testing::{FaultProxy, TestEnv};
 use sqlx::Row;
 
-use support::{ana, spawn_app};
+use support::{TestApp, ana, spawn_app};
+
+/// Auth on PostgreSQL with its Redis behind a proxy the drill cuts and restores.
+struct Drill {
+    app: TestApp,
+    proxy: FaultProxy,
+    /// Auth's own store, through the proxy.
+    through_proxy: SharedStore,
+    /// A store straight to Redis, for the verifiers of the other hops.
+    direct: SharedStore,
+}
+
+impl Drill {
+    async fn start() -> Self {
+        let mut env = TestEnv::postgres_redis().await;
+        let (proxy, proxied) = FaultProxy::for_url(&env.ephemeral.redis_url).await.unwrap();
+        let ephemeral = EphemeralSettings {
+            redis_url: proxied,
+            response_timeout_ms: 1_000,
+            ..env.ephemeral.clone()
+        };
+        let direct = env.store.clone();
+        let through_proxy: SharedStore = Arc::new(RedisStore::connect(&ephemeral).await.unwrap());
+        env.store = through_proxy.clone();
+        env.ephemeral = ephemeral;
+        Self {
+            app: spawn_app(env).await,
+            proxy,
+            through_proxy,
+            direct,
+        }
+    }
+}
+
+/// Ends the cut; auth's store reconnects by itself, and its ping answering is the sign Redis
+/// is back.
+async fn restore(proxy: &FaultProxy, through_proxy: &SharedStore) {
+    proxy.restore();
+    let back = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while through_proxy.ping().await.is_err() {
+        assert!(std::time::Instant::now() < back, "redis never came back");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_logout_while_redis_is_down_is_refused_yet_revoked_in_sql_and_completes_once_it_is_back()
 {
-    let mut env = TestEnv::postgres_redis().await;
-    let (proxy, proxied) = FaultProxy::for_url(&env.ephemeral.redis_url).await.unwrap();
-    let ephemeral = EphemeralSettings {
-        redis_url: proxied,
-        response_timeout_ms: 1_000,
-        ..env.ephemeral.clone()
-    };
-    let direct = env.store.clone();
-    let through_proxy: SharedStore = Arc::new(RedisStore::connect(&ephemeral).await.unwrap());
-    env.store = through_proxy.clone();
-    env.ephemeral = ephemeral;
-    let app = spawn_app(env).await;
+    let Drill {
+        app,
+        proxy,
+        through_proxy,
+        direct,
+    } = Drill::start().await;
     let session = app.login(ana()).await.session.expect("a session");
     let sid_revoked_in_sql = |db: Database| async move {
         let row = sqlx::query(
@@ -58,13 +95,7 @@ async fn a_logout_while_redis_is_down_is_refused_yet_revoked_in_sql_and_complete
         "the refresh tokens are revoked in sql before redis is asked"
     );
 
-    proxy.restore();
-    // Auth's store reconnects by itself; its ping answering is the sign Redis is back.
-    let back = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while through_proxy.ping().await.is_err() {
-        assert!(std::time::Instant::now() < back, "redis never came back");
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
+    restore(&proxy, &through_proxy).await;
     // The member logs out again, and this time it is recorded.
     app.logout(&session.access_token)
         .await
@@ -93,17 +124,12 @@ async fn a_logout_while_redis_is_down_is_refused_yet_revoked_in_sql_and_complete
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn closing_the_other_sessions_while_redis_is_down_is_refused_with_them_still_open_and_a_retry_closes_them()
  {
-    let mut env = TestEnv::postgres_redis().await;
-    let (proxy, proxied) = FaultProxy::for_url(&env.ephemeral.redis_url).await.unwrap();
-    let ephemeral = EphemeralSettings {
-        redis_url: proxied,
-        response_timeout_ms: 1_000,
-        ..env.ephemeral.clone()
-    };
-    let through_proxy: SharedStore = Arc::new(RedisStore::connect(&ephemeral).await.unwrap());
-    env.store = through_proxy.clone();
-    env.ephemeral = ephemeral;
-    let app = spawn_app(env).await;
+    let Drill {
+        app,
+        proxy,
+        through_proxy,
+        ..
+    } = Drill::start().await;
     let mine = app.login(ana()).await.session.expect("a session");
     let other = app.login(ana()).await.session.expect("another session");
 
@@ -113,12 +139,7 @@ async fn closing_the_other_sessions_while_redis_is_down_is_refused_with_them_sti
         .await
         .expect_err("a close redis could not record");
     assert_eq!(refused.code, ErrorCode::Unavailable);
-    proxy.restore();
-    let back = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while through_proxy.ping().await.is_err() {
-        assert!(std::time::Instant::now() < back, "redis never came back");
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
+    restore(&proxy, &through_proxy).await;
     assert_eq!(
         app.list_sessions(&mine.access_token).await.unwrap().len(),
         2,
