@@ -43,7 +43,7 @@ use miclub_proto::auth::v1::auth_service_client::AuthServiceClient;
 use miclub_proto::content::v1::content_service_client::ContentServiceClient;
 use miclub_proto::missions::v1::missions_service_client::MissionsServiceClient;
 use miclub_proto::registration::v1::registration_service_client::RegistrationServiceClient;
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, TcpStream};
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::trace::{DefaultOnResponse, TraceLayer};
 use tracing_opentelemetry_ext::set_parent;
@@ -135,7 +135,7 @@ impl Application {
             })
         });
         let served = axum::serve(
-            self.listener,
+            accepting(self.listener),
             self.router
                 .into_make_service_with_connect_info::<SocketAddr>(),
         )
@@ -148,6 +148,20 @@ impl Application {
         served?;
         tracing::info!("gateway stopped");
         Ok(())
+    }
+}
+
+/// The member-facing listener, accepting with `TCP_NODELAY` on as the gRPC ports do
+/// (`grpc::accepting`): an answer written in pieces, or an HTTP/2 frame from an ingress, would
+/// otherwise wait for the client's delayed ACK.
+fn accepting(listener: TcpListener) -> axum::serve::TapIo<TcpListener, fn(&mut TcpStream)> {
+    use axum::serve::ListenerExt;
+    listener.tap_io(nagle_off)
+}
+
+fn nagle_off(stream: &mut TcpStream) {
+    if let Err(err) = stream.set_nodelay(true) {
+        tracing::debug!(error = %err, "cannot set TCP_NODELAY on an accepted connection");
     }
 }
 
@@ -285,3 +299,23 @@ pub fn router(state: AppState) -> Router {
 
 /// How long the gateway waits for in-flight requests after the shutdown signal.
 pub const DRAIN: Duration = Duration::from_secs(10);
+
+#[cfg(test)]
+mod tests {
+    use axum::serve::Listener;
+
+    use super::*;
+
+    #[tokio::test]
+    async fn the_member_facing_port_accepts_with_nagle_off() {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        let mut listener = accepting(listener);
+        let _client = tokio::net::TcpStream::connect(address).await.unwrap();
+        let (accepted, _) = listener.accept().await;
+        assert!(
+            accepted.nodelay().unwrap(),
+            "an answer in pieces would wait for the client's delayed ACK"
+        );
+    }
+}
