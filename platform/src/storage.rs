@@ -12,6 +12,10 @@
 //! (`db.system`, `db.operation`, `db.statement`) under the caller's span, so a trace shows its
 //! storage calls when spans are exported ([`crate::telemetry::spans_recorded`]). Statements
 //! inside a transaction run on the transaction's connection and are not traced one by one.
+//! On PostgreSQL those statements run on connections handed back without sqlx's return ping
+//! ([`statements`]); transactions and `acquire` keep sqlx's pool.
+
+mod statements;
 
 use std::ops::Deref;
 use std::path::Path;
@@ -21,9 +25,9 @@ use std::task::Poll;
 use std::time::Duration;
 
 use anyhow::Context;
-use futures::Stream;
 use futures::future::BoxFuture;
 use futures::stream::BoxStream;
+use futures::{Stream, StreamExt, TryStreamExt};
 use serde::Deserialize;
 use sqlx::any::{
     Any, AnyArguments, AnyConnectOptions, AnyPoolOptions, AnyQueryResult, AnyRow, AnyStatement,
@@ -145,6 +149,15 @@ impl Database {
         }
         let options = AnyConnectOptions::from_str(&url).context("parsing database url")?;
         let ping_idle_after = Duration::from_millis(settings.ping_idle_after_ms);
+        let statements = match backend {
+            Backend::Postgres => Some(statements::Statements::new(
+                options.clone(),
+                settings.max_connections,
+                Duration::from_millis(settings.acquire_timeout_ms),
+                ping_idle_after,
+            )?),
+            Backend::Sqlite => None,
+        };
         let pool = AnyPoolOptions::new()
             .max_connections(settings.max_connections)
             .acquire_timeout(Duration::from_millis(settings.acquire_timeout_ms))
@@ -183,7 +196,11 @@ impl Database {
             Backend::Sqlite => "sqlite",
         };
         Ok(Self {
-            pool: TracedPool { pool, system },
+            pool: TracedPool {
+                pool,
+                statements,
+                system,
+            },
             backend,
         })
     }
@@ -219,14 +236,19 @@ impl Database {
     }
 
     pub async fn close(&self) {
+        if let Some(statements) = &self.pool.statements {
+            statements.close();
+        }
         self.pool.close().await;
     }
 }
 
-/// A connection pool whose statements each run in a `db.query` span.
+/// A connection pool whose statements each run in a `db.query` span, on PostgreSQL on a
+/// connection of [`statements`] (no return ping).
 #[derive(Debug, Clone)]
 pub struct TracedPool {
     pool: AnyPool,
+    statements: Option<statements::Statements>,
     /// OpenTelemetry's `db.system`: `postgresql` or `sqlite`.
     system: &'static str,
 }
@@ -326,9 +348,27 @@ impl<'p> Executor<'p> for &'_ TracedPool {
         E: 'q + Execute<'q, Any>,
     {
         let (query, span) = self.traced(query);
-        let inner = {
-            let _entered = span.enter();
-            Executor::fetch_many(&self.pool, query)
+        let inner = match &self.statements {
+            // The answer is read to the end on the held connection, then streamed: statements
+            // outside transactions here are single reads and writes of bounded size.
+            Some(statements) => {
+                let statements = statements.clone();
+                let answer = async move {
+                    statements
+                        .run(move |connection| {
+                            Box::pin(connection.fetch_many(query).try_collect::<Vec<_>>())
+                        })
+                        .await
+                };
+                futures::stream::once(answer)
+                    .map_ok(|items| futures::stream::iter(items.into_iter().map(Ok)))
+                    .try_flatten()
+                    .boxed()
+            }
+            None => {
+                let _entered = span.enter();
+                Executor::fetch_many(&self.pool, query)
+            }
         };
         Box::pin(InSpan { inner, span })
     }
@@ -342,7 +382,20 @@ impl<'p> Executor<'p> for &'_ TracedPool {
         E: 'q + Execute<'q, Any>,
     {
         let (query, span) = self.traced(query);
-        Box::pin(Executor::fetch_optional(&self.pool, query).instrument(span))
+        match &self.statements {
+            Some(statements) => {
+                let statements = statements.clone();
+                Box::pin(
+                    async move {
+                        statements
+                            .run(move |connection| connection.fetch_optional(query))
+                            .await
+                    }
+                    .instrument(span),
+                )
+            }
+            None => Box::pin(Executor::fetch_optional(&self.pool, query).instrument(span)),
+        }
     }
 
     fn prepare_with<'e>(

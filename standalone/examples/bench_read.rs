@@ -2,7 +2,8 @@
 //! 1), beside pgbench: the CPU one `SELECT balance, updated_at FROM club_accounts WHERE
 //! member_id = $1` costs the client and the server, one connection, one query after another.
 //!
-//! - `store`: accounts' own `Store::balance` (platform's traced `AnyPool`), as the portal reads it;
+//! - `store`: accounts' own `Store::balance` (platform's traced pool: on PostgreSQL a connection
+//!   handed back without sqlx's return ping, `storage::statements`), as the portal reads it;
 //! - `any-pool`: a plain `AnyPool` with the same options (the tracing wrapper's share);
 //! - `pg-pool`: a typed `PgPool` with the same options (the Any driver's share);
 //! - `pg-connection`: one `PgConnection` held, no pool (the pool's share: sqlx pings every
@@ -207,7 +208,8 @@ async fn main() -> anyhow::Result<()> {
 
     let mut rows: Vec<(&str, Figures)> = Vec::new();
 
-    let backend = backend_of(&**store.database().pool()).await?;
+    // Through the traced pool itself: its single statements run on its own connection.
+    let backend = backend_of(store.database().pool()).await?;
     let figures = measure(backend, window, || {
         let (store, member) = (store.clone(), member.clone());
         async move {
