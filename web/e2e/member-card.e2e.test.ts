@@ -95,12 +95,21 @@ describe(`the member card against ${PORTAL_UNDER_TEST}`, () => {
       const { installabilityErrors } = await cdp.send('Page.getInstallabilityErrors');
       // Playwright's contexts are off the record, which alone keeps Chromium from offering it.
       expect(installabilityErrors.map((error) => error.errorId).filter((id) => id !== 'in-incognito')).toEqual([]);
-      const { url, errors } = await cdp.send('Page.getAppManifest');
+      const { url, errors, data } = await cdp.send('Page.getAppManifest');
       expect(new URL(url).pathname).toBe('/manifest.webmanifest');
       expect(errors).toEqual([]);
+      // The manifest names its own id, the one start_url gave the installs made before it.
+      expect((JSON.parse(data ?? '{}') as { id?: string }).id).toBe('/mi-club');
+      const { appId } = await cdp.send('Page.getAppId');
+      expect(appId).toBe(`${miclub.baseUrl}/mi-club`);
     } finally {
       await cdp.detach();
     }
+    // Safari's home-screen icon, which it takes from the page, not the manifest.
+    const touchIcon = await page.locator('link[rel="apple-touch-icon"]').getAttribute('href');
+    const icon = await page.request.get(new URL(touchIcon ?? '', miclub.baseUrl).href);
+    expect(icon.status()).toBe(200);
+    expect(icon.headers()['content-type']).toBe('image/png');
   });
 
   it('is the number a store system scans: a purchase posted with it accrues to Ana', async () => {
