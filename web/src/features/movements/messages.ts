@@ -50,6 +50,3 @@ export const MOVEMENTS_COPY = {
   paymentOtherCard: 'Otra tarjeta',
   paymentCash: 'Efectivo',
 } as const;
-
-/** The days as the gateway numbers them: 1 = lunes … 7 = domingo. */
-export const WEEK_DAY_NAMES = ['lunes', 'martes', 'miércoles', 'jueves', 'viernes', 'sábado', 'domingo'] as const;
