@@ -51,6 +51,10 @@ function installableApp() {
     filename: 'sw.ts',
     injectRegister: false,
     manifest: {
+      // The app's identity, fixed: the browser's default (start_url) would make a later change of
+      // start_url a new app beside the one already installed. Equal to that default, so the
+      // installs made before it stay the same app.
+      id: '/mi-club',
       name: 'Mi Club',
       short_name: 'Mi Club',
       description: 'Revisa tu saldo y muestra tu tarjeta Mi Club en la caja.',

@@ -80,6 +80,22 @@ export async function openSection(page: Page, label: string) {
   await page.getByRole('heading', { level: 2, name: section?.heading ?? label, exact: true }).waitFor();
 }
 
+/**
+ * Opens Actividad de la cuenta from Mis Datos (its own address) and waits for its heading; it
+ * lists the member's open sessions, each closable, and "Cerrar las demás sesiones".
+ */
+export async function openAccountActivity(page: Page) {
+  await openSection(page, 'Mis Datos');
+  await page.getByRole('link', { name: 'Ver la actividad de la cuenta' }).click();
+  await page.waitForURL((url) => url.pathname === '/mi-club/mis-datos/actividad');
+  await page.getByRole('heading', { level: 2, name: 'Actividad de la cuenta' }).waitFor();
+}
+
+/** The open sessions Actividad de la cuenta lists (open it first with `openAccountActivity`). */
+export function openSessions(page: Page): Locator {
+  return page.getByRole('list', { name: 'Sesiones abiertas' }).getByTestId('open-session');
+}
+
 /** The answer of the page's next `method` request to `path`. */
 export function apiResponse(page: Page, path: string, method = 'POST') {
   return page.waitForResponse((r) => new URL(r.url()).pathname === path && r.request().method() === method);

@@ -3,8 +3,10 @@ import { http } from 'msw';
 import { describe, expect, it } from 'vitest';
 
 import { SESSION_EXPIRED_NOTICE } from '@/lib/login-notice';
+import { PERSONAL_CACHE_NAME } from '@/lib/personal-cache';
 import { sessionStore } from '@/lib/session';
 import { apiError } from '@/testing/api-errors';
+import { installCacheStorage } from '@/testing/cache-storage';
 import { DEMO_PASSWORD, TYPED_OTP } from '@/testing/fixtures/session';
 import { sent } from '@/testing/mocks/requests';
 import { server } from '@/testing/mocks/server';
@@ -40,6 +42,21 @@ describe('a forced logout', () => {
     expect(queryClient.getQueryData(['balance'])).toBeUndefined();
     expect(window.localStorage.length).toBe(0);
     expect(document.cookie).not.toContain('is-logged=true');
+  });
+
+  it('deletes the member card kept for offline use when a request answers 401', async () => {
+    const storage = installCacheStorage();
+    loginAs();
+    const { user } = renderApp('/mi-club/tarjeta');
+    expect(await screen.findByTestId('card-number', {}, { timeout: 8_000 })).toHaveTextContent('7391 0264 5812');
+    // Opening the card kept it on the device, for the till without a network.
+    await waitFor(() => expect(storage.urlsNow(PERSONAL_CACHE_NAME)).toEqual(['http://localhost:3000/api/card']));
+    // Then the gateway no longer knows the session (closed from another device, say).
+    server.use(http.get('/api/balance', () => apiError('ERR_UNAUTHENTICATED')));
+    await user.click(accountMenuLink('Mi Cuenta'));
+    await findLoginHeading();
+    expect(screen.getByRole('status')).toHaveTextContent(SESSION_EXPIRED_NOTICE);
+    await waitFor(() => expect(storage.namesNow()).toEqual([]));
   });
 
   it('says so as well when a reload finds the session idled out (the renewal answers 401)', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { ageOn, chileToday, formatDayMonth, lastMonths, parseIsoDate } from './dates';
+import { ageOn, chileToday, formatDayMonth, lastMonths, parseIsoDate, WEEK_DAY_NAMES } from './dates';
 import { formatDate } from './format';
 
 describe('Chile calendar dates', () => {
@@ -20,6 +20,14 @@ describe('Chile calendar dates', () => {
     const history = lastMonths({ year: 2026, month: 11 }, 24);
     expect(history).toHaveLength(24);
     expect(history.at(-1)).toEqual({ year: 2024, month: 12 });
+  });
+
+  it('names the weekdays as the gateway numbers them, 1 = Lunes … 7 = Domingo', () => {
+    expect(WEEK_DAY_NAMES[1 - 1]).toBe('Lunes');
+    expect(WEEK_DAY_NAMES[7 - 1]).toBe('Domingo');
+    // 20 November 2026 is a Friday, weekDay 5.
+    expect(WEEK_DAY_NAMES[5 - 1]).toBe('Viernes');
+    expect(WEEK_DAY_NAMES).toHaveLength(7);
   });
 
   it('reads only real ISO dates', () => {

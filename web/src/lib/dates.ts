@@ -24,6 +24,12 @@ export const MONTH_NAMES = [
   'Diciembre',
 ] as const;
 
+/**
+ * Weekday names for labels and selectors, Monday first: the gateway's `weekDay` (simulator and
+ * movement detail alike) is 1 = Lunes … 7 = Domingo, so `WEEK_DAY_NAMES[weekDay - 1]`.
+ */
+export const WEEK_DAY_NAMES = ['Lunes', 'Martes', 'Miércoles', 'Jueves', 'Viernes', 'Sábado', 'Domingo'] as const;
+
 /** The day it is in Chile at `now`. */
 export function chileToday(now: Date = new Date()): CalendarDate {
   const parts = new Intl.DateTimeFormat('en-CA', {

@@ -15,33 +15,54 @@ function cacheStorage(): CacheStorage | null {
   return typeof caches === 'undefined' ? null : caches;
 }
 
+/**
+ * The last operation asked for. The browser runs Cache Storage operations in parallel, in no set
+ * order (a slow delete may end after an open asked later, which then makes the cache anew), so
+ * each one here starts only once the one asked before it has ended: a card kept just before a
+ * logout is deleted by its purge, and a read asked after a purge never sees what it deletes.
+ */
+let lastOperation: Promise<unknown> = Promise.resolve();
+
+/** Runs `operation` after every one asked before it; `operation` never fails. */
+function inTurn<T>(operation: () => Promise<T>): Promise<T> {
+  const result = lastOperation.then(operation);
+  lastOperation = result;
+  return result;
+}
+
 /** Deletes every personal answer kept for offline use; never fails. */
-export async function purgePersonalCache(): Promise<void> {
-  try {
-    await cacheStorage()?.delete(PERSONAL_CACHE_NAME);
-  } catch {
-    // Storage refused (private mode, quota): nothing was kept either.
-  }
+export function purgePersonalCache(): Promise<void> {
+  return inTurn(async () => {
+    try {
+      await cacheStorage()?.delete(PERSONAL_CACHE_NAME);
+    } catch {
+      // Storage refused (private mode, quota): nothing was kept either.
+    }
+  });
 }
 
 /** Keeps `body` as the last answer of `path`; a failure only costs the offline copy. */
-export async function keepPersonal(path: string, body: unknown): Promise<void> {
-  try {
-    const cache = await cacheStorage()?.open(PERSONAL_CACHE_NAME);
-    await cache?.put(path, new Response(JSON.stringify(body), { headers: { 'Content-Type': 'application/json' } }));
-  } catch {
-    // Quota or private mode: the card still works online.
-  }
+export function keepPersonal(path: string, body: unknown): Promise<void> {
+  return inTurn(async () => {
+    try {
+      const cache = await cacheStorage()?.open(PERSONAL_CACHE_NAME);
+      await cache?.put(path, new Response(JSON.stringify(body), { headers: { 'Content-Type': 'application/json' } }));
+    } catch {
+      // Quota or private mode: the card still works online.
+    }
+  });
 }
 
 /** The last answer kept for `path`, or null. */
-export async function readPersonal<T>(path: string): Promise<T | null> {
-  try {
-    const storage = cacheStorage();
-    if (!storage || !(await storage.has(PERSONAL_CACHE_NAME))) return null;
-    const response = await (await storage.open(PERSONAL_CACHE_NAME)).match(path);
-    return response ? ((await response.json()) as T) : null;
-  } catch {
-    return null;
-  }
+export function readPersonal<T>(path: string): Promise<T | null> {
+  return inTurn(async () => {
+    try {
+      const storage = cacheStorage();
+      if (!storage || !(await storage.has(PERSONAL_CACHE_NAME))) return null;
+      const response = await (await storage.open(PERSONAL_CACHE_NAME)).match(path);
+      return response ? ((await response.json()) as T) : null;
+    } catch {
+      return null;
+    }
+  });
 }

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
 
+import { installCacheStorage } from '@/testing/cache-storage';
+
+import { keepPersonal, PERSONAL_CACHE_NAME } from './personal-cache';
 import {
   endSession,
   HAS_MISSIONS_STORAGE_KEY,
@@ -20,28 +23,28 @@ function storedText(): string {
 }
 
 describe('the session display state', () => {
-  it("never writes the member's name to browser storage, only whether missions are shown", () => {
-    startSession({ name: 'Ana', hasMissions: true });
+  it("never writes the member's name to browser storage, only whether missions are shown", async () => {
+    await startSession({ name: 'Ana', hasMissions: true });
     expect(storedText()).not.toContain('Ana');
     expect(window.localStorage.getItem(HAS_MISSIONS_STORAGE_KEY)).toBe('true');
     expect(window.localStorage.length).toBe(1);
     expect(window.sessionStorage.length).toBe(0);
   });
 
-  it('writes nothing at all for a member without missions', () => {
-    startSession({ name: 'Bruno', hasMissions: false });
+  it('writes nothing at all for a member without missions', async () => {
+    await startSession({ name: 'Bruno', hasMissions: false });
     expect(window.localStorage.length).toBe(0);
     expect(window.sessionStorage.length).toBe(0);
   });
 
-  it('removes the has-missions flag on logout', () => {
-    startSession({ name: 'Ana', hasMissions: true });
+  it('removes the has-missions flag on logout', async () => {
+    await startSession({ name: 'Ana', hasMissions: true });
     endSession();
     expect(window.localStorage.length).toBe(0);
   });
 
-  it('restores a session after a reload without a name, which GET /api/profile gives back later', () => {
-    startSession({ name: 'Ana', hasMissions: true });
+  it('restores a session after a reload without a name, which GET /api/profile gives back later', async () => {
+    await startSession({ name: 'Ana', hasMissions: true });
     document.cookie = 'is-logged=true; Path=/';
     restoreSession();
     expect(sessionStore.get()).toEqual({
@@ -60,8 +63,8 @@ describe('the session display state', () => {
     expect(sessionStore.get()).toMatchObject({ isLoggedIn: true, isConfirmed: true, isRestored: true });
   });
 
-  it('forgets the has-missions flag when the is-logged cookie is gone', () => {
-    startSession({ name: 'Ana', hasMissions: true });
+  it('forgets the has-missions flag when the is-logged cookie is gone', async () => {
+    await startSession({ name: 'Ana', hasMissions: true });
     restoreSession();
     expect(sessionStore.get().isLoggedIn).toBe(false);
     expect(window.localStorage.getItem(HAS_MISSIONS_STORAGE_KEY)).toBeNull();
@@ -79,5 +82,21 @@ describe('the session display state', () => {
     window.localStorage.setItem(LEGACY_SESSION_STORAGE_KEY, JSON.stringify({ name: 'Ana', hasMissions: true }));
     restoreSession();
     expect(window.localStorage.length).toBe(0);
+  });
+
+  it('deletes the card kept by whoever used the device before, before the new session starts', async () => {
+    // A slow disk: the purge takes longer than anything the new member's pages ask for.
+    const storage = installCacheStorage({ latency: { delete: 50 } });
+    await keepPersonal('/api/card', { name: 'Carla', cardNumber: '111122223333' });
+    expect(storage.namesNow()).toEqual([PERSONAL_CACHE_NAME]);
+    const keptWhenStarted: string[][] = [];
+    const stopWatching = sessionStore.subscribe(() => keptWhenStarted.push(storage.namesNow()));
+    try {
+      await startSession({ name: 'Ana', hasMissions: false });
+    } finally {
+      stopWatching();
+    }
+    expect(sessionStore.get().isLoggedIn).toBe(true);
+    expect(keptWhenStarted).toEqual([[]]);
   });
 });

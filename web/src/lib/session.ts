@@ -88,10 +88,12 @@ export function restoreSession(): void {
 
 /**
  * LoginConfirmed: the code step succeeded. A member card kept by whoever used this device before
- * (their session ended without a logout here) is deleted: this member never sees it.
+ * (their session ended without a logout here) is deleted first, and only then is the session
+ * started: no page of this member can read it, nor keep anything that the purge would then take.
+ * The login waits for it before leaving for the member's pages.
  */
-export function startSession(user: { name: string | null; hasMissions: boolean }): void {
-  void purgePersonalCache();
+export async function startSession(user: { name: string | null; hasMissions: boolean }): Promise<void> {
+  await purgePersonalCache();
   sessionStore.set({
     isLoggedIn: true,
     isConfirmed: true,

@@ -1,6 +1,6 @@
 import '@testing-library/jest-dom/vitest';
 import { cleanup, configure } from '@testing-library/react';
-import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, expect, vi } from 'vitest';
 
 import { stopSessionRenewal } from '@/app/session-keeper';
 import { closeLoginModal } from '@/lib/login-modal';
@@ -48,6 +48,8 @@ afterEach(async () => {
   closeLoginModal();
   window.localStorage.clear();
   window.sessionStorage.clear();
+  // A stubbed browser API (the Cache Storage of ./cache-storage) lasts one test.
+  vi.unstubAllGlobals();
   expect(violations, 'requests and answers outside the gateway contract').toEqual([]);
 });
 

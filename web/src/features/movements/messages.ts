@@ -23,8 +23,10 @@ export const MOVEMENTS_COPY = {
   activateAccount: SHARED_MESSAGES.activateAccount,
   joinMiClub: SHARED_MESSAGES.joinMiClub,
   retry: SHARED_MESSAGES.retry,
-  /** A movement of the list that opens its explanation. */
-  explain: 'Ver detalle',
+  /**
+   * The accessible name of an accrual's link to its explanation; the link shows the movement's
+   * description, which the name contains.
+   */
   explainLabel: (description: string, date: string) => `Ver detalle de ${description} del ${date}`,
   detailTitle: 'Detalle del movimiento',
   detailLoading: 'Cargando el detalle del movimiento…',
@@ -50,6 +52,3 @@ export const MOVEMENTS_COPY = {
   paymentOtherCard: 'Otra tarjeta',
   paymentCash: 'Efectivo',
 } as const;
-
-/** The days as the gateway numbers them: 1 = lunes … 7 = domingo. */
-export const WEEK_DAY_NAMES = ['lunes', 'martes', 'miércoles', 'jueves', 'viernes', 'sábado', 'domingo'] as const;

@@ -61,9 +61,11 @@ export function LoginFlow({ variant, recaptchaSiteKey, isLoginMaintenance, onLog
         challenge={step.challenge}
         resendAvailableAt={step.resendAvailableAt}
         dispatch={dispatch}
-        onConfirmed={(result) => {
+        onConfirmed={async (result) => {
+          // Awaited: what follows (the member's pages, or the migrating member's notice and its
+          // button to them) comes once the session has started, a previous member's card deleted.
+          await startSession({ name: result.name || null, hasMissions: result.hasMissions });
           dispatch({ type: 'loginConfirmed', result });
-          startSession({ name: result.name || null, hasMissions: result.hasMissions });
           track('login_exitoso', { metodo: variant, usuario_migrando: result.isUserMigrating });
           if (!result.isUserMigrating) onLoggedIn(result);
         }}

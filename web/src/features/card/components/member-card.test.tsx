@@ -1,14 +1,18 @@
 import { screen, waitFor } from '@testing-library/react';
-import { http } from 'msw';
+import { http, HttpResponse } from 'msw';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
+import { keepPersonal, PERSONAL_CACHE_NAME } from '@/lib/personal-cache';
 import { apiError } from '@/testing/api-errors';
+import { installCacheStorage } from '@/testing/cache-storage';
 import { MOCK_NOW } from '@/testing/fixtures/account';
 import { anaCard } from '@/testing/fixtures/card';
+import { DEMO_PASSWORD, TYPED_OTP } from '@/testing/fixtures/session';
 import { sent } from '@/testing/mocks/requests';
 import { server } from '@/testing/mocks/server';
 import { loginAs, renderApp } from '@/testing/test-utils';
 
+import { CARD_PATH } from '../api/get-card';
 import { LARGE_TYPE_STORAGE_KEY } from '../utils/offline';
 
 beforeEach(() => {
@@ -76,5 +80,28 @@ describe('Mi Tarjeta', () => {
     const before = calls;
     await user.click(screen.getByRole('button', { name: 'Reintentar' }));
     await waitFor(() => expect(calls).toBeGreaterThan(before));
+  });
+
+  it('never shows the next member who logs in on this device the card kept for the one before', async () => {
+    // Carla's session ended elsewhere (it expired, or was closed from her phone) with no logout
+    // here: her card is still kept. The disk is slow to delete it.
+    const storage = installCacheStorage({ latency: { delete: 1_500 } });
+    await keepPersonal(CARD_PATH, { ...anaCard, name: 'Carla', lastName: 'Rojas', cardNumber: '111122223333' });
+    // The card cannot be read now, so a kept one is all the page could show.
+    server.use(http.get('/api/card', () => HttpResponse.error()));
+    const { user } = renderApp(`/login?redirect=${encodeURIComponent('/mi-club/tarjeta')}`);
+    await user.type(await screen.findByLabelText('RUT', {}, { timeout: 8_000 }), '111111111');
+    await user.type(screen.getByLabelText('Contraseña'), DEMO_PASSWORD);
+    await user.click(screen.getByRole('button', { name: 'Ingresar' }));
+    await user.type(await screen.findByLabelText('Código de verificación'), TYPED_OTP);
+    await user.click(screen.getByRole('button', { name: 'Validar código' }));
+    await screen.findByRole('heading', { level: 2, name: 'Mi Tarjeta' }, { timeout: 8_000 });
+    // Once the slow delete is through, whatever the page read of the kept card is on screen.
+    await waitFor(() => expect(storage.namesNow()).not.toContain(PERSONAL_CACHE_NAME));
+    expect(await screen.findByRole('alert', {}, { timeout: 8_000 })).toHaveTextContent(
+      'No pudimos cargar tu tarjeta. Intenta de nuevo más tarde.',
+    );
+    expect(screen.queryByText(/Carla/)).not.toBeInTheDocument();
+    expect(screen.queryByTestId('member-card')).not.toBeInTheDocument();
   });
 });

@@ -1,9 +1,10 @@
-import { screen, waitFor, within } from '@testing-library/react';
+import { render, screen, waitFor, within } from '@testing-library/react';
 import { http } from 'msw';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
+import { AccrualBreakdown } from '@/components/accrual-breakdown';
 import { apiError } from '@/testing/api-errors';
-import { MOCK_NOW } from '@/testing/fixtures/account';
+import { MOCK_NOW, novemberPurchaseDetail } from '@/testing/fixtures/account';
 import { sent } from '@/testing/mocks/requests';
 import { server } from '@/testing/mocks/server';
 import { currentUrl, loginAs, renderAccountSection, renderApp } from '@/testing/test-utils';
@@ -64,6 +65,28 @@ describe('a movement explained', () => {
     expect(within(purchase).getByText('Tarjeta Lider BCI')).toBeInTheDocument();
     expect(screen.getByText(/versión 2026-11-2/)).toBeInTheDocument();
     expect(detailRequests().map((r) => r.path)).toEqual(['/api/movements/nov-3']);
+  });
+
+  it('draws its breakdown with the table the simulator uses too, components/accrual-breakdown', async () => {
+    await openDetail('/mi-club/movimientos/nov-3');
+    const table = await screen.findByRole('table', { name: 'Pesos acumulados por categoría' });
+    // The simulator's headers, but for the pesos: earned already here ("Acumulaste").
+    expect(within(table).getAllByRole('columnheader').map((header) => header.textContent)).toEqual([
+      'Categoría',
+      'Monto',
+      'Regla',
+      'Acumulaste',
+    ]);
+    // Exactly what the shared component draws for the purchase's lines, with their total: not a copy.
+    const shared = render(
+      <AccrualBreakdown
+        lines={novemberPurchaseDetail.purchase?.lines ?? []}
+        caption="Pesos acumulados por categoría"
+        earnedLabel="Acumulaste"
+        showTotal
+      />,
+    );
+    expect(table.outerHTML).toBe(shared.container.innerHTML);
   });
 
   it('says when a purchase has no breakdown and when it was confirmed', async () => {

@@ -5,11 +5,12 @@ import { AccrualBreakdown } from '@/components/accrual-breakdown';
 import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
 import { Spinner } from '@/components/ui/spinner';
+import { WEEK_DAY_NAMES } from '@/lib/dates';
 import { formatDate, formatPesos } from '@/lib/format';
 import { useSession } from '@/lib/session';
 
 import { useMovementDetail, type MovementDetail as Detail, type PurchaseDetail } from '../api/get-movement-detail';
-import { MOVEMENTS_COPY as M, WEEK_DAY_NAMES } from '../messages';
+import { MOVEMENTS_COPY as M } from '../messages';
 import { kindLabel, statusLabel } from '../utils/labels';
 
 import '@/styles/panel.css';
@@ -24,10 +25,6 @@ const PAYMENT_LABELS: Record<string, string> = {
   other_card: M.paymentOtherCard,
   cash: M.paymentCash,
 };
-
-function capitalized(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
-}
 
 function StatusLine({ detail }: { detail: Detail }) {
   if (detail.status === 'pending') {
@@ -51,7 +48,7 @@ function Purchase({ purchase }: { purchase: PurchaseDetail }) {
         <div>
           <dt>{M.purchaseDay}</dt>
           <dd>
-            {day ? `${capitalized(day)} ` : ''}
+            {day ? `${day} ` : ''}
             {formatDate(purchase.purchasedAt) ?? ''}
           </dd>
         </div>

@@ -1,9 +1,10 @@
-import { screen, within } from '@testing-library/react';
+import { render, screen, within } from '@testing-library/react';
 import { delay, http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
 
+import { AccrualBreakdown } from '@/components/accrual-breakdown';
 import { apiError, FIELD_MESSAGES } from '@/testing/api-errors';
-import { mondayPartnerCardResult, tuesdayFruitsResult } from '@/testing/fixtures/content';
+import { mondayPartnerCardResult, tuesdayCartResult, tuesdayFruitsResult } from '@/testing/fixtures/content';
 import { sent } from '@/testing/mocks/requests';
 import { server } from '@/testing/mocks/server';
 import { dataLayerEvents, loginAs, renderApp } from '@/testing/test-utils';
@@ -44,6 +45,27 @@ describe('the simulator', () => {
       partnerCard: false,
     });
     expect(simulatorRequests()[0]?.headers['x-miclub-csrf']).toBe('1');
+  });
+
+  it('draws its breakdown with the table the movement detail uses too, components/accrual-breakdown', async () => {
+    const { user, section } = await openSimulator();
+    await user.selectOptions(within(section).getByLabelText('Día de la compra'), 'Martes');
+    await user.type(within(section).getByLabelText('Carnes'), '5000');
+    await user.click(within(section).getByRole('button', { name: 'Calcular' }));
+    await within(section).findByTestId('simulator-total');
+    const table = within(section).getByRole('table', { name: 'Detalle por categoría' });
+    // The movement detail's headers, but for the pesos: estimated here ("Acumulas").
+    expect(within(table).getAllByRole('columnheader').map((header) => header.textContent)).toEqual([
+      'Categoría',
+      'Monto',
+      'Regla',
+      'Acumulas',
+    ]);
+    // Exactly what the shared component draws for the answer's lines with an amount: not a copy.
+    const shared = render(
+      <AccrualBreakdown lines={tuesdayCartResult.lines.filter((line) => line.amount > 0)} caption="Detalle por categoría" />,
+    );
+    expect(table.outerHTML).toBe(shared.container.innerHTML);
   });
 
   it('sends the partner card and shows the Monday 6% discount apart from the pesos earned', async () => {

@@ -7,6 +7,7 @@ import { SelectField } from '@/components/ui/select-field';
 import { TextField } from '@/components/ui/text-field';
 import { track } from '@/lib/analytics';
 import { ApiError } from '@/lib/api-client';
+import { WEEK_DAY_NAMES } from '@/lib/dates';
 import { formatPesos, parseAmountInput, readAmountInput } from '@/lib/format';
 
 import { useSimulate, type SimulatorRequest, type SimulatorResult } from '../api/simulate';
@@ -16,7 +17,6 @@ import {
   SIMULATOR_MESSAGES,
   simulatorProblem,
   type SimulatorProblem,
-  WEEK_DAYS,
   type AmountField,
   type SimulatorField,
 } from '../utils/simulator-rules';
@@ -115,9 +115,9 @@ export function SimulatorForm() {
           error={errors.weekDay}
         >
           <option value="">{M.chooseDay}</option>
-          {WEEK_DAYS.map((day, index) => (
+          {WEEK_DAY_NAMES.map((day, index) => (
             <option key={day} value={index + 1}>
-              {day.charAt(0).toUpperCase() + day.slice(1)}
+              {day}
             </option>
           ))}
         </SelectField>

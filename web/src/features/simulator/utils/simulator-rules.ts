@@ -16,8 +16,6 @@ export const AMOUNT_FIELDS = [
 export type AmountField = (typeof AMOUNT_FIELDS)[number]['field'];
 export type SimulatorField = AmountField | 'weekDay';
 
-export const WEEK_DAYS = ['lunes', 'martes', 'miércoles', 'jueves', 'viernes', 'sábado', 'domingo'] as const;
-
 /** Whole pesos per category, at most (the gateway's bound). */
 export const MAX_CATEGORY_AMOUNT = 10_000_000;
 
