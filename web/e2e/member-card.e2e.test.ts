@@ -178,7 +178,8 @@ describe(`the member card against ${PORTAL_UNDER_TEST}`, () => {
     const refused = apiResponse(page, '/api/movements', 'GET');
     await accountMenu(page, 'Mis Movimientos').click();
     expect((await refused).status()).toBe(401);
-    await page.waitForURL('**/login');
+    // /login with the way back to the page she was on (app/router.tsx's forced-logout redirect).
+    await page.waitForURL((url) => url.pathname === '/login');
     await page.getByRole('status').filter({ hasText: 'Tu sesión expiró. Vuelve a iniciar sesión.' }).waitFor();
     await expect.poll(() => cacheNames(page)).not.toContain(PERSONAL_CACHE);
   });
