@@ -47,6 +47,12 @@ const anonymous: SessionState = {
   hasMissions: false,
 };
 
+/**
+ * Which session this is: it changes at every login and logout, so an answer asked for in one
+ * session can tell it arrived in another (a member's card must never be kept for the next one).
+ */
+let epoch = 0;
+
 function readHasMissions(): boolean {
   return readStoredFlag(HAS_MISSIONS_STORAGE_KEY);
 }
@@ -94,6 +100,7 @@ export function restoreSession(): void {
  */
 export async function startSession(user: { name: string | null; hasMissions: boolean }): Promise<void> {
   await purgePersonalCache();
+  epoch += 1;
   sessionStore.set({
     isLoggedIn: true,
     isConfirmed: true,
@@ -118,7 +125,13 @@ export function updateSessionName(name: string | null): void {
 }
 
 export function endSession(): void {
+  epoch += 1;
   sessionStore.set(anonymous);
+}
+
+/** Which session this is (`epoch`): compare it before and after an answer that is kept. */
+export function sessionEpoch(): number {
+  return epoch;
 }
 
 export function useSession(): SessionState {

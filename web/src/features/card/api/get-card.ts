@@ -8,20 +8,22 @@ import { queryOptions } from '@tanstack/react-query';
 import { api } from '@/lib/api-client';
 import type { ResponseOf } from '@/lib/api-types';
 import { keepPersonal, readPersonal } from '@/lib/personal-cache';
-import { sessionStore } from '@/lib/session';
+import { sessionEpoch, sessionStore } from '@/lib/session';
 
 export type MemberCard = ResponseOf<'/api/card', 'get'>;
 
 export const CARD_PATH = '/api/card';
 
 export async function getCard(signal?: AbortSignal): Promise<MemberCard> {
+  const askedIn = sessionEpoch();
   const card = await api.get<MemberCard>(CARD_PATH, {
     signal,
     cache: 'no-store',
     headers: { 'Cache-Control': 'no-store' },
   });
-  // A logout while the answer was on its way has purged the cache already: nothing is put back.
-  if (sessionStore.get().isLoggedIn) await keepPersonal(CARD_PATH, card);
+  // A logout while the answer was on its way has purged the cache already, and a login since
+  // may be another member's: only an answer of the session still open is kept.
+  if (sessionStore.get().isLoggedIn && sessionEpoch() === askedIn) await keepPersonal(CARD_PATH, card);
   return card;
 }
 
