@@ -21,12 +21,12 @@ import {
   logIn,
   openAccountActivity,
   openSessions,
+  refusedAndSentToLogin,
   screenshots,
 } from './support/member';
 import { startMiclub, type Miclub } from './support/miclub';
 import { PORTAL_UNDER_TEST } from './support/paths';
 
-const EXPIRED = 'Tu sesión expiró. Vuelve a iniciar sesión.';
 const IPHONE_SAFARI =
   'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1';
 const WINDOWS_FIREFOX = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:128.0) Gecko/20100101 Firefox/128.0';
@@ -64,13 +64,7 @@ async function brunoLoggedIn(page: Page) {
 
 /** A session the gateway closed: its next request is refused (401) and it ends logged out on /login. */
 async function refusedAtOnce(page: Page) {
-  const refused = apiResponse(page, '/api/movements', 'GET');
-  await accountMenu(page, 'Mis Movimientos').click();
-  expect((await refused).status()).toBe(401);
-  await page.waitForURL('**/login**');
-  const notice = page.getByRole('status').filter({ hasText: EXPIRED });
-  await notice.waitFor();
-  expect((await notice.textContent())?.trim()).toBe(EXPIRED);
+  await refusedAndSentToLogin(page);
   // Logged out: the account's address asks for a login again.
   await page.goto(`${miclub.baseUrl}/mi-club`);
   await page.waitForURL((url) => url.pathname === '/login');

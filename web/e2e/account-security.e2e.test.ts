@@ -13,11 +13,20 @@ import { capitalizeFirst } from '../src/lib/errors';
 
 import { seriousViolations } from './support/a11y';
 import { DESKTOP, launchBrowser } from './support/browser';
-import { accountMenu, ANA, ANA_EMAIL, apiResponse, logIn, openSection, screenshots } from './support/member';
+import {
+  accountMenu,
+  ANA,
+  ANA_EMAIL,
+  apiResponse,
+  logIn,
+  openSection,
+  refusedAndSentToLogin,
+  screenshots,
+  SESSION_EXPIRED,
+} from './support/member';
 import { startMiclub, waitForMail, type Miclub } from './support/miclub';
 import { PORTAL_UNDER_TEST } from './support/paths';
 
-const EXPIRED = 'Tu sesión expiró. Vuelve a iniciar sesión.';
 /** What must never be in localStorage or sessionStorage: Ana's name, email and RUT in every form. */
 const ANA_PERSONAL = ['ana', 'gonzález', 'gonzalez', ANA_EMAIL, ANA.user, ANA.typed, '11111111-1', '11111111'];
 
@@ -106,13 +115,7 @@ describe(`account security in the browser, against ${PORTAL_UNDER_TEST}`, () => 
 
     // A stolen or lost session: the browser no longer holds its cookies; the next member request answers 401.
     await context.clearCookies({ name: /mc_(session|refresh)$/ });
-    const refused = apiResponse(page, '/api/movements', 'GET');
-    await accountMenu(page, 'Mis Movimientos').click();
-    expect((await refused).status()).toBe(401);
-    await page.waitForURL('**/login**');
-    const notice = page.getByRole('status').filter({ hasText: EXPIRED });
-    await notice.waitFor();
-    expect((await notice.textContent())?.trim()).toBe(EXPIRED);
+    await refusedAndSentToLogin(page);
     expect(await seriousViolations(page)).toEqual([]);
     await screenshots(page, 'sesion-expirada');
 
@@ -140,7 +143,7 @@ describe(`account security in the browser, against ${PORTAL_UNDER_TEST}`, () => 
     // The movements are read when their section opens: the first member request after the logout.
     await accountMenu(page, 'Mis Movimientos').click();
     await page.waitForURL('**/login**');
-    await page.getByRole('status').filter({ hasText: EXPIRED }).waitFor();
+    await page.getByRole('status').filter({ hasText: SESSION_EXPIRED }).waitFor();
   });
 
   it('says so after a reload of Mi Cuenta when the session was revoked elsewhere (its data answers 401)', async () => {
@@ -152,9 +155,9 @@ describe(`account security in the browser, against ${PORTAL_UNDER_TEST}`, () => 
     await page.reload();
     expect(['/api/profile', '/api/balance']).toContain(new URL((await refused).url()).pathname);
     await page.waitForURL('**/login**');
-    const notice = page.getByRole('status').filter({ hasText: EXPIRED });
+    const notice = page.getByRole('status').filter({ hasText: SESSION_EXPIRED });
     await notice.waitFor();
-    expect((await notice.textContent())?.trim()).toBe(EXPIRED);
+    expect((await notice.textContent())?.trim()).toBe(SESSION_EXPIRED);
     expect((await context.cookies()).filter((c) => ['is-logged', 'session-fresh'].includes(c.name))).toEqual([]);
     expect(await storedText(page)).toBe('');
     expect((await page.locator('body').textContent()) ?? '').not.toContain(`Hola, ${ANA.name}`);
@@ -167,7 +170,7 @@ describe(`account security in the browser, against ${PORTAL_UNDER_TEST}`, () => 
     await revokeElsewhere(context);
     await page.reload();
     await page.waitForURL('**/login**');
-    await page.getByRole('status').filter({ hasText: EXPIRED }).waitFor();
+    await page.getByRole('status').filter({ hasText: SESSION_EXPIRED }).waitFor();
 
     await logIn(page, miclub.baseUrl, { typed: ANA.typed, password: ANA.password, email: ANA_EMAIL }, { navigate: false, landing: '**/promociones' });
     await page.getByRole('heading', { level: 1, name: 'Promociones' }).waitFor();
@@ -181,7 +184,7 @@ describe(`account security in the browser, against ${PORTAL_UNDER_TEST}`, () => 
     expect((await loggedOut).status()).toBe(204);
     await page.waitForURL('**/login');
     await page.getByRole('heading', { level: 1, name: 'Inicia sesión' }).waitFor();
-    expect(await page.getByText(EXPIRED).count()).toBe(0);
+    expect(await page.getByText(SESSION_EXPIRED).count()).toBe(0);
   });
 
   it('asks for the current password in place as soon as the email in Mis Datos differs', async () => {

@@ -15,13 +15,12 @@ import { memberMovementDetail, postPurchase } from './support/grpc';
 import {
   ANA,
   ANA_EMAIL,
-  accountMenu,
-  apiResponse,
   BRUNO,
   BRUNO_EMAIL,
   logIn,
   openAccountActivity,
   openSection,
+  refusedAndSentToLogin,
   screenshots,
 } from './support/member';
 import { startMiclub, type Miclub } from './support/miclub';
@@ -175,12 +174,7 @@ describe(`the member card against ${PORTAL_UNDER_TEST}`, () => {
       await phone.close();
     }
     // This browser's next request is refused (401): the forced logout takes the card with it.
-    const refused = apiResponse(page, '/api/movements', 'GET');
-    await accountMenu(page, 'Mis Movimientos').click();
-    expect((await refused).status()).toBe(401);
-    // /login with the way back to the page she was on (app/router.tsx's forced-logout redirect).
-    await page.waitForURL((url) => url.pathname === '/login');
-    await page.getByRole('status').filter({ hasText: 'Tu sesión expiró. Vuelve a iniciar sesión.' }).waitFor();
+    await refusedAndSentToLogin(page);
     await expect.poll(() => cacheNames(page)).not.toContain(PERSONAL_CACHE);
   });
 

@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 
 import type { Locator, Page } from 'playwright-core';
+import { expect } from 'vitest';
 
 import { readMailbox, waitForNewCode } from './miclub';
 import { RESULTS_DIR } from './paths';
@@ -99,4 +100,22 @@ export function openSessions(page: Page): Locator {
 /** The answer of the page's next `method` request to `path`. */
 export function apiResponse(page: Page, path: string, method = 'POST') {
   return page.waitForResponse((r) => new URL(r.url()).pathname === path && r.request().method() === method);
+}
+
+/** What /login says after a forced logout. */
+export const SESSION_EXPIRED = 'Tu sesión expiró. Vuelve a iniciar sesión.';
+
+/**
+ * A session the gateway no longer knows, as the member meets it: the page's next member request
+ * (opening Mis Movimientos) is refused with a 401, and the page lands on /login, with its way
+ * back to the page (app/router.tsx), saying the session expired.
+ */
+export async function refusedAndSentToLogin(page: Page) {
+  const refused = apiResponse(page, '/api/movements', 'GET');
+  await accountMenu(page, 'Mis Movimientos').click();
+  expect((await refused).status()).toBe(401);
+  await page.waitForURL((url) => url.pathname === '/login');
+  const notice = page.getByRole('status').filter({ hasText: SESSION_EXPIRED });
+  await notice.waitFor();
+  expect((await notice.textContent())?.trim()).toBe(SESSION_EXPIRED);
 }
