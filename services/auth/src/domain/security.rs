@@ -3,10 +3,10 @@
 //!
 //! Every use case takes the claims of the member's verified access token and acts on its
 //! subject only: a session id of another member is looked up with the caller's member id and
-//! so is "not found", exactly like an id nobody has. Ending a session is the one revocation
-//! every logout uses ([`Auth::revoke_session`]): the family's refresh tokens in SQL and the
-//! `sid` in the revocation list that the gateway and every service check, so its access token
-//! is refused at both hops from the next request on.
+//! so is "not found", exactly like an id nobody has. Ending a session revokes what a logout
+//! does ([`Auth::revoke_session`]): the family's refresh tokens in SQL and the `sid` in the
+//! revocation list that the gateway and every service check, so its access token is refused at
+//! both hops from the next request on; here the mark goes first (see [`Auth::end_session`]).
 //!
 //! Events are recorded by the flows they describe through [`Auth::record_event`]; a failure to
 //! record one is logged and never fails the flow (the member's login matters more than its
@@ -196,7 +196,7 @@ impl Auth {
         // member is told the close failed and the session is still listed for another try,
         // instead of a session gone from the list whose access token goes on working.
         self.mark_revoked(&found.session_id).await?;
-        self.revoke_session(&found.session_id).await?;
+        self.store.revoke_family(&found.session_id, now).await?;
         let current = found.session_id == caller.sid;
         let agent = self.session_agent(&caller.sid).await;
         self.record_event(&member_id, EventKind::SessionEnded, &agent)
