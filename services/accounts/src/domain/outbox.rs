@@ -2,9 +2,9 @@
 //! (stream `events:purchases`), at least once, oldest first.
 //!
 //! Each round claims a batch of unpublished rows (see `store::outbox` for how relays in
-//! several replicas keep off each other's rows), publishes them one by one and records each
-//! as published right after its publish. A crash between the two publishes the event again
-//! later; consumers are idempotent by event id. A failed publish ends the round and gives the
+//! several replicas keep off each other's rows), publishes them one by one and then records
+//! the batch as published in one statement. A crash before that record publishes the batch
+//! again later; consumers are idempotent by event id. A failed publish ends the round and gives the
 //! rest of the batch back, so the next round retries in order.
 
 use std::time::Duration;
@@ -58,6 +58,7 @@ impl OutboxRelay {
             claimed: claimed.len(),
             ..RelayRound::default()
         };
+        let mut published = Vec::with_capacity(claimed.len());
         for row in claimed {
             let event = Event {
                 id: row.event_id,
@@ -73,19 +74,34 @@ impl OutboxRelay {
                 round.failed = true;
                 break;
             }
-            if !self
-                .store
-                .mark_published(&event.id, &token, now_millis())
-                .await?
-            {
-                tracing::warn!(event_id = %event.id, "outbox claim lost; the event may be delivered twice");
-            }
-            round.published += 1;
+            published.push(event.id);
         }
+        round.published = published.len();
         if round.failed {
+            for event_id in &published {
+                if !self
+                    .store
+                    .mark_published(event_id, &token, now_millis())
+                    .await?
+                {
+                    tracing::warn!(event_id = %event_id, "outbox claim lost; the event may be delivered twice");
+                }
+            }
             // Best effort: an unreleased claim is retried once its lease passes.
             if let Err(err) = self.store.release_outbox(&token).await {
                 tracing::warn!(error = %err, "releasing outbox claims failed");
+            }
+        } else if round.published > 0 {
+            let marked = self
+                .store
+                .mark_claim_published(&token, now_millis())
+                .await?;
+            let lost = round.published.saturating_sub(marked as usize);
+            if lost > 0 {
+                tracing::warn!(
+                    lost,
+                    "outbox claims lost; those events may be delivered twice"
+                );
             }
         }
         Ok(round)

@@ -1,6 +1,11 @@
 //! The outbox in storage, as the relay sees it: claiming a batch of unpublished events,
 //! recording each one published, and giving back what a failed round could not publish.
 //!
+//! A round that published its whole batch records it in one statement
+//! ([`Store::mark_claim_published`]): one commit per batch instead of one per event, which
+//! halved the commits of a posting (`bench/postings.sh`, issue #20). A round cut short by a
+//! failed publish records the events it did publish one by one, then gives the rest back.
+//!
 //! Claims are portable (no `FOR UPDATE SKIP LOCKED`): one `UPDATE` sets the relay's token and
 //! a lease on the oldest unclaimed rows, guarded by "unpublished and not under a live lease".
 //! On PostgreSQL a second relay's concurrent `UPDATE` waits on the rows the first one claimed
@@ -75,6 +80,21 @@ impl Store {
         .execute(self.db.pool())
         .await?;
         Ok(done.rows_affected() == 1)
+    }
+
+    /// Records every event still claimed by `token` as published, in one statement: how a round
+    /// that published its whole batch ends. Answers how many rows it marked; fewer than the
+    /// batch means some claims were lost (their lease passed and another relay took them).
+    pub async fn mark_claim_published(&self, token: &str, at: i64) -> Result<u64> {
+        let done = sqlx::query(
+            "UPDATE outbox SET published_at = $1, claim_token = NULL, claimed_until = NULL \
+             WHERE claim_token = $2 AND published_at IS NULL",
+        )
+        .bind(at)
+        .bind(token)
+        .execute(self.db.pool())
+        .await?;
+        Ok(done.rows_affected())
     }
 
     /// Gives back the unpublished rows `token` still holds, so the next round retries them

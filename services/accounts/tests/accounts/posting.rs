@@ -609,9 +609,53 @@ async fn the_background_task_confirms_accruals_past_the_return_window_and_stops_
     );
 }
 
+async fn a_retry_after_the_member_left_the_club_answers_the_first_result_and_writes_nothing(
+    env: TestEnv,
+) {
+    let app = TestApp::spawn(env).await;
+    let member = app.add_member_with_account().await;
+    let request = purchase(
+        &member,
+        "till-5:00000077",
+        &days_ago(1),
+        PaymentMethod::Cash,
+        &[(Category::Meat, 18_000)],
+    );
+    let first = post(&app, request.clone()).await.unwrap();
+    let before = written(&app).await;
+    // The till's acknowledgement was lost and it retries after the member unsubscribed: the
+    // purchase was posted while they were a member, so the retry hears what the first heard.
+    sqlx::query("UPDATE members SET status = 'unsubscribed' WHERE member_id = $1")
+        .bind(member.id.as_str())
+        .execute(app.store.database().pool())
+        .await
+        .unwrap();
+
+    let retried = post(&app, request.clone()).await.unwrap();
+    assert!(retried.replayed);
+    assert_eq!(
+        PostPurchaseResponse {
+            replayed: false,
+            ..retried
+        },
+        first
+    );
+    assert_eq!(written(&app).await, before);
+    // A key nobody posted is refused for the same member, as before.
+    let mut new_key = request;
+    new_key.idempotency_key = "till-5:00000078".into();
+    assert_refused(
+        &post(&app, new_key).await.unwrap_err(),
+        tonic::Code::NotFound,
+        ErrorCode::NotFound,
+    );
+    assert_eq!(written(&app).await, before);
+}
+
 backend_tests!(
     fifty_concurrent_posts_of_one_purchase_make_one_purchase_one_movement_and_one_event,
     the_same_key_with_another_payload_is_refused_and_changes_nothing,
+    a_retry_after_the_member_left_the_club_answers_the_first_result_and_writes_nothing,
     a_post_for_a_member_without_a_club_account_or_unknown_writes_nothing,
     internal_calls_refuse_a_member_token_and_a_missing_token,
     a_monday_partner_card_purchase_accrues_what_the_rule_engine_says,

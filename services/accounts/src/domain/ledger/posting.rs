@@ -65,16 +65,23 @@ impl Ledger {
     /// concurrent duplicate, whose insert fails on the key once the first one commits.
     pub async fn post_purchase(&self, order: &PurchaseOrder, now: i64) -> Result<PostedPurchase> {
         let digest = order.digest();
-        if let Some(stored) = self.store.find_purchase(order.key()).await? {
-            return replay(stored, &digest);
-        }
-        let (member_id, has_club_account) = self
-            .find_member(order.member())
-            .await?
-            .ok_or(AccountsError::MemberNotFound)?;
-        if !has_club_account {
-            return Err(AccountsError::NoClubAccount);
-        }
+        // A new key is the common case, so the key is not looked up first: the insert refuses a
+        // taken one. A replay whose member is gone or lost their club account since must still
+        // get its stored answer, so a refusal of the member looks the key up before it answers.
+        let member = match self.find_member(order.member()).await? {
+            None => Err(AccountsError::MemberNotFound),
+            Some((_, false)) => Err(AccountsError::NoClubAccount),
+            Some((member_id, true)) => Ok(member_id),
+        };
+        let member_id = match member {
+            Ok(member_id) => member_id,
+            Err(refusal) => {
+                return match self.store.find_purchase(order.key()).await? {
+                    Some(stored) => replay(stored, &digest),
+                    None => Err(refusal),
+                };
+            }
+        };
         let accrual = self.rules.accrue(order.purchase());
         let movement = if accrual.total > 0 {
             Some(Movement::new(
@@ -130,7 +137,7 @@ impl Ledger {
             );
             return Ok(posted);
         }
-        // The key was taken between our look and our insert: a concurrent duplicate.
+        // The key is taken: a retry of an earlier post, or a concurrent duplicate.
         let stored = self
             .store
             .find_purchase(order.key())
