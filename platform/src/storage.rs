@@ -12,10 +12,14 @@
 //! (`db.system`, `db.operation`, `db.statement`) under the caller's span, so a trace shows its
 //! storage calls when spans are exported ([`crate::telemetry::spans_recorded`]). Statements
 //! inside a transaction run on the transaction's connection and are not traced one by one.
-//! On PostgreSQL those statements run on connections handed back without sqlx's return ping
-//! ([`statements`]); transactions and `acquire` keep sqlx's pool.
+//! On PostgreSQL those statements, and every [`TracedPool::begin`] transaction, run on
+//! connections handed back without sqlx's return ping ([`statements`]); `acquire` keeps sqlx's
+//! pool.
 
 mod statements;
+mod transaction;
+
+pub use transaction::Transaction;
 
 use std::ops::Deref;
 use std::path::Path;
@@ -218,7 +222,7 @@ impl Database {
         Ok(())
     }
 
-    /// The pool, tracing each statement; it derefs to the plain [`AnyPool`] (for `begin`).
+    /// The pool, tracing each statement; it derefs to the plain [`AnyPool`] (for `acquire`).
     pub fn pool(&self) -> &TracedPool {
         &self.pool
     }
@@ -262,6 +266,15 @@ impl Deref for TracedPool {
 }
 
 impl TracedPool {
+    /// Opens a transaction: on PostgreSQL on a connection handed back without a ping
+    /// ([`statements`]), on SQLite on sqlx's pool. It shadows [`AnyPool::begin`].
+    pub async fn begin(&self) -> Result<Transaction, sqlx::Error> {
+        match &self.statements {
+            Some(statements) => Ok(Transaction::held(statements.begin().await?)),
+            None => Ok(Transaction::pooled(self.pool.begin().await?)),
+        }
+    }
+
     /// The span of one statement and the statement, taken apart so its text can be read.
     fn traced<'q, E: Execute<'q, Any>>(&self, mut query: E) -> (Owned, tracing::Span) {
         let persistent = query.persistent();

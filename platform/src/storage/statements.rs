@@ -1,4 +1,4 @@
-//! Single statements on PostgreSQL without sqlx's return ping (issue #20, step 1).
+//! Statements and transactions on PostgreSQL without sqlx's return ping (issue #20, step 1).
 //!
 //! sqlx's pool pings every connection it takes back (a Sync and its ReadyForQuery, from a task
 //! it spawns) and has no switch for it: `bench/read.sh` measured that round trip doubling the
@@ -11,8 +11,11 @@
 //! instead of reused; a finished one goes back as it is. One idle for a while is pinged first,
 //! as the main pool does (`ping_idle_after_ms`), so a server restart costs no member a request.
 //!
-//! Transactions and `acquire` keep sqlx's pool: they span several statements, and their ping
-//! is once per transaction. SQLite (standalone and tests) keeps sqlx's pool too: its ping is a
+//! Transactions run on this pool too ([`Statements::begin`]): one ping per transaction was a
+//! round trip and a spawned task per purchase posted (`bench/postings.sh`). A transaction is
+//! given back only once its `COMMIT` or `ROLLBACK` was answered; one dropped open is closed,
+//! where sqlx would queue a `ROLLBACK` for the connection's next use. `acquire` keeps sqlx's
+//! pool. SQLite (standalone and tests) keeps sqlx's pool too: its ping is a
 //! message to a local thread, not a network round trip, and an in-memory database is one
 //! connection's alone.
 
@@ -23,7 +26,7 @@ use deadpool::{Runtime, managed::Timeouts};
 use futures::future::BoxFuture;
 use sqlx::AnyConnection;
 use sqlx::any::AnyConnectOptions;
-use sqlx::{ConnectOptions, Connection};
+use sqlx::{ConnectOptions, Connection, Executor};
 
 /// The pool of connections single statements run on.
 #[derive(Clone)]
@@ -117,8 +120,66 @@ impl Statements {
         result
     }
 
+    /// Opens a transaction on a connection of the pool, which it holds until
+    /// [`Open::end`]: the same no-ping return as a statement, for every transaction.
+    pub(super) async fn begin(&self) -> Result<Open, sqlx::Error> {
+        let mut held: Object<Manager> = self.pool.get().await.map_err(pool_error)?;
+        held.finished = false;
+        let mut open = Open(Some(held));
+        open.connection().execute("BEGIN").await?;
+        Ok(open)
+    }
+
     pub(super) fn close(&self) {
         self.pool.close();
+    }
+}
+
+/// A connection with a transaction open on it. Ended by `COMMIT` or `ROLLBACK` answered in
+/// full, it goes back to the pool as it is. Dropped before that (a caller's `?`, a future
+/// nobody waits for any more) it leaves the pool and is closed at once: the server rolls the
+/// transaction back when the socket closes, so no lock outlives the caller, and no half-read
+/// answer meets the next one.
+pub(super) struct Open(Option<Object<Manager>>);
+
+impl Open {
+    pub(super) fn connection(&mut self) -> &mut AnyConnection {
+        &mut self.held().connection
+    }
+
+    pub(super) fn connection_ref(&self) -> &AnyConnection {
+        &self
+            .0
+            .as_ref()
+            .expect("an open transaction holds its connection")
+            .connection
+    }
+
+    fn held(&mut self) -> &mut Object<Manager> {
+        self.0
+            .as_mut()
+            .expect("an open transaction holds its connection")
+    }
+
+    /// Runs `end` (`COMMIT` or `ROLLBACK`) and gives the connection back.
+    pub(super) async fn end(mut self, end: &'static str) -> Result<(), sqlx::Error> {
+        let result = self.connection().execute(end).await;
+        // A refused COMMIT (a deferred constraint, a serialisation failure) ends the
+        // transaction too, and its answer was read in full.
+        if matches!(result, Ok(_) | Err(sqlx::Error::Database(_))) {
+            self.held().finished = true;
+        }
+        result.map(|_| ())
+    }
+}
+
+impl Drop for Open {
+    fn drop(&mut self) {
+        if let Some(held) = self.0.take()
+            && !held.finished
+        {
+            drop(Object::take(held));
+        }
     }
 }
 
@@ -194,6 +255,96 @@ mod tests {
         let next = backend(&db).await;
         assert_ne!(next, first);
         assert_eq!(backend(&db).await, next);
+        db.close().await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_ended_transaction_leaves_its_connection_for_the_next_and_keeps_only_what_it_committed()
+     {
+        let env = TestEnv::postgres_redis().await;
+        let db = one_connection(&env).await;
+        let first = backend(&db).await;
+        sqlx::query("CREATE TABLE kept (n BIGINT)")
+            .execute(db.pool())
+            .await
+            .unwrap();
+        for (n, commit) in [(1_i64, true), (2, false)] {
+            let mut tx = db.pool().begin().await.unwrap();
+            sqlx::query("INSERT INTO kept (n) VALUES ($1)")
+                .bind(n)
+                .execute(&mut *tx)
+                .await
+                .unwrap();
+            let in_tx: i32 = sqlx::query("SELECT pg_backend_pid() AS pid")
+                .fetch_one(&mut *tx)
+                .await
+                .unwrap()
+                .get("pid");
+            assert_eq!(
+                in_tx, first,
+                "the transaction runs on the pool's connection"
+            );
+            if commit {
+                tx.commit().await.unwrap();
+            } else {
+                tx.rollback().await.unwrap();
+            }
+            assert_eq!(backend(&db).await, first, "the connection is reused");
+        }
+        let kept: Vec<i64> = sqlx::query("SELECT n FROM kept")
+            .fetch_all(db.pool())
+            .await
+            .unwrap()
+            .iter()
+            .map(|row| row.get("n"))
+            .collect();
+        assert_eq!(kept, [1]);
+        db.close().await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_transaction_dropped_open_is_closed_at_once_and_its_locks_go_with_it() {
+        let env = TestEnv::postgres_redis().await;
+        let db = one_connection(&env).await;
+        let key = i64::from(rand::random::<u32>());
+        let mut tx = db.pool().begin().await.unwrap();
+        let abandoned: i32 = sqlx::query("SELECT pg_backend_pid() AS pid")
+            .fetch_one(&mut *tx)
+            .await
+            .unwrap()
+            .get("pid");
+        sqlx::query("SELECT pg_advisory_xact_lock($1)")
+            .bind(key)
+            .execute(&mut *tx)
+            .await
+            .unwrap();
+        drop(tx);
+        // Another server connection sees the lock released once the backend saw the socket
+        // close: no later request of this pool had to come along first.
+        let other = one_connection(&env).await;
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        loop {
+            let free: bool = sqlx::query("SELECT pg_try_advisory_lock($1) AS free")
+                .bind(key)
+                .fetch_one(other.pool())
+                .await
+                .unwrap()
+                .get("free");
+            if free {
+                break;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the dropped transaction still holds its lock"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+        let next = backend(&db).await;
+        assert_ne!(
+            next, abandoned,
+            "the dropped transaction's connection served again"
+        );
+        other.close().await;
         db.close().await;
     }
 }

@@ -9,10 +9,10 @@
 //! writer (SQLite) order concurrent transactions.
 
 use chrono::NaiveDate;
-use miclub_platform::storage::{Database, DatabaseSettings, Migrations};
+use miclub_platform::storage::{Database, DatabaseSettings, Migrations, Transaction};
+use sqlx::Row;
 use sqlx::any::AnyRow;
 use sqlx::migrate::Migrator;
-use sqlx::{Any, Row, Transaction};
 
 use crate::domain::event::Purchase;
 use crate::domain::mission::{
@@ -382,7 +382,7 @@ impl Store {
 /// Adds `step` to the member's progress on `mission` (capped at the goal) and completes it if
 /// the goal is reached and nobody completed it before; the reward when this call completed it.
 async fn advance(
-    tx: &mut Transaction<'static, Any>,
+    tx: &mut Transaction,
     mission: &Mission,
     member: &MemberId,
     step: i64,
