@@ -1,8 +1,8 @@
 //! Benchmark of purchase posting on PostgreSQL: the real accounts `Application` on a loopback
 //! port, called over gRPC with a service token by `BENCH_CONCURRENCY` callers (default 64) until
 //! `BENCH_POSTINGS` purchases (default 20 000) of `BENCH_MEMBERS` members (default 1 000) are
-//! posted; prints postings per second and the latency percentiles, then checks that every post
-//! wrote exactly one purchase and one outbox event.
+//! posted; prints postings per second, the latency percentiles and the machine's CPU time per
+//! posting, then checks that every post wrote exactly one purchase and one outbox event.
 //!
 //! ```sh
 //! cargo run --release -p miclub-accounts --example bench_postings -- postgres://postgres@127.0.0.1:5432/postgres
@@ -37,7 +37,7 @@ use miclub_proto::accounts::v1::{Category, PaymentMethod, PostPurchaseRequest, P
 use rand::Rng;
 use sqlx::Row;
 
-use crate::bench::{BenchDb, ms, percentiles, server_url, setting};
+use crate::bench::{BenchDb, machine_busy_us, ms, percentiles, server_url, setting};
 
 /// Posting never calls auth; the bench needs no auth at all.
 #[derive(Debug)]
@@ -124,6 +124,7 @@ async fn run(
     }
 
     let next = Arc::new(AtomicUsize::new(0));
+    let busy_before = machine_busy_us();
     let started = Instant::now();
     let mut workers = tokio::task::JoinSet::new();
     for worker in 0..concurrency {
@@ -149,6 +150,9 @@ async fn run(
         latencies.extend(done??);
     }
     let elapsed = started.elapsed();
+    let busy = machine_busy_us()
+        .zip(busy_before)
+        .map(|(after, before)| after - before);
 
     let (p50, p99, max) = percentiles(&mut latencies);
     println!(
@@ -157,6 +161,13 @@ async fn run(
         postings as f64 / elapsed.as_secs_f64()
     );
     println!("latency: p50 {}  p99 {}  max {}", ms(p50), ms(p99), ms(max));
+    if let Some(busy) = busy {
+        // The relay publishing them meanwhile is inside (its last round may fall after).
+        println!(
+            "machine cpu per posting: {:.0} µs (every process, /proc/stat)",
+            busy as f64 / postings as f64
+        );
+    }
 
     let counted = sqlx::query(
         "SELECT (SELECT COUNT(*) FROM purchases) AS purchases, \

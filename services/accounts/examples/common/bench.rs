@@ -103,3 +103,22 @@ pub fn percentiles(samples: &mut [Duration]) -> (Duration, Duration, Duration) {
 pub fn ms(duration: Duration) -> String {
     format!("{:.2} ms", duration.as_secs_f64() * 1_000.0)
 }
+
+/// Busy time of the whole machine so far, in microseconds: user, nice, system, irq and softirq
+/// of `/proc/stat`'s first line (not idle, iowait or steal), as `bench/gateway.sh` counts it.
+/// Every process is in it (the service, PostgreSQL, the callers), so the machine should be
+/// otherwise quiet; `None` off Linux.
+#[allow(dead_code)] // one of the two benchmarks uses it
+pub fn machine_busy_us() -> Option<u64> {
+    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    let fields: Vec<u64> = stat
+        .lines()
+        .next()?
+        .split_whitespace()
+        .skip(1)
+        .map(|field| field.parse().unwrap_or(0))
+        .collect();
+    let busy: u64 = [0, 1, 2, 5, 6].iter().filter_map(|&i| fields.get(i)).sum();
+    // /proc/stat counts in USER_HZ, 100 per second on every Linux ABI.
+    Some(busy * 10_000)
+}
