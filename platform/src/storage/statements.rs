@@ -113,12 +113,7 @@ impl Statements {
     ) -> Result<T, sqlx::Error> {
         let mut lent = Lent::new(self.pool.get().await.map_err(pool_error)?, Settle::Drain);
         let result = statement(lent.connection()).await;
-        // A database error (a constraint, a bad cast) is answered in full before
-        // ReadyForQuery; any other error may have left the connection mid-protocol.
-        match &result {
-            Ok(_) | Err(sqlx::Error::Database(_)) => lent.finish(),
-            Err(_) => lent.discard(),
-        }
+        lent.answered(&result);
         result
     }
 
@@ -154,11 +149,8 @@ impl Open {
     pub(super) async fn end(mut self, end: &'static str) -> Result<(), sqlx::Error> {
         let result = self.connection().execute(end).await;
         // A refused COMMIT (a deferred constraint, a serialisation failure) ends the
-        // transaction too, and its answer was read in full.
-        match &result {
-            Ok(_) | Err(sqlx::Error::Database(_)) => self.0.finish(),
-            Err(_) => self.0.discard(),
-        }
+        // transaction too.
+        self.0.answered(&result);
         result.map(|_| ())
     }
 }
@@ -212,16 +204,21 @@ impl Lent {
             .connection
     }
 
-    fn finish(&mut self) {
-        if let Some(held) = self.held.as_mut() {
-            held.finished = true;
-        }
-    }
-
-    /// Closes the connection now: an error left it in a state nobody should read.
-    fn discard(&mut self) {
-        if let Some(held) = self.held.take() {
-            drop(Object::take(held));
+    /// Marks the connection by how its statement ended: finished when the answer was read in
+    /// full, which a database error (a constraint, a bad cast) is too, before ReadyForQuery;
+    /// closed now after any other error, which may have left it mid-protocol.
+    fn answered<T>(&mut self, result: &Result<T, sqlx::Error>) {
+        match result {
+            Ok(_) | Err(sqlx::Error::Database(_)) => {
+                if let Some(held) = self.held.as_mut() {
+                    held.finished = true;
+                }
+            }
+            Err(_) => {
+                if let Some(held) = self.held.take() {
+                    drop(Object::take(held));
+                }
+            }
         }
     }
 }
