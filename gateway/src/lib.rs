@@ -27,7 +27,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
-use axum::Router;
 use axum::extract::{DefaultBodyLimit, MatchedPath, Request};
 use axum::http::HeaderName;
 use miclub_platform::access::{ServiceChannel, as_client};
@@ -74,7 +73,7 @@ pub struct Dependencies {
 #[derive(Debug)]
 pub struct Application {
     listener: TcpListener,
-    router: Router,
+    state: AppState,
     /// Serves `GET /metrics` when `ops_port` is set.
     ops_listener: Option<TcpListener>,
 }
@@ -101,7 +100,7 @@ impl Application {
         };
         Ok(Self {
             listener,
-            router: router(state),
+            state,
             ops_listener,
         })
     }
@@ -136,8 +135,9 @@ impl Application {
         });
         let served = axum::serve(
             accepting(self.listener),
-            self.router
-                .into_make_service_with_connect_info::<SocketAddr>(),
+            axum::ServiceExt::<Request>::into_make_service_with_connect_info::<SocketAddr>(router(
+                self.state,
+            )),
         )
         .with_graceful_shutdown(shutdown.wait())
         .await
@@ -230,7 +230,24 @@ pub fn build_state(settings: Settings, deps: Dependencies) -> anyhow::Result<App
 }
 
 /// The whole HTTP surface: `/api`, then the web app for everything else.
-pub fn router(state: AppState) -> Router {
+///
+/// Two tiers of middleware. What reads the matched route (the request span's `http.route`, the
+/// request metric's label) must run inside the router, which wraps every route's service in it;
+/// axum clones a route's whole stack, and each `from_fn` layer its inner stack again, on every
+/// request. Everything else (headers, compression, cookies, the request id) wraps the router
+/// once, where a clone per request is a few reference counts. The order a request meets the
+/// layers is unchanged.
+pub fn router(
+    state: AppState,
+) -> impl tower::Service<
+    Request,
+    Response = axum::response::Response,
+    Error = std::convert::Infallible,
+    Future: Send + 'static,
+> + Clone
++ Send
++ Sync
++ 'static {
     let body_limit = state.settings.body_limit_bytes;
     let (api, _document) = routes::api_router(&state);
     let api = api
@@ -281,20 +298,23 @@ pub fn router(state: AppState) -> Router {
                 .level(tracing::Level::INFO)
                 .latency_unit(tower_http::LatencyUnit::Millis),
         );
-    app.layer(axum::middleware::from_fn(ops::count_request))
-        .layer(trace)
-        .layer(PropagateRequestIdLayer::new(REQUEST_ID))
-        .layer(SetRequestIdLayer::new(REQUEST_ID, MakeRequestUuid))
-        .layer(axum::middleware::from_fn_with_state(
-            state.cookies,
-            cookies::normalise_request,
-        ))
-        .layer(compression::layer())
+    let routed = app
+        .layer(axum::middleware::from_fn(ops::count_request))
+        .layer(trace);
+    tower::ServiceBuilder::new()
         // Outermost: every answer, whichever layer or route produced it, carries the headers.
         .layer(axum::middleware::from_fn_with_state(
             state.headers.clone(),
             headers::apply,
         ))
+        .layer(compression::layer())
+        .layer(axum::middleware::from_fn_with_state(
+            state.cookies,
+            cookies::normalise_request,
+        ))
+        .layer(SetRequestIdLayer::new(REQUEST_ID, MakeRequestUuid))
+        .layer(PropagateRequestIdLayer::new(REQUEST_ID))
+        .service(routed)
 }
 
 /// How long the gateway waits for in-flight requests after the shutdown signal.
