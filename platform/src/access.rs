@@ -32,7 +32,7 @@ use std::task::{Context, Poll};
 use crate::error::{ErrorBody, ErrorCode};
 use crate::grpc::{Gate, TracedChannel};
 use crate::tokens::{
-    Admitted, Claims, ServiceTokens, TokenKind, TokenVerifier, VerifyError, bearer,
+    Admitted, Claims, ServiceTokens, TokenKind, TokenVerifier, VerifyError, bearer_of_headers,
 };
 
 /// How a method may be called.
@@ -161,8 +161,7 @@ impl Policy {
             Access::Member => TokenKind::Member,
             Access::Scoped => TokenKind::Service,
         };
-        let metadata = tonic::metadata::MetadataMap::from_headers(metadata.clone());
-        let verified = match bearer(&metadata) {
+        let verified = match bearer_of_headers(metadata) {
             Some(token) => self.verifier.verify_kind(token, kind).await,
             None => Err(VerifyError::Missing),
         };
@@ -188,8 +187,8 @@ impl Gate for Policy {
     ) -> Pin<Box<dyn Future<Output = Result<axum::extract::Request, tonic::Status>> + Send + 'a>>
     {
         Box::pin(async move {
-            let method = request.uri().path().trim_start_matches('/').to_owned();
-            if let Some(claims) = self.admit(&method, request.headers()).await? {
+            let method = request.uri().path().trim_start_matches('/');
+            if let Some(claims) = self.admit(method, request.headers()).await? {
                 request.extensions_mut().insert(Admitted(claims));
             }
             Ok(request)

@@ -443,7 +443,15 @@ pub(crate) struct Admitted(pub(crate) Claims);
 
 /// The token of an `authorization: Bearer …` header.
 pub fn bearer(metadata: &tonic::metadata::MetadataMap) -> Option<&str> {
-    let value = metadata.get("authorization")?.to_str().ok()?;
+    bearer_token(metadata.get("authorization")?.to_str().ok()?)
+}
+
+/// [`bearer`] of a call's HTTP/2 headers, before tonic has made them its metadata.
+pub fn bearer_of_headers(headers: &http::HeaderMap) -> Option<&str> {
+    bearer_token(headers.get(http::header::AUTHORIZATION)?.to_str().ok()?)
+}
+
+fn bearer_token(value: &str) -> Option<&str> {
     let token = value
         .strip_prefix("Bearer ")
         .or_else(|| value.strip_prefix("bearer "))?;
