@@ -154,14 +154,14 @@ impl Policy {
     async fn admit(
         &self,
         method: &str,
-        metadata: &http::HeaderMap,
+        headers: &http::HeaderMap,
     ) -> Result<Option<Claims>, tonic::Status> {
         let kind = match access_of(method) {
             Access::Open => return Ok(None),
             Access::Member => TokenKind::Member,
             Access::Scoped => TokenKind::Service,
         };
-        let verified = match bearer_of_headers(metadata) {
+        let verified = match bearer_of_headers(headers) {
             Some(token) => self.verifier.verify_kind(token, kind).await,
             None => Err(VerifyError::Missing),
         };

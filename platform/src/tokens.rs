@@ -447,7 +447,7 @@ pub fn bearer(metadata: &tonic::metadata::MetadataMap) -> Option<&str> {
 }
 
 /// [`bearer`] of a call's HTTP/2 headers, before tonic has made them its metadata.
-pub fn bearer_of_headers(headers: &http::HeaderMap) -> Option<&str> {
+pub(crate) fn bearer_of_headers(headers: &http::HeaderMap) -> Option<&str> {
     bearer_token(headers.get(http::header::AUTHORIZATION)?.to_str().ok()?)
 }
 
