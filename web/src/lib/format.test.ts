@@ -6,7 +6,6 @@ import {
   formatDateTime,
   formatPesos,
   formatRate,
-  formatShortDate,
   parseAmountInput,
   readAmountInput,
 } from './format';
@@ -52,16 +51,16 @@ describe('formatDateTime', () => {
   });
 });
 
-describe('formatDate and formatShortDate', () => {
-  it('write the calendar day in Chile', () => {
+describe('formatDate', () => {
+  it('writes the calendar day in Chile', () => {
     expect(formatDate('2026-01-10T12:00:00Z')).toBe('10 de enero de 2026');
     // Late evening in Santiago is already the next day in UTC.
-    expect(formatShortDate('2026-11-21T01:30:00Z')).toBe('20-11-2026');
+    expect(formatDate('2026-11-21T01:30:00Z')).toBe('20 de noviembre de 2026');
   });
 
-  it('answer null for what is not a date', () => {
+  it('answers null for what is not a date', () => {
     expect(formatDate('nunca')).toBeNull();
-    expect(formatShortDate('')).toBeNull();
+    expect(formatDate('')).toBeNull();
   });
 });
 

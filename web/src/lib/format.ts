@@ -39,11 +39,6 @@ export function formatDate(iso: string): string | null {
   return formatInChile(iso, { day: 'numeric', month: 'long', year: 'numeric' });
 }
 
-/** "21-11-2026": kept for machine-like contexts only; members read `formatDate`. */
-export function formatShortDate(iso: string): string | null {
-  return formatInChile(iso, { day: '2-digit', month: '2-digit', year: 'numeric' });
-}
-
 /** Whole pesos as typed: only digits are kept, written with dots for thousands ("12.345"). */
 export function formatAmountInput(raw: string): string {
   const digits = raw.replace(/\D/g, '').replace(/^0+(?=\d)/, '').slice(0, 12);

@@ -8,6 +8,8 @@ export const SIMULATOR_COPY = {
   amountsLegend: '¿Cuánto gastarías en cada categoría? (en pesos)',
   payWithCard: 'Pago con Tarjeta Lider BCI',
   calculate: 'Calcular',
+  /** Before the pesos the purchase would earn: "Acumularías $340". */
+  wouldEarn: 'Acumularías',
   detailCaption: 'Detalle por categoría',
   category: 'Categoría',
   amount: 'Monto',

@@ -63,6 +63,8 @@ describe('a movement explained', () => {
     const purchase = screen.getByRole('region', { name: 'Tu compra' });
     expect(within(purchase).getByText('Viernes 20 de noviembre de 2026')).toBeInTheDocument();
     expect(within(purchase).getByText('Tarjeta Lider BCI')).toBeInTheDocument();
+    // The purchase's total, and the breakdown's lines adding up to it.
+    expect(within(purchase).getAllByText('$90.000')).toHaveLength(2);
     expect(screen.getByText(/versión 2026-11-2/)).toBeInTheDocument();
     expect(detailRequests().map((r) => r.path)).toEqual(['/api/movements/nov-3']);
   });

@@ -41,7 +41,7 @@ function Result({ result }: { result: SimulatorResult }) {
   return (
     <div className="simulator__result">
       <p className="simulator__total" data-testid="simulator-total">
-        Acumularías <strong>{formatPesos(result.totalEarned)}</strong>
+        {M.wouldEarn} <strong>{formatPesos(result.totalEarned)}</strong>
       </p>
       {lines.length > 0 ? <AccrualBreakdown lines={lines} caption={M.detailCaption} /> : null}
       {result.bankCardDiscount ? (
