@@ -10,7 +10,15 @@ import { installCacheStorage } from '@/testing/cache-storage';
 import { DEMO_PASSWORD, TYPED_OTP } from '@/testing/fixtures/session';
 import { sent } from '@/testing/mocks/requests';
 import { server } from '@/testing/mocks/server';
-import { accountMenuLink, currentLocation, loginAs, renderApp, storeHasMissions } from '@/testing/test-utils';
+import {
+  accountMenuLink,
+  currentLocation,
+  currentUrl,
+  loginAs,
+  renderApp,
+  shownLocations,
+  storeHasMissions,
+} from '@/testing/test-utils';
 
 function logoutCalls() {
   return sent.filter((r) => r.path === '/api/logout');
@@ -42,6 +50,26 @@ describe('a forced logout', () => {
     expect(queryClient.getQueryData(['balance'])).toBeUndefined();
     expect(window.localStorage.length).toBe(0);
     expect(document.cookie).not.toContain('is-logged=true');
+  });
+
+  it('goes from a section straight to /login with the way back, never by plain /login', async () => {
+    loginAs();
+    server.use(http.get('/api/movements', () => apiError('ERR_UNAUTHENTICATED')));
+    renderApp('/mi-club/movimientos?mes=2026-10');
+    await findLoginHeading();
+    const back = `/login?redirect=${encodeURIComponent('/mi-club/movimientos?mes=2026-10')}`;
+    expect(currentUrl()).toBe(back);
+    expect(screen.getByRole('status')).toHaveTextContent(SESSION_EXPIRED_NOTICE);
+    expect(shownLocations()).toEqual(['/mi-club/movimientos?mes=2026-10', back]);
+  });
+
+  it('leaves Mi Cuenta for plain /login, where logging in comes back by default', async () => {
+    loginAs();
+    server.use(http.get('/api/balance', () => apiError('ERR_UNAUTHENTICATED')));
+    renderApp('/mi-club');
+    await findLoginHeading();
+    expect(currentUrl()).toBe('/login');
+    expect(shownLocations()).toEqual(['/mi-club', '/login']);
   });
 
   it('deletes the member card kept for offline use when a request answers 401', async () => {

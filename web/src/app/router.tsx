@@ -11,6 +11,7 @@ import { trackPageType, type PageType } from '@/lib/analytics';
 import { SESSION_EXPIRED_NOTICE, useLoginNotice } from '@/lib/login-notice';
 import { updateSessionName, useSession } from '@/lib/session';
 
+import { loginPathBackTo } from './login-path';
 import { pageTitleOf, useDocumentTitle } from './page-title';
 import { isAccountPage, pageTypeOf } from './page-type';
 import { useHeadingFocusOnNavigation } from './route-focus';
@@ -146,7 +147,7 @@ function useExpiredSessionRedirect() {
   const navigate = useNavigate();
   useEffect(() => {
     if (notice !== SESSION_EXPIRED_NOTICE || isLoggedIn || STAY_AFTER_FORCED_LOGOUT.has(pageTypeOf(pathname))) return;
-    navigate(`/login?redirect=${encodeURIComponent(pathname + search)}`, { replace: true });
+    navigate(loginPathBackTo(pathname + search), { replace: true });
   }, [notice, isLoggedIn, pathname, search, navigate]);
 }
 

@@ -16,8 +16,10 @@ import {
 import { usePortalContext } from '@/features/context/api/get-context';
 import { setProfileTermsAgreement, useProfile } from '@/features/profile/api/get-profile';
 import type { TermsDecided } from '@/features/terms/api/decide-terms';
+import { SESSION_EXPIRED_NOTICE, useLoginNotice } from '@/lib/login-notice';
 import { useSession } from '@/lib/session';
 
+import { loginPathBackTo } from '../login-path';
 import { performLogout, useLogout } from '../logout';
 import { stopSessionRenewal } from '../session-keeper';
 
@@ -149,6 +151,7 @@ export default function MiClubRoute() {
   const { logout, isLoggingOut } = useLogout();
   const queryClient = useQueryClient();
   const { pathname, search } = useLocation();
+  const loginNotice = useLoginNotice();
   // Read once: a session that ends while this page is shown was ended here (a logout, or a forced
   // one, which app/router.tsx sends to /login with its own way back).
   const [arrivedLoggedIn] = useState(session.isLoggedIn);
@@ -157,13 +160,10 @@ export default function MiClubRoute() {
   // An address that never existed is not found for anyone: no login is asked to learn that.
   if (answer.kind === 'not-found') return <NotFoundRoute />;
   if (!session.isLoggedIn) {
-    const here = pathname + search;
-    // /login goes to Mi Cuenta by default: a way back is only said for another address.
-    const to =
-      arrivedLoggedIn || normalizePath(here) === ACCOUNT_HOME_PATH
-        ? '/login'
-        : `/login?redirect=${encodeURIComponent(here)}`;
-    return <Navigate to={to} replace />;
+    // A forced logout is app/router.tsx's to send to /login with its way back; leaving for plain
+    // /login here as well showed that address for a moment before the other.
+    if (arrivedLoggedIn && loginNotice === SESSION_EXPIRED_NOTICE) return null;
+    return <Navigate to={arrivedLoggedIn ? '/login' : loginPathBackTo(pathname + search)} replace />;
   }
   if (answer.kind === 'redirect') return <Navigate to={answer.to} replace />;
   return (
