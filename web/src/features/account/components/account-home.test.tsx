@@ -163,6 +163,9 @@ describe('the balance', () => {
     renderApp('/mi-club');
     expect(await screen.findByText('Aún no tienes una cuenta Mi Club.')).toBeInTheDocument();
     expect(screen.queryByTestId('balance-amount')).not.toBeInTheDocument();
+    // The page load's early request is the answer: the card shown moments later does not ask again.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(sent.filter((r) => r.path === '/api/balance')).toHaveLength(1);
   });
 
   it('shows a failure with a retry on other errors', async () => {
