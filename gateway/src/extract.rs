@@ -7,10 +7,12 @@ use std::net::SocketAddr;
 use axum::extract::path::ErrorKind;
 use axum::extract::rejection::{JsonRejection, PathRejection};
 use axum::extract::{ConnectInfo, FromRequest, FromRequestParts, Request};
+use axum::http::HeaderMap;
 use axum::http::request::Parts;
 use axum_extra::extract::CookieJar;
 use miclub_platform::error::ErrorCode;
 use miclub_platform::member::MemberId;
+use miclub_platform::tokens;
 use serde::de::DeserializeOwned;
 
 use crate::cookies::SESSION_COOKIE;
@@ -169,8 +171,8 @@ impl FromRequestParts<AppState> for MemberToken {
         parts: &mut Parts,
         state: &AppState,
     ) -> Result<Self, Self::Rejection> {
-        let token =
-            bearer_or_cookie(parts).ok_or_else(|| ApiError::new(ErrorCode::Unauthenticated))?;
+        let token = bearer_or_cookie(&parts.headers)
+            .ok_or_else(|| ApiError::new(ErrorCode::Unauthenticated))?;
         // A member's token only: a service token (another audience) is `WrongKind`, 403.
         match state.verifier.verify(&token).await {
             Ok(claims) => {
@@ -186,19 +188,15 @@ impl FromRequestParts<AppState> for MemberToken {
     }
 }
 
-/// The access token of a request, verified or not.
-pub fn bearer_or_cookie(parts: &Parts) -> Option<String> {
-    let header = parts
-        .headers
-        .get(axum::http::header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
-        .filter(|t| !t.is_empty())
-        .map(str::to_owned);
-    header.or_else(|| {
-        CookieJar::from_headers(&parts.headers)
-            .get(SESSION_COOKIE)
-            .map(|c| c.value().to_owned())
-            .filter(|t| !t.is_empty())
-    })
+/// The access token of a request, verified or not: `Authorization: Bearer` (read by the
+/// platform's rule, the same at every hop) before the session cookie.
+pub fn bearer_or_cookie(headers: &HeaderMap) -> Option<String> {
+    tokens::bearer_of_headers(headers)
+        .map(str::to_owned)
+        .or_else(|| {
+            CookieJar::from_headers(headers)
+                .get(SESSION_COOKIE)
+                .map(|c| c.value().to_owned())
+                .filter(|t| !t.is_empty())
+        })
 }

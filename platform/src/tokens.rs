@@ -446,16 +446,17 @@ pub fn bearer(metadata: &tonic::metadata::MetadataMap) -> Option<&str> {
     bearer_token(metadata.get("authorization")?.to_str().ok()?)
 }
 
-/// [`bearer`] of a call's HTTP/2 headers, before tonic has made them its metadata.
-pub(crate) fn bearer_of_headers(headers: &http::HeaderMap) -> Option<&str> {
+/// [`bearer`] of a request's HTTP headers: the gateway's member requests, and a gRPC call
+/// before tonic has made its headers metadata.
+pub fn bearer_of_headers(headers: &http::HeaderMap) -> Option<&str> {
     bearer_token(headers.get(http::header::AUTHORIZATION)?.to_str().ok()?)
 }
 
+/// The one rule for reading a bearer token, at every hop: the scheme in any case (RFC 7235
+/// §2.1: `Bearer`, `bearer`, `BEARER`), one space, and a token that is never empty.
 fn bearer_token(value: &str) -> Option<&str> {
-    let token = value
-        .strip_prefix("Bearer ")
-        .or_else(|| value.strip_prefix("bearer "))?;
-    (!token.is_empty()).then_some(token)
+    let (scheme, token) = value.split_once(' ')?;
+    (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
 }
 
 /// Adds `authorization: Bearer <token>` to an outgoing request.
@@ -651,5 +652,28 @@ mod tests {
             verifier.verify(&token).await.unwrap_err(),
             VerifyError::Expired
         );
+    }
+
+    #[test]
+    fn the_bearer_scheme_is_read_in_any_case_and_an_empty_or_foreign_credential_is_none() {
+        let read = |value: &str| {
+            let mut headers = http::HeaderMap::new();
+            headers.insert(http::header::AUTHORIZATION, value.parse().unwrap());
+            bearer_of_headers(&headers).map(str::to_owned)
+        };
+        for value in ["Bearer abc", "bearer abc", "BEARER abc", "bEaReR abc"] {
+            assert_eq!(read(value).as_deref(), Some("abc"), "{value}");
+        }
+        for value in [
+            "Bearer ",
+            "Bearer",
+            "Basic abc",
+            "Bearerabc",
+            "Token abc",
+            "",
+        ] {
+            assert_eq!(read(value), None, "{value:?}");
+        }
+        assert_eq!(bearer_of_headers(&http::HeaderMap::new()), None);
     }
 }

@@ -20,9 +20,9 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::account::User;
-use crate::cookies::{CHALLENGE_COOKIE, REFRESH_COOKIE, SESSION_COOKIE};
+use crate::cookies::{CHALLENGE_COOKIE, REFRESH_COOKIE};
 use crate::error::{ApiError, ApiResult};
-use crate::extract::{ApiJson, ClientIp};
+use crate::extract::{ApiJson, ClientIp, bearer_or_cookie};
 use crate::recaptcha;
 use crate::state::AppState;
 
@@ -384,12 +384,7 @@ pub const LOGOUT_NOT_RECORDED_MESSAGE: &str = "Cerramos tu sesión en este equip
         (status = 503, description = "ERR_UNAVAILABLE: cookies cleared but auth could not record the revocation; tokens stay valid until they expire", body = ErrorBody),
     ))]
 pub async fn logout(State(state): State<AppState>, jar: CookieJar, headers: HeaderMap) -> Response {
-    let token = headers
-        .get(axum::http::header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
-        .map(str::to_owned)
-        .or_else(|| cookie_value(&jar, SESSION_COOKIE));
+    let token = bearer_or_cookie(&headers);
     let refresh_token = cookie_value(&jar, REFRESH_COOKIE).unwrap_or_default();
     let jar = state.cookies.clear_session(jar);
     // Either token identifies the session: an expired access cookie still lets the refresh

@@ -94,3 +94,17 @@ async fn logout_with_only_the_refresh_cookie_still_revokes_the_session_in_auth()
         "auth asked once, without an access token"
     );
 }
+
+#[tokio::test]
+async fn logout_reads_the_bearer_header_by_the_same_rule_as_every_member_route() {
+    let gw = gateway().await;
+    let token = gw.fakes.keys.member_token(MEMBER, "sid-1", 600);
+    let response = gw
+        .post("/api/logout")
+        .header("authorization", format!("bearer {token}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::NO_CONTENT);
+    assert_eq!(gw.fakes.script.lock().unwrap().logouts, vec![token]);
+}

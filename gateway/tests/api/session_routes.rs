@@ -20,6 +20,30 @@ async fn the_session_cookie_works_like_a_bearer_token() {
 }
 
 #[tokio::test]
+async fn the_bearer_scheme_is_read_in_any_case_as_the_services_read_it() {
+    let gw = gateway().await;
+    let token = gw.fakes.keys.member_token(MEMBER, "sid-1", 600);
+    for scheme in ["Bearer", "bearer", "BEARER"] {
+        let response = gw
+            .get("/api/profile")
+            .header("authorization", format!("{scheme} {token}"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), StatusCode::OK, "{scheme}");
+    }
+    let request = gw
+        .get("/api/profile")
+        .header("authorization", format!("Basic {token}"));
+    let (status, _) = error_answer(request).await;
+    assert_eq!(
+        status,
+        StatusCode::UNAUTHORIZED,
+        "another scheme is no bearer"
+    );
+}
+
+#[tokio::test]
 async fn member_routes_refuse_missing_expired_foreign_and_revoked_tokens_with_401() {
     let gw = gateway().await;
     let foreign = TestKeys::new().member_token(MEMBER, "sid-1", 600);
