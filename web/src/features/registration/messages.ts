@@ -43,6 +43,7 @@ export const REGISTRATION_COPY = {
   doneText: (maskedEmail: string) =>
     `Te enviamos un correo a ${maskedEmail} para verificar tu dirección. ` +
     'Ábrelo para activar tu cuenta y luego inicia sesión.',
+  notReceived: '¿No te llegó el correo? Pide uno nuevo',
   cancelled: 'Cancelaste tu registro. Puedes comenzar de nuevo cuando quieras.',
   logIn: SHARED_MESSAGES.logIn,
   verifyTitle: 'Verifica tu correo electrónico',

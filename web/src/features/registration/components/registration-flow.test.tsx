@@ -293,6 +293,11 @@ describe('the whole registration', () => {
       'Te enviamos un correo a n***@correo.cl para verificar tu dirección. Ábrelo para activar tu cuenta y luego inicia sesión.',
     );
     expect(screen.getByRole('link', { name: 'Iniciar sesión' })).toHaveAttribute('href', '/login');
+    // A mail that never arrives is not a dead end: a new one is asked for on its own page.
+    expect(screen.getByRole('link', { name: '¿No te llegó el correo? Pide uno nuevo' })).toHaveAttribute(
+      'href',
+      '/registro/verificar-correo',
+    );
     expect(requests('/api/registration/complete')[0]?.body).toEqual({ password: PASSWORD, acceptTerms: true });
 
     expect(

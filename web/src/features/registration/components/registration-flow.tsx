@@ -135,6 +135,9 @@ function RegistrationDone({ maskedEmail, focusHeading }: { maskedEmail: string; 
       <Link to="/login" className="btn btn--primary btn--block">
         {M.logIn}
       </Link>
+      <div className="login-step__links">
+        <Link to="/registro/verificar-correo">{M.notReceived}</Link>
+      </div>
     </section>
   );
 }
