@@ -10,6 +10,8 @@ export const ACCOUNT_COPY = {
   balanceNote: 'Úsalo como dinero en tus compras en Lider.',
   balanceUpdated: (when: string) => ` Actualizado al ${when}.`,
   balanceFailed: 'No pudimos cargar tu saldo. Intenta de nuevo más tarde.',
+  /** After joining in place, above the new account's balance. */
+  joined: '¡Ya eres parte de Mi Club! Desde hoy acumulas saldo en cada compra.',
   noAccount: SHARED_MESSAGES.noAccount,
   retry: SHARED_MESSAGES.retry,
 } as const;

@@ -85,6 +85,11 @@ describe('joining from the without-account state', { timeout: 30_000 }, () => {
     expect(await screen.findByTestId('balance-amount', {}, WAIT)).toHaveTextContent('$0');
     expect(screen.queryByRole('form', { name: 'Únete a Mi Club' })).not.toBeInTheDocument();
     expect(screen.queryByText('Aún no tienes una cuenta Mi Club.')).not.toBeInTheDocument();
+    // The button pressed is gone: focus and the screen reader go to the new balance.
+    expect(screen.getByRole('status')).toHaveTextContent(
+      '¡Ya eres parte de Mi Club! Desde hoy acumulas saldo en cada compra.',
+    );
+    await waitFor(() => expect(screen.getByRole('heading', { level: 2, name: 'Tu saldo Mi Club' })).toHaveFocus());
     const posts = sentTo('/api/account', 'POST');
     expect(posts).toHaveLength(1);
     // Only the decision: the member is the session's, never the body's.

@@ -29,7 +29,8 @@ function documentOf(member: MemberData): string {
   return member.documentType === 'RUT' ? formatRut(member.documentNumber) : member.documentNumber;
 }
 
-export function JoinClub() {
+/** `onJoined`: the account is open (its balance is already in the query). */
+export function JoinClub({ onJoined }: { onJoined?: () => void }) {
   const { isConfirmed } = useSession();
   const memberData = useMemberData({ enabled: isConfirmed });
   const openAccount = useOpenAccount();
@@ -56,6 +57,7 @@ export function JoinClub() {
       onSuccess: (account) => {
         track('terminos_y_condiciones_aceptado', { version: account.termsVersion });
         track('union_club_exitosa', { cuenta_nueva: account.opened });
+        onJoined?.();
       },
       onError: (error) => {
         track('union_club_fallida', { codigo_error: errorCodeOf(error) });
