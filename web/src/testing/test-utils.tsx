@@ -22,6 +22,7 @@ export function createTestQueryClient(): QueryClient {
 
 let currentPath = '/';
 let currentSearch = '';
+let shownUrls: string[] = [];
 
 function LocationProbe() {
   const { pathname, search } = useLocation();
@@ -29,6 +30,7 @@ function LocationProbe() {
   useLayoutEffect(() => {
     currentPath = pathname;
     currentSearch = search;
+    shownUrls.push(pathname + search);
   }, [pathname, search]);
   return null;
 }
@@ -43,6 +45,11 @@ export function currentUrl(): string {
   return currentPath + currentSearch;
 }
 
+/** Every address the router showed since `renderApp`, in order, redirects included. */
+export function shownLocations(): readonly string[] {
+  return shownUrls;
+}
+
 /** The entry `label` of the account menu (a link to its section). */
 export function accountMenuLink(label: string): HTMLElement {
   return within(screen.getByRole('navigation', { name: 'Menú de mi cuenta' })).getByRole('link', { name: label });
@@ -51,6 +58,7 @@ export function accountMenuLink(label: string): HTMLElement {
 /** Renders the whole app at `path`, as a first load: the session is read from cookies/storage. */
 export function renderApp(path: string, options: { queryClient?: QueryClient } = {}) {
   restoreSession();
+  shownUrls = [];
   const queryClient = options.queryClient ?? createTestQueryClient();
   const user = userEvent.setup();
   // Like index.html: the app lives in #root, which the login modal makes inert while open.
