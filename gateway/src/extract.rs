@@ -9,13 +9,12 @@ use axum::extract::rejection::{JsonRejection, PathRejection};
 use axum::extract::{ConnectInfo, FromRequest, FromRequestParts, Request};
 use axum::http::HeaderMap;
 use axum::http::request::Parts;
-use axum_extra::extract::CookieJar;
 use miclub_platform::error::ErrorCode;
 use miclub_platform::member::MemberId;
 use miclub_platform::tokens;
 use serde::de::DeserializeOwned;
 
-use crate::cookies::SESSION_COOKIE;
+use crate::cookies::{SESSION_COOKIE, request_cookie};
 use crate::error::ApiError;
 use crate::state::AppState;
 
@@ -193,10 +192,5 @@ impl FromRequestParts<AppState> for MemberToken {
 pub fn bearer_or_cookie(headers: &HeaderMap) -> Option<String> {
     tokens::bearer_of_headers(headers)
         .map(str::to_owned)
-        .or_else(|| {
-            CookieJar::from_headers(headers)
-                .get(SESSION_COOKIE)
-                .map(|c| c.value().to_owned())
-                .filter(|t| !t.is_empty())
-        })
+        .or_else(|| request_cookie(headers, SESSION_COOKIE).filter(|t| !t.is_empty()))
 }
