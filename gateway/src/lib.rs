@@ -286,9 +286,11 @@ pub fn router(
                 "http.request",
                 otel.name = %format_args!("{} {}", request.method(), route),
                 otel.kind = "server",
-                http.method = %request.method(),
-                http.route = %route,
-                request_id = %request_id,
+                // Strings as `&str`: recorded as they are, where `%` formats each one anew for
+                // the JSON log's span fields and again for the trace's attributes.
+                http.method = request.method().as_str(),
+                http.route = route,
+                request_id = request_id,
             );
             set_parent(&span, request.headers());
             span

@@ -488,7 +488,7 @@ impl tonic::service::Interceptor for PropagateTrace {
 pub fn grpc_server_span(request: &http::Request<()>) -> tracing::Span {
     let span = tracing::info_span!(
         "grpc.server",
-        otel.name = %request.uri().path(),
+        otel.name = request.uri().path(),
         otel.kind = "server",
         rpc.system = "grpc",
     );
