@@ -24,12 +24,16 @@ use opentelemetry_sdk::propagation::TraceContextPropagator;
 use serde::Deserialize;
 use tracing::Subscriber;
 use tracing_opentelemetry::OpenTelemetrySpanExt;
-use tracing_subscriber::fmt::format::{JsonFields, Writer};
+use tracing_subscriber::fmt::format::Writer;
 use tracing_subscriber::fmt::{FmtContext, FormatEvent, FormatFields, MakeWriter};
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::registry::LookupSpan;
 use tracing_subscriber::util::SubscriberInitExt;
 use tracing_subscriber::{EnvFilter, Layer};
+
+use self::span_fields::JsonSpanFields;
+
+mod span_fields;
 
 /// What a test needs to collect spans in memory ([`init_with_provider`] with a provider whose
 /// simple exporter is an [`InMemorySpanExporter`]) without depending on the SDK itself.
@@ -184,7 +188,7 @@ where
             .with_current_span(true)
             .with_span_list(false);
         tracing_subscriber::fmt::layer()
-            .fmt_fields(JsonFields::new())
+            .fmt_fields(JsonSpanFields)
             .event_format(WithTraceIds(format))
             .with_writer(writer)
             .boxed()
