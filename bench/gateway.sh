@@ -41,6 +41,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/services.sh
+source bench/lib/release-example.sh
 
 rounds="${BENCH_ROUNDS:-3}"
 seconds="${BENCH_SECONDS:-10}"
@@ -56,13 +57,7 @@ growth="${BENCH_GROWTH-10 50 200}"
 command -v wrk >/dev/null || apt_install wrk
 command -v nginx >/dev/null || apt_install nginx-light
 
-if [ -n "${BENCH_BIN:-}" ]; then
-  bin="$BENCH_BIN"
-else
-  cargo build --release --locked -q -p miclub-standalone --example bench_gateway
-  target="$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')"
-  bin="$target/release/examples/bench_gateway"
-fi
+bin="$(release_example miclub-standalone bench_gateway)"
 clock_ticks="$(getconf CLK_TCK)"
 
 work="$(mktemp -d /tmp/miclub-bench-gateway.XXXXXX)"

@@ -27,6 +27,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/services.sh
+source bench/lib/release-example.sh
 
 requests="${BENCH_REQUESTS:-2000}"
 connections="${BENCH_CONNECTIONS:-10}"
@@ -38,13 +39,7 @@ top="${BENCH_TOP:-25}"
 command -v valgrind >/dev/null || apt_install valgrind
 command -v ab >/dev/null || apt_install apache2-utils
 
-if [ -n "${BENCH_BIN:-}" ]; then
-  bin="$BENCH_BIN"
-else
-  cargo build --release --locked -q -p miclub-standalone --example bench_gateway
-  target="$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')"
-  bin="$target/release/examples/bench_gateway"
-fi
+bin="$(release_example miclub-standalone bench_gateway)"
 
 work="$(mktemp -d /tmp/miclub-bench-instructions.XXXXXX)"
 pid=""
