@@ -42,6 +42,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/services.sh
 source bench/lib/release-example.sh
+source bench/lib/portal-stores.sh
 
 rounds="${BENCH_ROUNDS:-3}"
 seconds="${BENCH_SECONDS:-10}"
@@ -49,6 +50,7 @@ warmup="${BENCH_WARMUP_SECONDS:-3}"
 connections="${BENCH_CONNECTIONS:-50}"
 threads="${BENCH_WRK_THREADS:-1}"
 server="${BENCH_POSTGRES_URL:-postgres://postgres@127.0.0.1:5432/postgres}"
+portal_db_prefix=miclub_bench_gateway
 redis="${BENCH_REDIS_URL:-redis://127.0.0.1:6379/15}"
 port="${BENCH_PORT:-18480}"
 configs=(bare nginx hop full hop+pg uncached)
@@ -66,14 +68,8 @@ cleanup() {
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
   wait 2>/dev/null || true
   if [ -f "$work/nginx.pid" ]; then kill "$(cat "$work/nginx.pid")" 2>/dev/null || true; fi
-  drop_databases
+  drop_portal_databases
   rm -rf "$work"
-}
-db_url() { echo "${server%/*}/$1"; }
-drop_databases() {
-  for db in miclub_bench_gateway_auth miclub_bench_gateway_accounts; do
-    psql -q "$server" -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1 || true
-  done
 }
 trap cleanup EXIT
 
@@ -142,14 +138,10 @@ stop() { # pid
 portal() { # name [VAR=value…]
   local name="$1"
   shift
-  drop_databases
-  for db in miclub_bench_gateway_auth miclub_bench_gateway_accounts; do
-    psql -q "$server" -c "CREATE DATABASE $db" >/dev/null
-  done
-  redis-cli -u "$redis" --scan --pattern 'bench:*' | xargs -r redis-cli -u "$redis" del >/dev/null
+  fresh_portal_stores
   rm -f "$work/session"
-  env "$@" BENCH_AUTH_DB="$(db_url miclub_bench_gateway_auth)" \
-    BENCH_ACCOUNTS_DB="$(db_url miclub_bench_gateway_accounts)" BENCH_REDIS_URL="$redis" \
+  env "$@" BENCH_AUTH_DB="$(portal_db_url auth)" \
+    BENCH_ACCOUNTS_DB="$(portal_db_url accounts)" BENCH_REDIS_URL="$redis" \
     "$bin" full "$((port + 3))" "$work/session" >"$work/$name.log" 2>"$work/$name.err" &
   local pid=$!
   pids+=("$pid")
@@ -222,7 +214,7 @@ for round in $(seq 1 "$rounds"); do
 
   # the hop plus one balance read, on the accounts database full created and seeded (the next
   # portal run drops it)
-  BENCH_ACCOUNTS_DB="$(db_url miclub_bench_gateway_accounts)" \
+  BENCH_ACCOUNTS_DB="$(portal_db_url accounts)" \
     "$bin" pg "$((port + 4))" >"$work/hop+pg.log" 2>&1 &
   pg_pid=$!
   pids+=("$pg_pid")
@@ -239,7 +231,7 @@ done
 # hop's cost it bounds full / hop from above, whatever the portal itself does.
 read_alone=""
 if command -v pgbench >/dev/null; then
-  accounts_db="$(db_url miclub_bench_gateway_accounts)"
+  accounts_db="$(portal_db_url accounts)"
   member="$(psql -At "$accounts_db" -c "SELECT member_id FROM club_accounts ORDER BY member_id LIMIT 1")"
   echo "SELECT balance, updated_at FROM club_accounts WHERE member_id = '$member';" >"$work/read.sql"
   before="$(cpu_jiffies)"

@@ -28,10 +28,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/services.sh
 source bench/lib/release-example.sh
+source bench/lib/portal-stores.sh
 
 requests="${BENCH_REQUESTS:-2000}"
 connections="${BENCH_CONNECTIONS:-10}"
 server="${BENCH_POSTGRES_URL:-postgres://postgres@127.0.0.1:5432/postgres}"
+portal_db_prefix=miclub_bench_instructions
 redis="${BENCH_REDIS_URL:-redis://127.0.0.1:6379/15}"
 port="${BENCH_PORT:-18580}"
 top="${BENCH_TOP:-25}"
@@ -46,14 +48,8 @@ pid=""
 cleanup() {
   [ -n "$pid" ] && kill "$pid" 2>/dev/null || true
   wait 2>/dev/null || true
-  drop_databases
+  drop_portal_databases
   [ -n "${BENCH_KEEP:-}" ] && echo "kept $work" >&2 || rm -rf "$work"
-}
-db_url() { echo "${server%/*}/$1"; }
-drop_databases() {
-  for db in miclub_bench_instructions_auth miclub_bench_instructions_accounts; do
-    psql -q "$server" -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1 || true
-  done
 }
 trap cleanup EXIT
 
@@ -97,16 +93,12 @@ per_request() { # name
   cat "$work/$1".callgrind* | awk -v n="$requests" '/^(summary|totals):/ { s += $2 } END { printf "%.0f", s / n }'
 }
 
-drop_databases
-for db in miclub_bench_instructions_auth miclub_bench_instructions_accounts; do
-  psql -q "$server" -c "CREATE DATABASE $db" >/dev/null
-done
-redis-cli -u "$redis" --scan --pattern 'bench:*' | xargs -r redis-cli -u "$redis" del >/dev/null
+fresh_portal_stores
 
 echo "callgrind: $requests requests counted after 500 of warm-up, $connections keep-alive connections (ab)"
 
-BENCH_AUTH_DB="$(db_url miclub_bench_instructions_auth)" \
-  BENCH_ACCOUNTS_DB="$(db_url miclub_bench_instructions_accounts)" BENCH_REDIS_URL="$redis" \
+BENCH_AUTH_DB="$(portal_db_url auth)" \
+  BENCH_ACCOUNTS_DB="$(portal_db_url accounts)" BENCH_REDIS_URL="$redis" \
   start full full "$port" "$work/session"
 for _ in $(seq 1 2400); do
   [ -s "$work/session" ] && break
@@ -115,7 +107,7 @@ for _ in $(seq 1 2400); do
 done
 count full "http://127.0.0.1:$port/api/balance" -H "Cookie: $(cat "$work/session")"
 
-BENCH_ACCOUNTS_DB="$(db_url miclub_bench_instructions_accounts)" start hop+pg pg "$((port + 1))"
+BENCH_ACCOUNTS_DB="$(portal_db_url accounts)" start hop+pg pg "$((port + 1))"
 count hop+pg "http://127.0.0.1:$((port + 1))/api/balance"
 
 full="$(per_request full)"
