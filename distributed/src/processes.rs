@@ -2,13 +2,19 @@
 //! plan gives (as a container gets only its manifest's), logging to a file, and stopped as the
 //! kubelet stops a pod: SIGTERM to the group, then SIGKILL after a grace period. A dropped
 //! [`Child`] is killed (tokio's kill_on_drop), so children never outlive the tool's normal exit.
+//!
+//! A group is signalled only while its leader is unreaped. An ended leader stays a zombie
+//! until [`Child::stop`] or [`Child::wait`] collects it, and the zombie keeps its pid, which is
+//! the group's id, from being handed out again. With `pid_max` at 32768 (these machines), a
+//! signal to a reaped leader's group could otherwise land on a stranger's group: another test's
+//! mail catcher or service, which then takes its whole topology down.
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
 use anyhow::Context;
-use rustix::process::{Pid, Signal, kill_process_group};
+use rustix::process::{Pid, Signal, WaitId, WaitIdOptions, kill_process_group, waitid};
 use tokio::process::Command;
 
 use crate::plan::ProcessPlan;
@@ -20,6 +26,8 @@ pub struct Child {
     pub log: PathBuf,
     inner: tokio::process::Child,
     pid: Option<Pid>,
+    /// Set once the leader is collected: its group's id may then belong to anyone.
+    reaped: bool,
 }
 
 impl Child {
@@ -47,6 +55,7 @@ impl Child {
             log: log.to_owned(),
             inner,
             pid,
+            reaped: false,
         })
     }
 
@@ -59,45 +68,63 @@ impl Child {
         self.pid.map(|p| p.as_raw_nonzero().get() as u32)
     }
 
-    /// The exit status if the process has ended.
+    /// The exit status if the process has ended. The leader is left unreaped (see the module
+    /// header), so its group can still be signalled safely.
     pub fn exited(&mut self) -> Option<std::process::ExitStatus> {
-        self.inner.try_wait().ok().flatten()
+        if self.reaped {
+            return self.inner.try_wait().ok().flatten();
+        }
+        let pid = self.pid?;
+        let options = WaitIdOptions::EXITED | WaitIdOptions::NOHANG | WaitIdOptions::NOWAIT;
+        let status = waitid(WaitId::Pid(pid), options).ok().flatten()?;
+        Some(wait_status(&status))
     }
 
+    /// Waits for the process to end by itself, and collects it.
     pub async fn wait(&mut self) -> anyhow::Result<std::process::ExitStatus> {
-        Ok(self.inner.wait().await?)
+        let status = self.inner.wait().await?;
+        self.reaped = true;
+        Ok(status)
     }
 
     /// SIGTERM to the process group.
     pub fn terminate(&self) {
-        if let Some(pid) = self.pid {
-            let _ = kill_process_group(pid, Signal::TERM);
-        }
+        self.signal_group(Signal::TERM);
     }
 
     /// SIGKILL to the process group.
     pub fn kill(&self) {
-        if let Some(pid) = self.pid {
-            let _ = kill_process_group(pid, Signal::KILL);
+        self.signal_group(Signal::KILL);
+    }
+
+    /// Signals the group while its leader is unreaped; false when nothing was sent.
+    fn signal_group(&self, signal: Signal) -> bool {
+        match self.pid {
+            Some(pid) if !self.reaped => kill_process_group(pid, signal).is_ok(),
+            _ => false,
         }
     }
 
-    /// SIGTERM, then SIGKILL if it has not ended within `grace`.
+    /// SIGTERM, then SIGKILL if it has not ended within `grace`; whatever else is left in its
+    /// group is killed before the leader is collected.
     pub async fn stop(&mut self, grace: Duration) {
-        if self.exited().is_some() {
-            self.kill();
+        if self.reaped {
             return;
         }
-        self.terminate();
-        if tokio::time::timeout(grace, self.inner.wait())
-            .await
-            .is_err()
-        {
-            tracing::warn!(process = %self.name, "did not stop within the grace period, killed");
+        if self.exited().is_none() {
+            self.terminate();
+            let deadline = tokio::time::Instant::now() + grace;
+            while self.exited().is_none() {
+                if tokio::time::Instant::now() >= deadline {
+                    tracing::warn!(process = %self.name, "did not stop within the grace period, killed");
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
         }
-        // Whatever else is left in its group.
         self.kill();
         let _ = self.inner.wait().await;
+        self.reaped = true;
     }
 
     /// The last lines of its log, for an error message.
@@ -108,9 +135,21 @@ impl Child {
 
 impl Drop for Child {
     fn drop(&mut self) {
-        // kill_on_drop kills the leader; its group may hold more.
+        // kill_on_drop kills the leader and reaps it later; its group may hold more.
         self.kill();
     }
+}
+
+/// The `waitid` status in the shape `wait` gives (`ExitStatus` displays either).
+fn wait_status(status: &rustix::process::WaitIdStatus) -> std::process::ExitStatus {
+    use std::os::unix::process::ExitStatusExt;
+    let raw = match (status.exit_status(), status.terminating_signal()) {
+        (Some(code), _) => (code & 0xff) << 8,
+        (None, Some(signal)) if status.dumped() => signal | 0x80,
+        (None, Some(signal)) => signal,
+        (None, None) => 0,
+    };
+    std::process::ExitStatus::from_raw(raw)
 }
 
 /// The command for `plan`: its binary, arguments, working folder and nothing but its
@@ -138,4 +177,73 @@ pub fn tail(path: &Path, lines: usize) -> String {
     let text = std::fs::read_to_string(path).unwrap_or_default();
     let all: Vec<&str> = text.lines().collect();
     all[all.len().saturating_sub(lines)..].join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shell(script: &str, dir: &Path) -> Child {
+        let mut command = Command::new("sh");
+        command.args(["-c", script]);
+        Child::spawn("sh", command, &dir.join("sh.log")).unwrap()
+    }
+
+    fn proc_state(pid: u32) -> Option<char> {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        // "pid (comm) S ...": the state follows the last parenthesis.
+        stat.rsplit_once(") ")?.1.chars().next()
+    }
+
+    async fn ended(child: &mut Child) -> std::process::ExitStatus {
+        for _ in 0..500 {
+            if let Some(status) = child.exited() {
+                return status;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        panic!("the child never ended");
+    }
+
+    #[tokio::test]
+    async fn a_child_that_ended_stays_a_zombie_so_its_group_id_cannot_be_handed_out_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut child = shell("exit 3", dir.path());
+        let status = ended(&mut child).await;
+        assert_eq!(status.code(), Some(3));
+        // Asked again, the same answer: looking did not collect it.
+        assert_eq!(child.exited().map(|s| s.code()), Some(Some(3)));
+        let pid = child.pid().unwrap();
+        assert_eq!(proc_state(pid), Some('Z'));
+        assert!(child.signal_group(Signal::KILL), "the group is still ours");
+
+        child.stop(Duration::from_secs(5)).await;
+        assert_eq!(proc_state(pid), None, "stop collects it");
+        assert!(
+            !child.signal_group(Signal::KILL),
+            "a collected leader's group id may be anyone's: nothing is sent to it"
+        );
+    }
+
+    #[tokio::test]
+    async fn stop_ends_a_running_child_with_sigterm_and_collects_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut child = shell("exec sleep 30", dir.path());
+        let pid = child.pid().unwrap();
+        assert!(child.exited().is_none());
+        child.stop(Duration::from_secs(5)).await;
+        let status = child.exited().expect("stopped");
+        assert_eq!(status.to_string(), "signal: 15 (SIGTERM)");
+        assert_eq!(proc_state(pid), None);
+        assert!(!child.signal_group(Signal::TERM));
+    }
+
+    #[tokio::test]
+    async fn a_job_collected_by_wait_is_never_signalled_afterwards() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut child = shell("exit 0", dir.path());
+        assert!(child.wait().await.unwrap().success());
+        assert!(!child.signal_group(Signal::KILL));
+        assert!(child.exited().unwrap().success());
+    }
 }

@@ -47,6 +47,11 @@ impl Drop for TempDir {
 
 impl Drop for Portal {
     fn drop(&mut self) {
+        if distributed() && std::thread::panicking() {
+            // The state folder goes with the portal: a failed test shows what the topology
+            // said (a process that exited stops the rest) and how each log ended.
+            print_topology_logs(&self._data.0);
+        }
         if distributed() {
             // SIGTERM: miclub-distributed stops its processes and drops this run's databases.
             let _ = Command::new("kill")
@@ -62,6 +67,29 @@ impl Drop for Portal {
         }
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+/// `miclub-distributed`'s own output, then the last lines of every process log under `dir`.
+fn print_topology_logs(dir: &std::path::Path) {
+    const TAIL: usize = 40;
+    let topology = std::fs::read_to_string(dir.join("miclub-distributed.log")).unwrap_or_default();
+    eprintln!("--- miclub-distributed.log\n{topology}");
+    let mut logs: Vec<PathBuf> = std::fs::read_dir(dir.join("logs"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|entry| entry.path())
+        .collect();
+    logs.sort();
+    for log in logs {
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        let lines: Vec<&str> = text.lines().collect();
+        eprintln!(
+            "--- {} (last {TAIL} lines)\n{}",
+            log.display(),
+            lines[lines.len().saturating_sub(TAIL)..].join("\n")
+        );
     }
 }
 
