@@ -14,7 +14,8 @@
 //!   override any of them, e.g. `APP_EPHEMERAL__CLIENT_CACHE=false`), production's logging
 //!   (JSON lines at `info` on stdout, which the script sends to a file). Ana logs in with her
 //!   password and the code from the dev mailbox; her session cookie is written to `TOKEN_FILE`
-//!   for `wrk`. The token is checked by the gateway and again by accounts, and the balance is
+//!   for `wrk` (`__Host-mc_session` with `APP_GATEWAY__SECURE_COOKIES=true`, production's
+//!   cookies over TLS). The token is checked by the gateway and again by accounts, and the balance is
 //!   read from PostgreSQL.
 //!
 //! nginx is started by the script in front of `bare`; `uncached` is `full` with
@@ -43,6 +44,8 @@ use tonic::transport::Channel;
 
 #[path = "common/login.rs"]
 mod common;
+#[path = "common/loopback_jar.rs"]
+mod loopback_jar;
 
 // The portal's allocator (see `src/main.rs`), in every configuration alike.
 #[global_allocator]
@@ -275,14 +278,17 @@ async fn full(port: u16, token_file: &str) -> anyhow::Result<()> {
     let (_stop, shutdown) = shutdown::channel();
     let running = miclub_standalone::start(&config, shutdown).await?;
     let base = format!("http://127.0.0.1:{}", running.gateway_port);
-    let browser = reqwest::Client::builder().cookie_store(true).build()?;
+    // The loopback jar keeps production's `__Host-` cookies (`APP_GATEWAY__SECURE_COOKIES`).
+    let browser = reqwest::Client::builder()
+        .cookie_provider(std::sync::Arc::new(loopback_jar::LoopbackJar::default()))
+        .build()?;
     let validated = common::log_in_ana(&browser, &base, &running.mailbox).await?;
     let session = validated
         .headers()
         .get_all(header::SET_COOKIE)
         .iter()
         .filter_map(|v| v.to_str().ok())
-        .find(|v| v.starts_with("mc_session="))
+        .find(|v| v.starts_with("mc_session=") || v.starts_with("__Host-mc_session="))
         .and_then(|v| v.split(';').next())
         .ok_or_else(|| anyhow::anyhow!("no session cookie after the code step"))?
         .to_owned();

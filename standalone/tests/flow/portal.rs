@@ -18,6 +18,10 @@ use miclub_platform::tls::InternalTlsSettings;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
+#[path = "../../examples/common/loopback_jar.rs"]
+mod loopback_jar;
+use loopback_jar::LoopbackJar;
+
 /// Whether this run tests the distributed topology.
 pub fn distributed() -> bool {
     std::env::var("MICLUB_TOPOLOGY").as_deref() == Ok("distributed")
@@ -410,33 +414,5 @@ impl MailSource {
                 })
                 .collect(),
         }
-    }
-}
-
-/// reqwest's cookie jar, with loopback treated as a secure origin as browsers treat it: the
-/// production gateway's `Secure`, `__Host-` cookies are kept and sent back over
-/// `http://127.0.0.1`, as Chromium does.
-#[derive(Default)]
-struct LoopbackJar(reqwest::cookie::Jar);
-
-fn as_secure(url: &reqwest::Url) -> reqwest::Url {
-    let mut secure = url.clone();
-    if secure.scheme() == "http" && matches!(secure.host_str(), Some("127.0.0.1" | "localhost")) {
-        let _ = secure.set_scheme("https");
-    }
-    secure
-}
-
-impl reqwest::cookie::CookieStore for LoopbackJar {
-    fn set_cookies(
-        &self,
-        cookie_headers: &mut dyn Iterator<Item = &reqwest::header::HeaderValue>,
-        url: &reqwest::Url,
-    ) {
-        self.0.set_cookies(cookie_headers, &as_secure(url));
-    }
-
-    fn cookies(&self, url: &reqwest::Url) -> Option<reqwest::header::HeaderValue> {
-        self.0.cookies(&as_secure(url))
     }
 }
