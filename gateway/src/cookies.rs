@@ -246,39 +246,52 @@ pub async fn normalise_request(
     next.run(request).await
 }
 
+/// Builds the new header in one string, moved into the `HeaderValue` without another copy:
+/// production sends the member's JWT through here on every request, and a `String` per cookie,
+/// a join and `HeaderValue::from_str` copied it three times (about 3,700 instructions of a
+/// balance request, `APP_GATEWAY__SECURE_COOKIES=true bench/instructions.sh`).
 fn rewrite_cookie_header(headers: &mut axum::http::HeaderMap) {
     use axum::http::{HeaderValue, header};
-    if !headers.contains_key(header::COOKIE) {
+    let values = headers.get_all(header::COOKIE);
+    let mut values = values.iter().peekable();
+    if values.peek().is_none() {
         return;
     }
-    let pairs: Vec<String> = headers
+    let capacity = headers
         .get_all(header::COOKIE)
         .iter()
+        .map(|v| v.len() + 2)
+        .sum();
+    let mut rewritten = String::with_capacity(capacity);
+    let pairs = values
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(';'))
         .map(str::trim)
-        .filter(|p| !p.is_empty())
-        .filter_map(|pair| {
-            let name = pair.split_once('=').map_or(pair, |(n, _)| n).trim();
-            if CREDENTIAL_COOKIES.contains(&name) {
-                tracing::debug!(cookie = name, "unprefixed credential cookie ignored");
-                return None;
-            }
-            match pair.strip_prefix(HOST_PREFIX) {
-                Some(bare)
-                    if CREDENTIAL_COOKIES
-                        .contains(&bare.split_once('=').map_or(bare, |(n, _)| n)) =>
-                {
-                    Some(bare.to_owned())
-                }
-                _ => Some(pair.to_owned()),
-            }
-        })
-        .collect();
+        .filter(|p| !p.is_empty());
+    for pair in pairs {
+        let name = cookie_name(pair);
+        if CREDENTIAL_COOKIES.contains(&name) {
+            tracing::debug!(cookie = name, "unprefixed credential cookie ignored");
+            continue;
+        }
+        let kept = match pair.strip_prefix(HOST_PREFIX) {
+            Some(bare) if CREDENTIAL_COOKIES.contains(&cookie_name(bare)) => bare,
+            _ => pair,
+        };
+        if !rewritten.is_empty() {
+            rewritten.push_str("; ");
+        }
+        rewritten.push_str(kept);
+    }
     headers.remove(header::COOKIE);
-    if let Ok(value) = HeaderValue::from_str(&pairs.join("; ")) {
+    if let Ok(value) = HeaderValue::try_from(rewritten) {
         headers.insert(header::COOKIE, value);
     }
+}
+
+/// The name of a `name=value` pair, trimmed (the whole pair when it has no `=`).
+fn cookie_name(pair: &str) -> &str {
+    pair.split_once('=').map_or(pair, |(name, _)| name).trim()
 }
 
 #[cfg(test)]
@@ -299,6 +312,30 @@ mod tests {
             headers["cookie"],
             "mc_session=real; is-logged=true; __Host-other=x"
         );
+    }
+
+    #[test]
+    fn cookies_over_several_headers_become_one_header_in_order_with_the_same_rules() {
+        let mut headers = axum::http::HeaderMap::new();
+        headers.append("cookie", " a=1 ;; __Host-mc_refresh=r".parse().unwrap());
+        headers.append("cookie", "mc_refresh=planted".parse().unwrap());
+        headers.append(
+            "cookie",
+            axum::http::HeaderValue::from_bytes(b"b=\xff").unwrap(),
+        );
+        headers.append("cookie", "__Host-mc_session =t; c".parse().unwrap());
+        rewrite_cookie_header(&mut headers);
+        assert_eq!(headers.get_all("cookie").iter().count(), 1);
+        assert_eq!(headers["cookie"], "a=1; mc_refresh=r; mc_session =t; c");
+
+        let mut only_planted = axum::http::HeaderMap::new();
+        only_planted.insert("cookie", "mc_session=planted".parse().unwrap());
+        rewrite_cookie_header(&mut only_planted);
+        assert_eq!(only_planted["cookie"], "");
+
+        let mut none = axum::http::HeaderMap::new();
+        rewrite_cookie_header(&mut none);
+        assert!(none.is_empty());
     }
 
     #[test]
