@@ -238,7 +238,7 @@ impl RedisStore {
     }
 
     fn key(&self, key: &str) -> String {
-        format!("{}{}", self.prefix, key)
+        [self.prefix.as_str(), key].concat()
     }
 
     /// Runs a command that changes a key. With client-side caching, Redis sends this
