@@ -18,9 +18,7 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
-use opentelemetry::propagation::{Extractor, Injector, TextMapPropagator};
 use opentelemetry::trace::{TraceContextExt, TracerProvider as _};
-use opentelemetry_sdk::propagation::TraceContextPropagator;
 use serde::Deserialize;
 use tracing::Subscriber;
 use tracing_opentelemetry::OpenTelemetrySpanExt;
@@ -33,7 +31,10 @@ use tracing_subscriber::{EnvFilter, Layer};
 
 use self::span_fields::JsonSpanFields;
 
+mod propagation;
 mod span_fields;
+
+pub use self::propagation::{PropagateTrace, extract_context, inject_current};
 
 /// What a test needs to collect spans in memory ([`init_with_provider`] with a provider whose
 /// simple exporter is an [`InMemorySpanExporter`]) without depending on the SDK itself.
@@ -142,7 +143,9 @@ fn install(
     recorded: bool,
 ) -> anyhow::Result<TelemetryGuard> {
     SPANS_RECORDED.store(recorded, Ordering::Relaxed);
-    opentelemetry::global::set_text_map_propagator(TraceContextPropagator::new());
+    opentelemetry::global::set_text_map_propagator(
+        opentelemetry_sdk::propagation::TraceContextPropagator::new(),
+    );
     opentelemetry::global::set_tracer_provider(provider.clone());
     metrics_handle();
     let filter =
@@ -436,56 +439,6 @@ pub fn record_grpc_call(method: &str, code: tonic::Code, elapsed: Duration) {
                 duration: metrics::histogram!("grpc_server_call_duration_seconds", &labels),
             }
         });
-}
-
-struct MetadataInjector<'a>(&'a mut tonic::metadata::MetadataMap);
-
-impl Injector for MetadataInjector<'_> {
-    fn set(&mut self, key: &str, value: String) {
-        if let (Ok(key), Ok(value)) = (
-            tonic::metadata::MetadataKey::from_bytes(key.as_bytes()),
-            tonic::metadata::MetadataValue::try_from(value.as_str()),
-        ) {
-            self.0.insert(key, value);
-        }
-    }
-}
-
-struct HeaderExtractor<'a>(&'a http::HeaderMap);
-
-impl Extractor for HeaderExtractor<'_> {
-    fn get(&self, key: &str) -> Option<&str> {
-        self.0.get(key).and_then(|v| v.to_str().ok())
-    }
-
-    fn keys(&self) -> Vec<&str> {
-        self.0.keys().map(|k| k.as_str()).collect()
-    }
-}
-
-/// The trace context carried by incoming HTTP or gRPC headers.
-pub fn extract_context(headers: &http::HeaderMap) -> opentelemetry::Context {
-    TraceContextPropagator::new().extract(&HeaderExtractor(headers))
-}
-
-/// Writes the current span's trace context into outgoing gRPC metadata.
-pub fn inject_current(metadata: &mut tonic::metadata::MetadataMap) {
-    let context = tracing::Span::current().context();
-    TraceContextPropagator::new().inject_context(&context, &mut MetadataInjector(metadata));
-}
-
-/// Client interceptor that carries the caller's trace into every gRPC call.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct PropagateTrace;
-
-impl tonic::service::Interceptor for PropagateTrace {
-    fn call(
-        &mut self,
-        mut request: tonic::Request<()>,
-    ) -> Result<tonic::Request<()>, tonic::Status> {
-        inject_current(request.metadata_mut());
-        Ok(request)
-    }
 }
 
 /// The server span of one gRPC call, child of the caller's trace when it sent one.
