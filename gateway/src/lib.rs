@@ -282,9 +282,12 @@ pub fn router(
                 .get(REQUEST_ID)
                 .and_then(|v| v.to_str().ok())
                 .unwrap_or("");
+            // Concatenated, not formatted: `%format_args!` ran the formatting machinery once
+            // per layer (the JSON span fields and the trace's span name).
+            let name = [request.method().as_str(), " ", route].concat();
             let span = tracing::info_span!(
                 "http.request",
-                otel.name = %format_args!("{} {}", request.method(), route),
+                otel.name = name.as_str(),
                 otel.kind = "server",
                 // Strings as `&str`: recorded as they are, where `%` formats each one anew for
                 // the JSON log's span fields and again for the trace's attributes.
