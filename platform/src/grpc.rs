@@ -28,7 +28,7 @@ use crate::tls::InternalTls;
 
 pub mod retry;
 
-pub use retry::{RetryIdempotent, retry_idempotent, was_refused_unprocessed};
+pub use retry::{RetryIdempotent, is_transport_failure, retry_idempotent, was_refused_unprocessed};
 
 /// A channel whose calls carry the caller's trace context.
 pub type TracedChannel = InterceptedService<Channel, PropagateTrace>;

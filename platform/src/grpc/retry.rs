@@ -265,15 +265,23 @@ where
 
 /// Whether a failed attempt may be tried again: see [`retry_idempotent`].
 fn is_retryable(status: &tonic::Status) -> bool {
+    is_transport_failure(status) && !is_timeout(status)
+}
+
+/// Whether a call failed in the transport rather than being answered by the server: a
+/// `Unavailable` status (connection refused or reset), a `Cancelled` made here from a transport
+/// error (the connection closed before an answer; one a peer sends has no source), or a stream
+/// the server refused unprocessed ([`was_refused_unprocessed`], which tonic reports as
+/// `Internal`). A status the server sent, whatever its code, is not one. The rule the retry of
+/// idempotent calls starts from, and the one the drain and rolling-restart tests hold a
+/// service's restarts to.
+pub fn is_transport_failure(status: &tonic::Status) -> bool {
     if was_refused_unprocessed(status) {
         return true;
     }
     match status.code() {
         tonic::Code::Unavailable => true,
-        // A Cancelled sent by a peer has no source; one made here from a transport error has.
-        tonic::Code::Cancelled => {
-            std::error::Error::source(status).is_some() && !is_timeout(status)
-        }
+        tonic::Code::Cancelled => std::error::Error::source(status).is_some(),
         _ => false,
     }
 }

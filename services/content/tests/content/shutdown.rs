@@ -158,27 +158,6 @@ fn ready_port(line: &str) -> Option<u16> {
     u16::try_from(event.get("port")?.as_u64()?).ok()
 }
 
-/// A failure of the connection rather than an answer of the server: UNAVAILABLE (connection
-/// refused or reset), the call tonic reports CANCELLED from its own transport when the
-/// connection closed (the server's GOAWAY) before the request went out, or a stream above the
-/// last one the GOAWAY named, which tonic reports as INTERNAL but HTTP/2 guarantees the server
-/// never processed (`was_refused_unprocessed`, which the gateway's channels send again). A status
-/// the server sent (INTERNAL, UNKNOWN, a CANCELLED of its own) carries no transport error as its
-/// source.
-fn is_connection_refusal(status: &tonic::Status) -> bool {
-    use std::error::Error as _;
-    if miclub_platform::grpc::was_refused_unprocessed(status) {
-        return true;
-    }
-    match status.code() {
-        tonic::Code::Unavailable => true,
-        tonic::Code::Cancelled => status
-            .source()
-            .is_some_and(|source| source.is::<tonic::transport::Error>()),
-        _ => false,
-    }
-}
-
 /// A client on a connection of its own, with a timeout so a hung call fails the test instead
 /// of stalling it.
 fn endpoint(url: &str) -> Endpoint {
@@ -490,7 +469,7 @@ async fn a_sigterm_under_steady_load_drains_without_failing_a_request_that_began
         .filter(|c| c.started >= signalled)
         .filter(|c| match &c.outcome {
             Outcome::Answered => false,
-            Outcome::Refused(status) => !is_connection_refusal(status),
+            Outcome::Refused(status) => !miclub_platform::grpc::is_transport_failure(status),
             Outcome::Wrong(_) => true,
         })
         .collect();
