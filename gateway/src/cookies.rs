@@ -3,9 +3,11 @@
 //!
 //! Over TLS (`gateway.secure_cookies`) every credential cookie is `Secure`, takes the `__Host-`
 //! prefix and so `Path=/` with no `Domain`: a sibling subdomain or a plain-http page can then
-//! neither set nor overwrite it (no session fixation by cookie tossing). Handlers keep using the
-//! bare names: [`normalise_request`] hands them the prefixed cookies under those names and
-//! drops unprefixed copies, which anyone could have planted.
+//! neither set nor overwrite it (no session fixation by cookie tossing). Handlers name cookies
+//! by their bare names and read them through the policy ([`CookiePolicy::value`],
+//! [`CookiePolicy::request_value`]), which then reads only the prefixed cookie: an unprefixed
+//! copy, which anyone could have planted, is never read. (The request's `Cookie` header used to
+//! be rewritten for the handlers instead, which copied and scanned it once more per request.)
 
 use axum_extra::extract::cookie::{Cookie, CookieJar, SameSite};
 
@@ -55,14 +57,33 @@ pub struct CookiePolicy {
     pub secure: bool,
 }
 
+/// [`CREDENTIAL_COOKIES`] with [`HOST_PREFIX`], in the same order.
+static PREFIXED: std::sync::LazyLock<[String; 5]> =
+    std::sync::LazyLock::new(|| CREDENTIAL_COOKIES.map(|name| format!("{HOST_PREFIX}{name}")));
+
 impl CookiePolicy {
     /// The name a credential cookie has in the browser.
-    pub fn browser_name(&self, name: &str) -> String {
-        if self.secure && CREDENTIAL_COOKIES.contains(&name) {
-            format!("{HOST_PREFIX}{name}")
-        } else {
-            name.to_owned()
+    pub fn browser_name<'a>(&self, name: &'a str) -> &'a str {
+        match CREDENTIAL_COOKIES
+            .iter()
+            .position(|credential| *credential == name)
+        {
+            Some(index) if self.secure => &PREFIXED[index],
+            _ => name,
         }
+    }
+
+    /// The value of the browser's cookie `name` (a bare name), when it is not empty.
+    pub fn value(&self, jar: &CookieJar, name: &str) -> Option<String> {
+        jar.get(self.browser_name(name))
+            .map(|cookie| cookie.value().to_owned())
+            .filter(|value| !value.is_empty())
+    }
+
+    /// [`Self::value`] read from the request's headers without building a jar: see
+    /// [`request_cookie`].
+    pub fn request_value(&self, headers: &axum::http::HeaderMap, name: &str) -> Option<String> {
+        request_cookie(headers, self.browser_name(name)).filter(|value| !value.is_empty())
     }
 
     fn build(
@@ -76,7 +97,7 @@ impl CookiePolicy {
     ) -> Cookie<'static> {
         // `__Host-` requires `Path=/`; without TLS the narrower paths still apply.
         let path = if self.secure { "/" } else { path };
-        Cookie::build((self.browser_name(name), value))
+        Cookie::build((self.browser_name(name).to_owned(), value))
             .path(path)
             .http_only(http_only)
             .secure(self.secure)
@@ -233,109 +254,63 @@ pub fn request_cookie(headers: &axum::http::HeaderMap, name: &str) -> Option<Str
     Some(found.value().to_owned())
 }
 
-/// Over TLS, the `Cookie` header as the handlers expect it: `__Host-mc_x` read as `mc_x`, and
-/// an unprefixed `mc_x` (planted by a subdomain or over http) ignored.
-pub async fn normalise_request(
-    axum::extract::State(policy): axum::extract::State<CookiePolicy>,
-    mut request: axum::extract::Request,
-    next: axum::middleware::Next,
-) -> axum::response::Response {
-    if policy.secure {
-        rewrite_cookie_header(request.headers_mut());
-    }
-    next.run(request).await
-}
-
-/// Builds the new header in one string, moved into the `HeaderValue` without another copy:
-/// production sends the member's JWT through here on every request, and a `String` per cookie,
-/// a join and `HeaderValue::from_str` copied it three times (about 3,700 instructions of a
-/// balance request, `APP_GATEWAY__SECURE_COOKIES=true bench/instructions.sh`).
-fn rewrite_cookie_header(headers: &mut axum::http::HeaderMap) {
-    use axum::http::{HeaderValue, header};
-    let values = headers.get_all(header::COOKIE);
-    let mut values = values.iter().peekable();
-    if values.peek().is_none() {
-        return;
-    }
-    let capacity = headers
-        .get_all(header::COOKIE)
-        .iter()
-        .map(|v| v.len() + 2)
-        .sum();
-    let mut rewritten = String::with_capacity(capacity);
-    let pairs = values
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .map(str::trim)
-        .filter(|p| !p.is_empty());
-    for pair in pairs {
-        let name = cookie_name(pair);
-        if CREDENTIAL_COOKIES.contains(&name) {
-            tracing::debug!(cookie = name, "unprefixed credential cookie ignored");
-            continue;
-        }
-        let kept = match pair.strip_prefix(HOST_PREFIX) {
-            Some(bare) if CREDENTIAL_COOKIES.contains(&cookie_name(bare)) => bare,
-            _ => pair,
-        };
-        if !rewritten.is_empty() {
-            rewritten.push_str("; ");
-        }
-        rewritten.push_str(kept);
-    }
-    headers.remove(header::COOKIE);
-    if let Ok(value) = HeaderValue::try_from(rewritten) {
-        headers.insert(header::COOKIE, value);
-    }
-}
-
-/// The name of a `name=value` pair, trimmed (the whole pair when it has no `=`).
-fn cookie_name(pair: &str) -> &str {
-    pair.split_once('=').map_or(pair, |(name, _)| name).trim()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn over_tls_only_prefixed_credential_cookies_reach_the_handlers() {
+    fn over_tls_only_prefixed_credential_cookies_are_read() {
         let mut headers = axum::http::HeaderMap::new();
-        headers.insert(
+        headers.append(
             "cookie",
-            "mc_session=planted; __Host-mc_session=real; is-logged=true; __Host-other=x"
+            "mc_session=planted; __Host-mc_session=real; is-logged=true"
                 .parse()
                 .unwrap(),
         );
-        rewrite_cookie_header(&mut headers);
+        headers.append(
+            "cookie",
+            "mc_refresh=planted; mc_session=planted-later"
+                .parse()
+                .unwrap(),
+        );
+        let jar = CookieJar::from_headers(&headers);
+        let tls = CookiePolicy { secure: true };
         assert_eq!(
-            headers["cookie"],
-            "mc_session=real; is-logged=true; __Host-other=x"
+            tls.request_value(&headers, SESSION_COOKIE).as_deref(),
+            Some("real")
+        );
+        assert_eq!(tls.value(&jar, SESSION_COOKIE).as_deref(), Some("real"));
+        assert_eq!(tls.value(&jar, REFRESH_COOKIE), None, "only a planted copy");
+        assert_eq!(tls.value(&jar, IS_LOGGED_COOKIE).as_deref(), Some("true"));
+
+        let plain = CookiePolicy { secure: false };
+        assert_eq!(
+            plain.request_value(&headers, SESSION_COOKIE).as_deref(),
+            Some("planted-later")
+        );
+        assert_eq!(
+            plain.value(&jar, REFRESH_COOKIE).as_deref(),
+            Some("planted")
         );
     }
 
     #[test]
-    fn cookies_over_several_headers_become_one_header_in_order_with_the_same_rules() {
+    fn an_empty_credential_cookie_reads_as_none() {
         let mut headers = axum::http::HeaderMap::new();
-        headers.append("cookie", " a=1 ;; __Host-mc_refresh=r".parse().unwrap());
-        headers.append("cookie", "mc_refresh=planted".parse().unwrap());
-        headers.append(
-            "cookie",
-            axum::http::HeaderValue::from_bytes(b"b=\xff").unwrap(),
+        headers.insert("cookie", "__Host-mc_challenge=; mc_reset=".parse().unwrap());
+        let jar = CookieJar::from_headers(&headers);
+        assert_eq!(
+            CookiePolicy { secure: true }.value(&jar, CHALLENGE_COOKIE),
+            None
         );
-        headers.append("cookie", "__Host-mc_session =t; c".parse().unwrap());
-        rewrite_cookie_header(&mut headers);
-        assert_eq!(headers.get_all("cookie").iter().count(), 1);
-        assert_eq!(headers["cookie"], "a=1; mc_refresh=r; mc_session =t; c");
-
-        let mut only_planted = axum::http::HeaderMap::new();
-        only_planted.insert("cookie", "mc_session=planted".parse().unwrap());
-        rewrite_cookie_header(&mut only_planted);
-        assert_eq!(only_planted["cookie"], "");
-
-        let mut none = axum::http::HeaderMap::new();
-        rewrite_cookie_header(&mut none);
-        assert!(none.is_empty());
+        assert_eq!(
+            CookiePolicy { secure: false }.value(&jar, RESET_COOKIE),
+            None
+        );
+        assert_eq!(
+            CookiePolicy { secure: true }.request_value(&headers, CHALLENGE_COOKIE),
+            None
+        );
     }
 
     #[test]

@@ -14,7 +14,7 @@ use miclub_platform::member::MemberId;
 use miclub_platform::tokens;
 use serde::de::DeserializeOwned;
 
-use crate::cookies::{SESSION_COOKIE, request_cookie};
+use crate::cookies::{CookiePolicy, SESSION_COOKIE};
 use crate::error::ApiError;
 use crate::state::AppState;
 
@@ -170,7 +170,7 @@ impl FromRequestParts<AppState> for MemberToken {
         parts: &mut Parts,
         state: &AppState,
     ) -> Result<Self, Self::Rejection> {
-        let token = bearer_or_cookie(&parts.headers)
+        let token = bearer_or_cookie(&parts.headers, state.cookies)
             .ok_or_else(|| ApiError::new(ErrorCode::Unauthenticated))?;
         // A member's token only: a service token (another audience) is `WrongKind`, 403.
         match state.verifier.verify(&token).await {
@@ -189,8 +189,8 @@ impl FromRequestParts<AppState> for MemberToken {
 
 /// The access token of a request, verified or not: `Authorization: Bearer` (read by the
 /// platform's rule, the same at every hop) before the session cookie.
-pub fn bearer_or_cookie(headers: &HeaderMap) -> Option<String> {
+pub fn bearer_or_cookie(headers: &HeaderMap, cookies: CookiePolicy) -> Option<String> {
     tokens::bearer_of_headers(headers)
         .map(str::to_owned)
-        .or_else(|| request_cookie(headers, SESSION_COOKIE).filter(|t| !t.is_empty()))
+        .or_else(|| cookies.request_value(headers, SESSION_COOKIE))
 }

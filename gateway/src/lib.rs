@@ -313,10 +313,6 @@ pub fn router(
             headers::apply,
         ))
         .layer(compression::layer())
-        .layer(axum::middleware::from_fn_with_state(
-            state.cookies,
-            cookies::normalise_request,
-        ))
         .layer(SetRequestIdLayer::new(REQUEST_ID, MakeRequestUuid))
         .layer(PropagateRequestIdLayer::new(REQUEST_ID))
         .service(routed)

@@ -13,7 +13,7 @@ use miclub_proto::auth::v1::{
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::session::{cookie_value, edge_limit};
+use super::session::edge_limit;
 use crate::cookies::RESET_COOKIE;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{ApiJson, ClientIp};
@@ -65,8 +65,11 @@ fn per_minute(state: &AppState) -> i64 {
     state.settings.recovery_requests_per_minute
 }
 
-fn reset_id(jar: &CookieJar) -> ApiResult<String> {
-    cookie_value(jar, RESET_COOKIE).ok_or_else(|| ApiError::new(ErrorCode::OtpExpired))
+fn reset_id(state: &AppState, jar: &CookieJar) -> ApiResult<String> {
+    state
+        .cookies
+        .value(jar, RESET_COOKIE)
+        .ok_or_else(|| ApiError::new(ErrorCode::OtpExpired))
 }
 
 /// Asks for a recovery code; the same answer whether or not the member exists.
@@ -127,7 +130,7 @@ pub async fn resend(
     jar: CookieJar,
 ) -> ApiResult<Json<RecoveryResent>> {
     edge_limit(&state, "recovery", &ip, per_minute(&state)).await?;
-    let reset_id = reset_id(&jar)?;
+    let reset_id = reset_id(&state, &jar)?;
     let answer = state
         .auth
         .clone()
@@ -155,7 +158,7 @@ pub async fn reset(
     ApiJson(body): ApiJson<RecoveryReset>,
 ) -> ApiResult<(CookieJar, StatusCode)> {
     edge_limit(&state, "recovery", &ip, per_minute(&state)).await?;
-    let reset_id = reset_id(&jar)?;
+    let reset_id = reset_id(&state, &jar)?;
     let answer = state
         .auth
         .clone()

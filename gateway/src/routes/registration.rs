@@ -14,7 +14,7 @@ use miclub_proto::registration::v1 as pb;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::session::{cookie_value, edge_limit};
+use super::session::edge_limit;
 use crate::cookies::REGISTRATION_COOKIE;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{ApiJson, ClientIp};
@@ -220,8 +220,10 @@ fn view(registration: Option<pb::Registration>) -> ApiResult<(String, Registrati
     Ok((registration.registration_id, view))
 }
 
-fn flow_id(jar: &CookieJar) -> ApiResult<String> {
-    cookie_value(jar, REGISTRATION_COOKIE)
+fn flow_id(state: &AppState, jar: &CookieJar) -> ApiResult<String> {
+    state
+        .cookies
+        .value(jar, REGISTRATION_COOKIE)
         .ok_or_else(|| ApiError::new(ErrorCode::RegistrationExpired))
 }
 
@@ -241,7 +243,7 @@ fn refused(status: tonic::Status) -> ApiError {
         (status = 404, description = "ERR_REGISTRATION_EXPIRED: the cookie's flow expired or was cancelled", body = ErrorBody),
     ))]
 pub async fn current(State(state): State<AppState>, jar: CookieJar) -> ApiResult<Response> {
-    let Some(registration_id) = cookie_value(&jar, REGISTRATION_COOKIE) else {
+    let Some(registration_id) = state.cookies.value(&jar, REGISTRATION_COOKIE) else {
         return Ok(StatusCode::NO_CONTENT.into_response());
     };
     let answer = state
@@ -312,7 +314,7 @@ pub async fn personal_data(
     jar: CookieJar,
     ApiJson(body): ApiJson<PersonalData>,
 ) -> ApiResult<(CookieJar, Json<RegistrationView>)> {
-    let registration_id = flow_id(&jar)?;
+    let registration_id = flow_id(&state, &jar)?;
     let answer = state
         .registration
         .clone()
@@ -343,7 +345,7 @@ pub async fn complete(
     jar: CookieJar,
     ApiJson(body): ApiJson<Completion>,
 ) -> ApiResult<(StatusCode, CookieJar, Json<Registered>)> {
-    let registration_id = flow_id(&jar)?;
+    let registration_id = flow_id(&state, &jar)?;
     let answer = state
         .registration
         .clone()
@@ -372,7 +374,7 @@ pub async fn complete(
 #[utoipa::path(delete, path = "/api/registration", tag = "registration",
     responses((status = 204, description = "Flow ended and its cookie cleared")))]
 pub async fn cancel(State(state): State<AppState>, jar: CookieJar) -> (CookieJar, StatusCode) {
-    if let Some(registration_id) = cookie_value(&jar, REGISTRATION_COOKIE) {
+    if let Some(registration_id) = state.cookies.value(&jar, REGISTRATION_COOKIE) {
         let cancelled = state
             .registration
             .clone()

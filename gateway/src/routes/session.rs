@@ -113,12 +113,6 @@ async fn login_open(state: &AppState) -> ApiResult<()> {
     Ok(())
 }
 
-pub(super) fn cookie_value(jar: &CookieJar, name: &str) -> Option<String> {
-    jar.get(name)
-        .map(|c| c.value().to_owned())
-        .filter(|v| !v.is_empty())
-}
-
 /// Password step.
 #[utoipa::path(post, path = "/api/login", tag = "session", request_body = LoginRequest,
     params(("recaptcha-token" = String, Header, description = "reCAPTCHA token of the login form")),
@@ -213,8 +207,10 @@ pub async fn resend_otp(
 ) -> ApiResult<Json<OtpSent>> {
     login_open(&state).await?;
     edge_limit(&state, "otp", &ip, state.settings.login_requests_per_minute).await?;
-    let challenge_id =
-        cookie_value(&jar, CHALLENGE_COOKIE).ok_or_else(|| ApiError::new(ErrorCode::OtpExpired))?;
+    let challenge_id = state
+        .cookies
+        .value(&jar, CHALLENGE_COOKIE)
+        .ok_or_else(|| ApiError::new(ErrorCode::OtpExpired))?;
     let answer = state
         .auth
         .clone()
@@ -245,8 +241,10 @@ pub async fn validate_otp(
 ) -> ApiResult<(CookieJar, Json<LoginResult>)> {
     login_open(&state).await?;
     edge_limit(&state, "otp", &ip, state.settings.login_requests_per_minute).await?;
-    let challenge_id =
-        cookie_value(&jar, CHALLENGE_COOKIE).ok_or_else(|| ApiError::new(ErrorCode::OtpExpired))?;
+    let challenge_id = state
+        .cookies
+        .value(&jar, CHALLENGE_COOKIE)
+        .ok_or_else(|| ApiError::new(ErrorCode::OtpExpired))?;
     let answer = state
         .auth
         .clone()
@@ -323,7 +321,7 @@ async fn has_missions(state: &AppState, access_token: &str) -> bool {
         (status = 401, description = "No valid refresh token; cookies cleared", body = ErrorBody),
     ))]
 pub async fn refresh(State(state): State<AppState>, jar: CookieJar) -> Response {
-    let Some(refresh_token) = cookie_value(&jar, REFRESH_COOKIE) else {
+    let Some(refresh_token) = state.cookies.value(&jar, REFRESH_COOKIE) else {
         return (
             state.cookies.clear_session(jar),
             ApiError::new(ErrorCode::Unauthenticated),
@@ -384,8 +382,11 @@ pub const LOGOUT_NOT_RECORDED_MESSAGE: &str = "Cerramos tu sesión en este equip
         (status = 503, description = "ERR_UNAVAILABLE: cookies cleared but auth could not record the revocation; tokens stay valid until they expire", body = ErrorBody),
     ))]
 pub async fn logout(State(state): State<AppState>, jar: CookieJar, headers: HeaderMap) -> Response {
-    let token = bearer_or_cookie(&headers);
-    let refresh_token = cookie_value(&jar, REFRESH_COOKIE).unwrap_or_default();
+    let token = bearer_or_cookie(&headers, state.cookies);
+    let refresh_token = state
+        .cookies
+        .value(&jar, REFRESH_COOKIE)
+        .unwrap_or_default();
     let jar = state.cookies.clear_session(jar);
     // Either token identifies the session: an expired access cookie still lets the refresh
     // token revoke it.
