@@ -87,12 +87,10 @@ fn print_topology_logs(dir: &std::path::Path) {
         .collect();
     logs.sort();
     for log in logs {
-        let text = std::fs::read_to_string(&log).unwrap_or_default();
-        let lines: Vec<&str> = text.lines().collect();
         eprintln!(
             "--- {} (last {TAIL} lines)\n{}",
             log.display(),
-            lines[lines.len().saturating_sub(TAIL)..].join("\n")
+            miclub_distributed::processes::tail(&log, TAIL)
         );
     }
 }
