@@ -14,9 +14,9 @@ use anyhow::{Context, bail};
 use std::path::{Path, PathBuf};
 
 use miclub_distributed::secrets::Vault;
+use miclub_distributed::stop_signals;
 use miclub_distributed::topology::Running;
 use miclub_distributed::{Options, Topology};
-use tokio::signal::unix::{SignalKind, signal};
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
@@ -56,14 +56,28 @@ async fn main() -> anyhow::Result<()> {
         running.mail_json_url,
         running.log_dir.display()
     );
-    let mut interrupt = signal(SignalKind::interrupt())?;
-    let mut terminate = signal(SignalKind::terminate())?;
+    let mut stop_signals = stop_signals::listen()?;
+    // The cause goes to the log before anything stops: a harness that reads the log when its
+    // topology vanished finds why in it, even while the processes are still draining.
     let outcome = tokio::select! {
-        _ = interrupt.recv() => Ok(()),
-        _ = terminate.recv() => Ok(()),
-        (name, status) = running.any_exited() => Err(anyhow::anyhow!("{name} exited ({status}); stopping the rest")),
+        Some(signal) = stop_signals.recv() => {
+            match &signal.sender {
+                Some(sender) => tracing::info!(signal = signal.name, %sender, "stopping every process"),
+                None => tracing::info!(signal = signal.name, "stopping every process"),
+            }
+            Ok(())
+        }
+        exited = running.any_exited() => {
+            tracing::error!(
+                process = %exited.name,
+                status = %exited.status,
+                log = %exited.log.display(),
+                "a process exited by itself; stopping every process; the end of its log:\n{}",
+                exited.log_tail
+            );
+            Err(anyhow::anyhow!("{} exited ({}); stopped the rest", exited.name, exited.status))
+        }
     };
-    tracing::info!("stopping every process");
     running.stop().await?;
     outcome
 }

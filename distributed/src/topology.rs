@@ -18,6 +18,7 @@ use crate::postgres::{self, Databases};
 use crate::processes::Child;
 use crate::readiness;
 use crate::recaptcha::SiteVerify;
+use crate::redis_keys::PrefixedKeys;
 use crate::secrets::{self, Produce, Vault};
 use crate::service_proxy::ServiceProxy;
 
@@ -56,7 +57,8 @@ pub struct Options {
     pub otlp_endpoint: Option<String>,
     /// Seed the demo members, credentials and missions (`--seed-demo`).
     pub seed_demo: bool,
-    /// Drop the databases and roles when stopped (tests).
+    /// Drop the databases and roles, and the Redis keys under `redis_key_prefix`, when stopped
+    /// or when a start fails (tests).
     pub drop_databases: bool,
     /// Longest wait for one process to be ready.
     pub ready_limit: Duration,
@@ -96,7 +98,7 @@ impl Options {
     }
 
     /// A test's topology: unique database and Redis prefixes (so parallel runs never collide),
-    /// free ports everywhere, databases dropped when stopped.
+    /// free ports everywhere, databases and Redis keys dropped when stopped.
     pub fn for_test(repo_root: &Path, state_dir: &Path, bin_dir: &Path) -> Self {
         let run = uuid::Uuid::new_v4().simple().to_string();
         let run = &run[..12];
@@ -113,7 +115,8 @@ impl Options {
     }
 }
 
-/// The started topology. Dropping it kills every process (and drops test databases).
+/// The started topology. Dropping it kills every process (and drops a test run's databases and
+/// Redis keys).
 #[derive(Debug)]
 pub struct Running {
     /// `http://127.0.0.1:<port>`: the portal.
@@ -142,7 +145,7 @@ pub struct Running {
     children: Vec<Child>,
     mail: Option<MailCatcher>,
     _siteverify: SiteVerify,
-    databases: Option<Databases>,
+    run_data: Option<RunData>,
 }
 
 /// Everything decided before a process starts.
@@ -325,9 +328,21 @@ impl Topology {
             },
         )
         .await?;
-        // From here on the databases are dropped on failure (tests).
+        // From here on the databases and Redis keys are dropped on failure (tests).
+        let run_data = if options.drop_databases {
+            Some(RunData {
+                databases: databases.clone(),
+                keys: options
+                    .redis_key_prefix
+                    .as_deref()
+                    .map(|prefix| PrefixedKeys::new(&options.redis_url, prefix))
+                    .transpose()?,
+            })
+        } else {
+            None
+        };
         let mut partial = Partial {
-            databases: options.drop_databases.then(|| databases.clone()),
+            run_data: run_data.clone(),
             children: Vec::new(),
         };
         let siteverify =
@@ -455,7 +470,7 @@ impl Topology {
             }
         }
         let children = std::mem::take(&mut partial.children);
-        partial.databases = None;
+        partial.run_data = None;
         let services = routes
             .iter()
             .map(|r| (r.proxy.name.clone(), r.proxy.address))
@@ -482,7 +497,7 @@ impl Topology {
             children,
             mail: Some(mail),
             _siteverify: siteverify,
-            databases: options.drop_databases.then_some(databases),
+            run_data,
         })
     }
 }
@@ -593,8 +608,8 @@ impl Running {
             .and_then(Child::pid)
     }
 
-    /// Waits until any process ends by itself; names it and its exit.
-    pub async fn any_exited(&mut self) -> (String, String) {
+    /// Waits until any process ends by itself; names it, its exit and how its log ended.
+    pub async fn any_exited(&mut self) -> Exited {
         let mut ticks = tokio::time::interval(Duration::from_millis(500));
         loop {
             ticks.tick().await;
@@ -604,14 +619,19 @@ impl Running {
                 .chain(self.mail.as_mut().map(|m| &mut m.child))
             {
                 if let Some(status) = child.exited() {
-                    return (child.name.clone(), status.to_string());
+                    return Exited {
+                        name: child.name.clone(),
+                        status,
+                        log: child.log.clone(),
+                        log_tail: child.log_tail(EXITED_LOG_LINES),
+                    };
                 }
             }
         }
     }
 
     /// Stops every process as the kubelet would (SIGTERM to all at once, SIGKILL after the
-    /// grace period), then drops the test databases.
+    /// grace period), then drops a test run's databases and Redis keys.
     pub async fn stop(mut self) -> anyhow::Result<()> {
         let grace = Duration::from_secs(30);
         let mut children = std::mem::take(&mut self.children);
@@ -627,8 +647,8 @@ impl Running {
                 .stop(deadline.saturating_duration_since(tokio::time::Instant::now()))
                 .await;
         }
-        if let Some(databases) = self.databases.take() {
-            databases.drop_all().await?;
+        if let Some(run_data) = self.run_data.take() {
+            run_data.drop_all().await?;
         }
         Ok(())
     }
@@ -638,7 +658,7 @@ impl Drop for Running {
     fn drop(&mut self) {
         let mut partial = Partial {
             children: std::mem::take(&mut self.children),
-            databases: self.databases.take(),
+            run_data: self.run_data.take(),
         };
         if let Some(mail) = self.mail.take() {
             partial.children.push(mail.child);
@@ -647,10 +667,28 @@ impl Drop for Running {
     }
 }
 
+/// What a test run owns on the shared servers: its databases and roles, and its Redis keys.
+#[derive(Debug, Clone)]
+struct RunData {
+    databases: Databases,
+    keys: Option<PrefixedKeys>,
+}
+
+impl RunData {
+    async fn drop_all(&self) -> anyhow::Result<()> {
+        self.databases.drop_all().await?;
+        if let Some(keys) = &self.keys {
+            let dropped = keys.drop_all().await?;
+            tracing::debug!(dropped, "test redis keys dropped");
+        }
+        Ok(())
+    }
+}
+
 /// What a failed start leaves to clean up: killed and dropped on drop.
 struct Partial {
     children: Vec<Child>,
-    databases: Option<Databases>,
+    run_data: Option<RunData>,
 }
 
 impl Drop for Partial {
@@ -658,14 +696,24 @@ impl Drop for Partial {
         for child in &self.children {
             child.kill();
         }
+        if self.run_data.is_some() {
+            // Gone before their data goes: a relay still running could publish into the
+            // keyspace just emptied for the next attempt.
+            let deadline = std::time::Instant::now() + Duration::from_secs(5);
+            for child in &mut self.children {
+                while child.exited().is_none() && std::time::Instant::now() < deadline {
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+            }
+        }
         self.children.clear();
-        if let Some(databases) = self.databases.take() {
+        if let Some(run_data) = self.run_data.take() {
             // Drop runs inside the runtime: a thread of its own may block on the cleanup.
             let _ = std::thread::spawn(move || {
                 let runtime = tokio::runtime::Builder::new_current_thread()
                     .enable_all()
                     .build()?;
-                runtime.block_on(databases.drop_all())
+                runtime.block_on(run_data.drop_all())
             })
             .join();
         }
@@ -737,6 +785,19 @@ async fn wait_ready(
             .await
         }
     }
+}
+
+/// How many lines of an exited process's log [`Exited`] carries.
+const EXITED_LOG_LINES: usize = 20;
+
+/// A process of a running topology that ended by itself.
+#[derive(Debug)]
+pub struct Exited {
+    pub name: String,
+    pub status: std::process::ExitStatus,
+    pub log: PathBuf,
+    /// The last lines of its log: what it said before it ended.
+    pub log_tail: String,
 }
 
 /// A Service's proxy and the workload port its endpoints are.

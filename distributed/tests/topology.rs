@@ -21,13 +21,15 @@ use sqlx::{Connection, PgConnection};
 #[macro_use]
 mod support;
 
-use support::{log_in, repo_root, test_options};
+use support::{log_in, redis_keys_under, repo_root, test_options};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_portal_serves_a_demo_member_end_to_end_across_six_processes() {
     require!(true, true);
     let state = tempfile::tempdir().unwrap();
-    let running = Topology::start(test_options(state.path())).await.unwrap();
+    let options = test_options(state.path());
+    let prefix = options.redis_key_prefix.clone().unwrap();
+    let running = Topology::start(options).await.unwrap();
     let base = &running.gateway_url;
     let client = reqwest::Client::new();
     let jar = log_in(&running, &client, "11.111.111-1", "ana@example.cl").await;
@@ -67,7 +69,44 @@ async fn the_portal_serves_a_demo_member_end_to_end_across_six_processes() {
             .collect();
         assert_eq!(actual, plan.env, "the environment of {name}");
     }
+    assert!(
+        !redis_keys_under(&prefix).await.is_empty(),
+        "the run keeps its sessions and events under its prefix"
+    );
     running.stop().await.unwrap();
+    assert_eq!(
+        redis_keys_under(&prefix).await,
+        Vec::<String>::new(),
+        "a stopped test run leaves no key behind"
+    );
+}
+
+/// A start that fails after services ran leaves none of its Redis keys: a start tried again on
+/// new ports keeps the run's prefix, and a purchase stream the failed attempt filled would be
+/// read again by the next attempt's missions (the seeded purchases counted twice).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_start_that_fails_leaves_none_of_its_redis_keys_behind() {
+    require!(true, true);
+    let state = tempfile::tempdir().unwrap();
+    let mut options = test_options(state.path());
+    // The gateway, started last, refuses a setting it cannot read and exits.
+    options.overrides = vec![("APP_GATEWAY__SECURE_COOKIES".into(), "maybe".into())];
+    let prefix = options.redis_key_prefix.clone().unwrap();
+    let err = Topology::start(options)
+        .await
+        .expect_err("a gateway that exits is never ready");
+    assert!(
+        format!("{err:#}").contains("gateway exited"),
+        "the start failed on the gateway: {err:#}"
+    );
+    // Missions ran before the gateway and created its purchase stream under the prefix.
+    let missions_log = std::fs::read_to_string(state.path().join("logs/missions.log")).unwrap();
+    assert!(missions_log.contains("purchase event consumer started"));
+    assert_eq!(
+        redis_keys_under(&prefix).await,
+        Vec::<String>::new(),
+        "the failed start dropped its keys with its databases"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]

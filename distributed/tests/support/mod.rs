@@ -145,6 +145,17 @@ pub async fn code_mailed_to(client: &reqwest::Client, mail_json_url: &str, to: &
     }
 }
 
+/// Every key on the test Redis under `prefix` (a test run's prefix holds no glob character).
+pub async fn redis_keys_under(prefix: &str) -> Vec<String> {
+    let client = redis::Client::open(redis_url()).unwrap();
+    let mut connection = client.get_multiplexed_async_connection().await.unwrap();
+    redis::cmd("KEYS")
+        .arg(format!("{prefix}*"))
+        .query_async(&mut connection)
+        .await
+        .unwrap()
+}
+
 /// Logs `user` in through the running portal (password, then the code mailed to `email`) and
 /// returns the session's cookies.
 pub async fn log_in(running: &Running, client: &reqwest::Client, user: &str, email: &str) -> Jar {
