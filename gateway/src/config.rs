@@ -31,6 +31,8 @@ pub struct Settings {
     #[serde(deserialize_with = "miclub_platform::config::list_or_csv")]
     pub trusted_proxies: Vec<String>,
     pub body_limit_bytes: usize,
+    /// What the member-facing port allows each connection (`[gateway.connections]`).
+    pub connections: ConnectionSettings,
     /// Login-related requests one client address may make per minute at the edge.
     pub login_requests_per_minute: i64,
     /// Registration starts and verification-email resends one client address may make per
@@ -69,6 +71,7 @@ impl Default for Settings {
             secure_cookies: false,
             trusted_proxies: Vec::new(),
             body_limit_bytes: 16 * 1024,
+            connections: ConnectionSettings::default(),
             login_requests_per_minute: 30,
             registration_requests_per_minute: 10,
             recovery_requests_per_minute: 10,
@@ -99,6 +102,36 @@ impl Settings {
             &mut self.missions,
         ] {
             client.tls = tls.clone();
+        }
+    }
+}
+
+/// Limits on the member-facing port's connections, so that connections that send nothing
+/// cannot hold it (`serve.rs` tells why each exists).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct ConnectionSettings {
+    /// Milliseconds a connection has to send a request's head, the wait for the next request on
+    /// a kept-alive connection included; then it is closed.
+    pub header_timeout_ms: u64,
+    /// Milliseconds a request's body has, from the moment its head arrived, to be whole; then it
+    /// is answered 408 and the connection closed (`body_deadline.rs`).
+    pub body_timeout_ms: u64,
+    /// Connections one client address may hold at once (0: no cap). A trusted proxy's
+    /// (`trusted_proxies`) are not counted.
+    pub per_client: usize,
+    /// Connections open at once in all; 0 (the default): the open-file limit less what the
+    /// process keeps for its own connections and files.
+    pub max: usize,
+}
+
+impl Default for ConnectionSettings {
+    fn default() -> Self {
+        Self {
+            header_timeout_ms: 20_000,
+            body_timeout_ms: 20_000,
+            per_client: 64,
+            max: 0,
         }
     }
 }

@@ -14,12 +14,14 @@ use miclub_platform::member::MemberId;
 use miclub_platform::tokens;
 use serde::de::DeserializeOwned;
 
+use crate::body_deadline::BodyTimedOut;
 use crate::cookies::{CookiePolicy, SESSION_COOKIE};
 use crate::error::ApiError;
 use crate::state::AppState;
 
 /// `axum::Json` with Spanish rejections: 415 without a JSON content type, 400 for invalid JSON
-/// or missing/ill-typed fields, 413 over the body limit.
+/// or missing/ill-typed fields, 413 over the body limit, 408 when the body missed its deadline
+/// ([`crate::body_deadline`]).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ApiJson<T>(pub T);
 
@@ -48,6 +50,9 @@ fn json_rejection(rejection: JsonRejection) -> ApiError {
             if inner.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE =>
         {
             ErrorCode::PayloadTooLarge
+        }
+        JsonRejection::BytesRejection(ref inner) if BodyTimedOut::is_cause_of(inner) => {
+            ErrorCode::RequestTimeout
         }
         _ => ErrorCode::InvalidJson,
     };

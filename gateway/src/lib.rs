@@ -4,6 +4,7 @@
 //! It also serves the built web app, and its request metrics on an ops port ([`ops`]).
 
 pub mod activity;
+pub mod body_deadline;
 pub mod compression;
 pub mod config;
 pub mod cookies;
@@ -18,11 +19,11 @@ pub mod proxies;
 pub mod recaptcha;
 pub mod routes;
 pub mod rut;
+pub mod serve;
 pub mod state;
 pub mod user_agent;
 pub mod web;
 
-use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -42,7 +43,7 @@ use miclub_proto::auth::v1::auth_service_client::AuthServiceClient;
 use miclub_proto::content::v1::content_service_client::ContentServiceClient;
 use miclub_proto::missions::v1::missions_service_client::MissionsServiceClient;
 use miclub_proto::registration::v1::registration_service_client::RegistrationServiceClient;
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpListener;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::trace::{DefaultOnResponse, TraceLayer};
 use tracing_opentelemetry_ext::set_parent;
@@ -133,35 +134,21 @@ impl Application {
                 }
             })
         });
-        let served = axum::serve(
-            accepting(self.listener),
-            axum::ServiceExt::<Request>::into_make_service_with_connect_info::<SocketAddr>(router(
-                self.state,
-            )),
+        let limits =
+            serve::Limits::resolve(&self.state.settings.connections, self.state.proxies.clone());
+        serve::serve(
+            self.listener,
+            router(self.state),
+            limits,
+            shutdown.wait(),
+            DRAIN,
         )
-        .with_graceful_shutdown(shutdown.wait())
-        .await
-        .context("gateway server failed");
+        .await;
         if let Some(ops) = ops {
             ops.abort();
         }
-        served?;
         tracing::info!("gateway stopped");
         Ok(())
-    }
-}
-
-/// The member-facing listener, accepting with `TCP_NODELAY` on as the gRPC ports do
-/// (`grpc::accepting`): an answer written in pieces, or an HTTP/2 frame from an ingress, would
-/// otherwise wait for the client's delayed ACK.
-fn accepting(listener: TcpListener) -> axum::serve::TapIo<TcpListener, fn(&mut TcpStream)> {
-    use axum::serve::ListenerExt;
-    listener.tap_io(nagle_off)
-}
-
-fn nagle_off(stream: &mut TcpStream) {
-    if let Err(err) = stream.set_nodelay(true) {
-        tracing::debug!(error = %err, "cannot set TCP_NODELAY on an accepted connection");
     }
 }
 
@@ -320,23 +307,3 @@ pub fn router(
 
 /// How long the gateway waits for in-flight requests after the shutdown signal.
 pub const DRAIN: Duration = Duration::from_secs(10);
-
-#[cfg(test)]
-mod tests {
-    use axum::serve::Listener;
-
-    use super::*;
-
-    #[tokio::test]
-    async fn the_member_facing_port_accepts_with_nagle_off() {
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let address = listener.local_addr().unwrap();
-        let mut listener = accepting(listener);
-        let _client = tokio::net::TcpStream::connect(address).await.unwrap();
-        let (accepted, _) = listener.accept().await;
-        assert!(
-            accepted.nodelay().unwrap(),
-            "an answer in pieces would wait for the client's delayed ACK"
-        );
-    }
-}

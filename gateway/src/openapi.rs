@@ -69,6 +69,11 @@ impl Modify for SharedAnswers {
                         "400",
                         "ERR_INVALID_JSON or ERR_INVALID_ARGUMENT: the body is not the documented JSON",
                     );
+                    Self::add(
+                        operation,
+                        "408",
+                        "ERR_REQUEST_TIMEOUT: the body was not whole in time after its head",
+                    );
                     Self::add(operation, "413", "ERR_PAYLOAD_TOO_LARGE");
                     Self::add(
                         operation,

@@ -91,6 +91,8 @@ error_codes! {
         "La solicitud es demasiado grande.";
     UnsupportedMediaType => "ERR_UNSUPPORTED_MEDIA_TYPE", InvalidArgument, UNSUPPORTED_MEDIA_TYPE,
         "La solicitud debe enviarse en formato JSON.";
+    RequestTimeout => "ERR_REQUEST_TIMEOUT", DeadlineExceeded, REQUEST_TIMEOUT,
+        "La solicitud tardó demasiado en llegar. Revisa tu conexión e intenta de nuevo.";
     OtpInvalid => "ERR_OTP_INVALID", InvalidArgument, UNPROCESSABLE_ENTITY,
         "El código ingresado no es correcto.";
     OtpExpired => "ERR_OTP_EXPIRED", FailedPrecondition, UNPROCESSABLE_ENTITY,

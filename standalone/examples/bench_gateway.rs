@@ -255,12 +255,14 @@ fn env(name: &str) -> anyhow::Result<String> {
 
 async fn full(port: u16, token_file: &str) -> anyhow::Result<()> {
     let data = std::env::temp_dir().join(format!("miclub-bench-gateway-{}", std::process::id()));
-    // `APP_*` variables override the benchmark's settings, to measure any of them.
+    // `APP_*` variables override the benchmark's settings, to measure any of them. wrk is one
+    // address standing for many members, so the per-address connection cap is off.
     let config = Layered::from_toml_with_overrides(
         Environment::Development,
         &format!(
             "[standalone]\ndata_dir = {data:?}\n\
              [gateway]\nport = {port}\nweb_dir = {no_web:?}\nlogin_requests_per_minute = 1000000\n\
+             [gateway.connections]\nper_client = 0\n\
              [auth.policy]\ndaily_send_cap = 1000000\naccount_attempts = 1000000\n\
              ip_attempts = 1000000\n\
              [auth.database]\nurl = {auth_db:?}\n\

@@ -260,12 +260,14 @@ async fn main() -> anyhow::Result<()> {
             .duration_since(std::time::UNIX_EPOCH)?
             .as_nanos()
     )));
-    // `APP_*` variables override any setting, e.g. `APP_AUTH__HASHING__NICE=0` for an A/B.
+    // `APP_*` variables override any setting, e.g. `APP_AUTH__HASHING__NICE=0` for an A/B. The
+    // clients share one address, so the per-address connection cap is off.
     let config = Layered::from_toml_with_overrides(
         Environment::Development,
         &format!(
             "[standalone]\ndata_dir = {:?}\n\
              [gateway]\nport = 0\nweb_dir = {:?}\nlogin_requests_per_minute = {UNLIMITED}\n\
+             [gateway.connections]\nper_client = 0\n\
              [auth.policy]\ndaily_send_cap = {UNLIMITED}\naccount_attempts = {UNLIMITED}\n\
              ip_attempts = {UNLIMITED}\nfree_failures = {UNLIMITED}\n\
              account_daily_failures = {}\n",

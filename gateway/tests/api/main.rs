@@ -8,6 +8,7 @@ mod activity_marks;
 mod card_routes;
 mod client_address;
 mod compression;
+mod connection_limits;
 mod content_routes;
 mod contract;
 mod decoders;

@@ -861,7 +861,7 @@ export interface components {
          * @description Stable error code; its HTTP status is fixed per code.
          * @enum {string}
          */
-        ErrorCode: "ERR_INVALID_ARGUMENT" | "ERR_INVALID_RUT" | "ERR_INVALID_JSON" | "ERR_RECAPTCHA" | "ERR_INVALID_CREDENTIALS" | "ERR_UNAUTHENTICATED" | "ERR_EMAIL_NOT_VERIFIED" | "ERR_FORBIDDEN" | "ERR_CSRF" | "ERR_NOT_FOUND" | "ERR_METHOD_NOT_ALLOWED" | "ERR_NO_CLUB_ACCOUNT" | "ERR_CONFLICT" | "ERR_PAYLOAD_TOO_LARGE" | "ERR_UNSUPPORTED_MEDIA_TYPE" | "ERR_OTP_INVALID" | "ERR_OTP_EXPIRED" | "ERR_OTP_TOO_MANY_ATTEMPTS" | "ERR_OTP_RESEND_COOLDOWN" | "ERR_OTP_DAILY_LIMIT" | "ERR_TOO_MANY_ATTEMPTS" | "ERR_WRONG_PASSWORD" | "ERR_WEAK_PASSWORD" | "ERR_INSUFFICIENT_BALANCE" | "ERR_IDEMPOTENCY_MISMATCH" | "ERR_EMAIL_ALREADY_CONFIRMED" | "ERR_CONFIRMATION_INVALID" | "ERR_RUT_ALREADY_REGISTERED" | "ERR_EMAIL_ALREADY_REGISTERED" | "ERR_IDENTITY_NOT_VERIFIED" | "ERR_REGISTRATION_EXPIRED" | "ERR_TERMS_NOT_ACCEPTED" | "ERR_MEMBER_UNSUBSCRIBED" | "ERR_IDENTITY_MISMATCH" | "ERR_ALREADY_UNSUBSCRIBED" | "ERR_MISSIONS_NOT_READY" | "ERR_INTERNAL" | "ERR_UNAVAILABLE" | "ERR_TIMEOUT";
+        ErrorCode: "ERR_INVALID_ARGUMENT" | "ERR_INVALID_RUT" | "ERR_INVALID_JSON" | "ERR_RECAPTCHA" | "ERR_INVALID_CREDENTIALS" | "ERR_UNAUTHENTICATED" | "ERR_EMAIL_NOT_VERIFIED" | "ERR_FORBIDDEN" | "ERR_CSRF" | "ERR_NOT_FOUND" | "ERR_METHOD_NOT_ALLOWED" | "ERR_NO_CLUB_ACCOUNT" | "ERR_CONFLICT" | "ERR_PAYLOAD_TOO_LARGE" | "ERR_UNSUPPORTED_MEDIA_TYPE" | "ERR_REQUEST_TIMEOUT" | "ERR_OTP_INVALID" | "ERR_OTP_EXPIRED" | "ERR_OTP_TOO_MANY_ATTEMPTS" | "ERR_OTP_RESEND_COOLDOWN" | "ERR_OTP_DAILY_LIMIT" | "ERR_TOO_MANY_ATTEMPTS" | "ERR_WRONG_PASSWORD" | "ERR_WEAK_PASSWORD" | "ERR_INSUFFICIENT_BALANCE" | "ERR_IDEMPOTENCY_MISMATCH" | "ERR_EMAIL_ALREADY_CONFIRMED" | "ERR_CONFIRMATION_INVALID" | "ERR_RUT_ALREADY_REGISTERED" | "ERR_EMAIL_ALREADY_REGISTERED" | "ERR_IDENTITY_NOT_VERIFIED" | "ERR_REGISTRATION_EXPIRED" | "ERR_TERMS_NOT_ACCEPTED" | "ERR_MEMBER_UNSUBSCRIBED" | "ERR_IDENTITY_MISMATCH" | "ERR_ALREADY_UNSUBSCRIBED" | "ERR_MISSIONS_NOT_READY" | "ERR_INTERNAL" | "ERR_UNAVAILABLE" | "ERR_TIMEOUT";
         Faq: {
             answer: string;
             id: string;
@@ -1517,6 +1517,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description ERR_REQUEST_TIMEOUT: the body was not whole in time after its head */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description ERR_PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -2009,6 +2018,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description ERR_REQUEST_TIMEOUT: the body was not whole in time after its head */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2432,6 +2450,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description ERR_REQUEST_TIMEOUT: the body was not whole in time after its head */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description ERR_PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -2592,6 +2619,15 @@ export interface operations {
             };
             /** @description ERR_CSRF: the x-miclub-csrf header is missing or the origin is not allowed */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ERR_REQUEST_TIMEOUT: the body was not whole in time after its head */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2764,6 +2800,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description ERR_REQUEST_TIMEOUT: the body was not whole in time after its head */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description ERR_PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -2871,6 +2916,15 @@ export interface operations {
             };
             /** @description ERR_CONFIRMATION_INVALID: unknown, expired, superseded, or used for an address the member no longer has */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ERR_REQUEST_TIMEOUT: the body was not whole in time after its head */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3054,6 +3108,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description ERR_REQUEST_TIMEOUT: the body was not whole in time after its head */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description ERR_PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -3184,6 +3247,15 @@ export interface operations {
             };
             /** @description ERR_FORBIDDEN: changePasswordEnable is off */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ERR_REQUEST_TIMEOUT: the body was not whole in time after its head */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3471,6 +3543,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description ERR_REQUEST_TIMEOUT: the body was not whole in time after its head */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description ERR_RUT_ALREADY_REGISTERED */
             409: {
                 headers: {
@@ -3648,6 +3729,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description ERR_REQUEST_TIMEOUT: the body was not whole in time after its head */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description ERR_RUT_ALREADY_REGISTERED */
             409: {
                 headers: {
@@ -3762,6 +3852,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description ERR_REQUEST_TIMEOUT: the body was not whole in time after its head */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description ERR_PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -3845,6 +3944,15 @@ export interface operations {
             };
             /** @description ERR_CSRF: the x-miclub-csrf header is missing or the origin is not allowed */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ERR_REQUEST_TIMEOUT: the body was not whole in time after its head */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4279,6 +4387,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description ERR_REQUEST_TIMEOUT: the body was not whole in time after its head */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description ERR_PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -4417,6 +4534,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description ERR_REQUEST_TIMEOUT: the body was not whole in time after its head */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description ERR_CONFLICT (field version): the version shown is no longer the one in force; nothing recorded */
             409: {
                 headers: {
@@ -4513,6 +4639,15 @@ export interface operations {
             };
             /** @description ERR_CSRF: the x-miclub-csrf header is missing or the origin is not allowed */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ERR_REQUEST_TIMEOUT: the body was not whole in time after its head */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4695,6 +4830,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description ERR_REQUEST_TIMEOUT: the body was not whole in time after its head */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description ERR_PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -4792,6 +4936,15 @@ export interface operations {
             };
             /** @description ERR_CSRF: the x-miclub-csrf header is missing or the origin is not allowed */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ERR_REQUEST_TIMEOUT: the body was not whole in time after its head */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };

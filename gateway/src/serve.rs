@@ -1,0 +1,285 @@
+//! The member-facing listener: hyper's HTTP/1.1 server (what `axum::serve` runs), with the
+//! limits `axum::serve` has no setting for. Without them a connection that says nothing holds
+//! its socket forever: about 20,000 idle connections from one machine used up the standalone
+//! portal's descriptors, and every member's request went unanswered while they stayed open.
+//!
+//! - A connection that has not sent a whole request head within `header_timeout_ms` is closed;
+//!   the wait for the next request on a kept-alive connection counts too (hyper's header read
+//!   timeout, which needs a timer).
+//! - A request's body must be whole within `body_timeout_ms` of its head
+//!   ([`crate::body_deadline`]), so a body trickled in cannot hold the connection either.
+//! - One client address holds at most `per_client` connections at once; more are closed as
+//!   they are accepted. A trusted proxy's connections are not counted: behind the ingress every
+//!   connection comes from it, and it keeps its own limits.
+//! - At most `max` connections are open in all (by default the open-file limit less what the
+//!   process keeps for its own databases, Redis, gRPC and files). Beyond that, accepting waits
+//!   and new connections queue in the kernel, so the process never runs out of descriptors
+//!   for its own work.
+//!
+//! HTTP/1.1 only: browsers reach the portal over HTTP/1.1 here, or over HTTP/2 to the ingress,
+//! which speaks HTTP/1.1 to the gateway; an HTTP/2 connection could stay idle with no header
+//! timeout to end it.
+
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::future::Future;
+use std::net::IpAddr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::extract::{ConnectInfo, Request};
+use axum::response::Response;
+use hyper::body::Incoming;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::service::TowerToHyperService;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::Semaphore;
+use tower::ServiceExt;
+
+use crate::body_deadline::with_deadline;
+use crate::config::ConnectionSettings;
+use crate::proxies::TrustedProxies;
+
+/// Descriptors kept for the process's own work when `max` comes from the open-file limit.
+const RESERVED_DESCRIPTORS: u64 = 512;
+
+/// The limits in force, resolved from the settings once at start-up.
+#[derive(Debug, Clone)]
+pub struct Limits {
+    pub header_timeout: Duration,
+    pub body_timeout: Duration,
+    /// 0: no cap.
+    pub per_client: usize,
+    pub max: usize,
+    /// Peers whose connections are not counted per client.
+    pub trusted: TrustedProxies,
+}
+
+impl Limits {
+    pub fn resolve(settings: &ConnectionSettings, trusted: TrustedProxies) -> Self {
+        let max = match settings.max {
+            0 => from_open_file_limit(),
+            max => max,
+        };
+        Self {
+            header_timeout: Duration::from_millis(settings.header_timeout_ms),
+            body_timeout: Duration::from_millis(settings.body_timeout_ms),
+            per_client: settings.per_client,
+            max,
+            trusted,
+        }
+    }
+}
+
+/// The soft open-file limit less [`RESERVED_DESCRIPTORS`], and at least 64.
+fn from_open_file_limit() -> usize {
+    let limit = rustix::process::getrlimit(rustix::process::Resource::Nofile)
+        .current
+        .unwrap_or(u64::MAX);
+    usize::try_from(limit.saturating_sub(RESERVED_DESCRIPTORS).max(64)).unwrap_or(usize::MAX)
+}
+
+/// Serves `service` on `listener` within `limits` until `shutdown` resolves, then stops
+/// accepting and waits up to `drain` for the requests in flight (idle connections are closed at
+/// once); a request still running after that is cut, so a stuck client cannot hold a rollout.
+pub async fn serve<S>(
+    listener: TcpListener,
+    service: S,
+    limits: Limits,
+    shutdown: impl Future<Output = ()>,
+    drain: Duration,
+) where
+    S: tower::Service<Request, Response = Response, Error = Infallible>
+        + Clone
+        + Send
+        + Sync
+        + 'static,
+    S::Future: Send + 'static,
+{
+    tracing::info!(
+        header_timeout_ms = limits.header_timeout.as_millis() as u64,
+        body_timeout_ms = limits.body_timeout.as_millis() as u64,
+        per_client = limits.per_client,
+        max = limits.max,
+        "connection limits"
+    );
+    let mut http = hyper::server::conn::http1::Builder::new();
+    http.timer(TokioTimer::new())
+        .header_read_timeout(limits.header_timeout);
+    let slots = Arc::new(Semaphore::new(limits.max));
+    let clients = ClientCounts::default();
+    let graceful = GracefulShutdown::new();
+    tokio::pin!(shutdown);
+    loop {
+        let slot = tokio::select! {
+            slot = slots.clone().acquire_owned() => slot.expect("the semaphore is never closed"),
+            () = &mut shutdown => break,
+        };
+        let (stream, peer) = tokio::select! {
+            accepted = accept(&listener) => match accepted {
+                Some(accepted) => accepted,
+                None => continue,
+            },
+            () = &mut shutdown => break,
+        };
+        let counted = if limits.trusted.contains(peer.ip()) {
+            None
+        } else {
+            match clients.admit(peer.ip(), limits.per_client) {
+                Some(counted) => Some(counted),
+                None => {
+                    metrics::counter!("gateway_connections_refused_total", "reason" => "per_client")
+                        .increment(1);
+                    tracing::debug!(client = %peer.ip(), "too many connections from one address: closed");
+                    continue;
+                }
+            }
+        };
+        let body_timeout = limits.body_timeout;
+        let service = service
+            .clone()
+            .map_request(move |request: hyper::Request<Incoming>| {
+                let mut request = request.map(|body| with_deadline(body, body_timeout));
+                request.extensions_mut().insert(ConnectInfo(peer));
+                request
+            });
+        let connection = graceful
+            .watch(http.serve_connection(TokioIo::new(stream), TowerToHyperService::new(service)));
+        tokio::spawn(async move {
+            if let Err(err) = connection.await {
+                tracing::debug!(error = %err, "connection ended with an error");
+            }
+            drop(counted);
+            drop(slot);
+        });
+    }
+    drop(listener);
+    if tokio::time::timeout(drain, graceful.shutdown())
+        .await
+        .is_err()
+    {
+        tracing::warn!(
+            drain_ms = drain.as_millis() as u64,
+            "requests still running after the drain: cut"
+        );
+    }
+}
+
+/// The next connection, with Nagle's algorithm off. `None` when the accept failed: a connection
+/// gone before it was taken is nothing; anything else (descriptors, memory) is logged and
+/// accepting pauses a moment rather than spin.
+async fn accept(listener: &TcpListener) -> Option<(TcpStream, std::net::SocketAddr)> {
+    use std::io::ErrorKind::{ConnectionAborted, ConnectionRefused, ConnectionReset};
+    match listener.accept().await {
+        Ok((stream, peer)) => {
+            nagle_off(&stream);
+            Some((stream, peer))
+        }
+        Err(err)
+            if matches!(
+                err.kind(),
+                ConnectionAborted | ConnectionRefused | ConnectionReset
+            ) =>
+        {
+            None
+        }
+        Err(err) => {
+            tracing::error!(error = %err, "accepting a connection failed");
+            tokio::time::sleep(Duration::from_millis(250)).await;
+            None
+        }
+    }
+}
+
+/// `TCP_NODELAY`, as on the gRPC ports (`grpc::accepting`): an answer written in pieces, or a
+/// request from an ingress, would otherwise wait for the client's delayed ACK.
+fn nagle_off(stream: &TcpStream) {
+    if let Err(err) = stream.set_nodelay(true) {
+        tracing::debug!(error = %err, "cannot set TCP_NODELAY on an accepted connection");
+    }
+}
+
+/// Open connections by client address.
+#[derive(Debug, Clone, Default)]
+struct ClientCounts(Arc<Mutex<HashMap<IpAddr, usize>>>);
+
+impl ClientCounts {
+    /// Counts one more connection from `ip`, unless it already holds `cap` (0: no cap).
+    fn admit(&self, ip: IpAddr, cap: usize) -> Option<Counted> {
+        let ip = ip.to_canonical();
+        let mut counts = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let count = counts.entry(ip).or_default();
+        if cap != 0 && *count >= cap {
+            return None;
+        }
+        *count += 1;
+        Some(Counted {
+            counts: self.clone(),
+            ip,
+        })
+    }
+}
+
+/// One counted connection; uncounted when dropped.
+#[derive(Debug)]
+struct Counted {
+    counts: ClientCounts,
+    ip: IpAddr,
+}
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        let mut counts = self.counts.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(count) = counts.get_mut(&self.ip) {
+            *count -= 1;
+            if *count == 0 {
+                counts.remove(&self.ip);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn the_member_facing_port_accepts_with_nagle_off() {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        let _client = TcpStream::connect(address).await.unwrap();
+        let (accepted, _) = accept(&listener).await.unwrap();
+        assert!(
+            accepted.nodelay().unwrap(),
+            "an answer in pieces would wait for the client's delayed ACK"
+        );
+    }
+
+    #[test]
+    fn an_address_is_admitted_up_to_its_cap_and_again_once_one_closes() {
+        let counts = ClientCounts::default();
+        let ip: IpAddr = "203.0.113.7".parse().unwrap();
+        let first = counts.admit(ip, 2).unwrap();
+        let _second = counts.admit(ip, 2).unwrap();
+        assert!(counts.admit(ip, 2).is_none());
+        // Another address is counted apart, and the same one written as IPv4-mapped IPv6 is not.
+        assert!(counts.admit("203.0.113.8".parse().unwrap(), 2).is_some());
+        assert!(
+            counts
+                .admit("::ffff:203.0.113.7".parse().unwrap(), 2)
+                .is_none()
+        );
+        drop(first);
+        assert!(counts.admit(ip, 2).is_some());
+    }
+
+    #[test]
+    fn a_cap_of_zero_counts_without_refusing_and_forgets_closed_addresses() {
+        let counts = ClientCounts::default();
+        let ip: IpAddr = "198.51.100.1".parse().unwrap();
+        let held: Vec<_> = (0..100).map(|_| counts.admit(ip, 0).unwrap()).collect();
+        drop(held);
+        assert!(counts.0.lock().unwrap().is_empty());
+    }
+}
