@@ -46,20 +46,6 @@ impl std::fmt::Display for BodyTimedOut {
 
 impl std::error::Error for BodyTimedOut {}
 
-impl BodyTimedOut {
-    /// Whether `error`, or anything in its chain of sources, is a body deadline.
-    pub fn is_cause_of(error: &(dyn std::error::Error + 'static)) -> bool {
-        let mut current = Some(error);
-        while let Some(error) = current {
-            if error.is::<BodyTimedOut>() {
-                return true;
-            }
-            current = error.source();
-        }
-        false
-    }
-}
-
 struct Deadlined {
     inner: Body,
     deadline: Pin<Box<Sleep>>,
@@ -96,6 +82,7 @@ impl http_body::Body for Deadlined {
 #[cfg(test)]
 mod tests {
     use http_body_util::BodyExt;
+    use miclub_platform::error::caused_by;
     use tokio_stream::StreamExt;
 
     use super::*;
@@ -110,7 +97,10 @@ mod tests {
     async fn a_body_not_whole_by_its_deadline_ends_in_an_error_that_says_so() {
         let body = with_deadline(stalled(), Duration::from_millis(100));
         let error = body.collect().await.expect_err("the deadline ends it");
-        assert!(BodyTimedOut::is_cause_of(&*error.into_inner()), "named");
+        assert!(
+            caused_by::<BodyTimedOut>(&*error.into_inner()).is_some(),
+            "named"
+        );
     }
 
     #[tokio::test]
@@ -123,6 +113,6 @@ mod tests {
     #[test]
     fn another_error_is_not_taken_for_a_deadline() {
         let other = std::io::Error::other("reset");
-        assert!(!BodyTimedOut::is_cause_of(&other));
+        assert!(caused_by::<BodyTimedOut>(&other).is_none());
     }
 }

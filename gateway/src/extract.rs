@@ -9,7 +9,7 @@ use axum::extract::rejection::{JsonRejection, PathRejection};
 use axum::extract::{ConnectInfo, FromRequest, FromRequestParts, Request};
 use axum::http::HeaderMap;
 use axum::http::request::Parts;
-use miclub_platform::error::ErrorCode;
+use miclub_platform::error::{ErrorCode, caused_by};
 use miclub_platform::member::MemberId;
 use miclub_platform::tokens;
 use serde::de::DeserializeOwned;
@@ -51,7 +51,7 @@ fn json_rejection(rejection: JsonRejection) -> ApiError {
         {
             ErrorCode::PayloadTooLarge
         }
-        JsonRejection::BytesRejection(ref inner) if BodyTimedOut::is_cause_of(inner) => {
+        JsonRejection::BytesRejection(ref inner) if caused_by::<BodyTimedOut>(inner).is_some() => {
             ErrorCode::RequestTimeout
         }
         _ => ErrorCode::InvalidJson,

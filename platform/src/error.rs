@@ -293,6 +293,22 @@ impl From<ErrorCode> for ErrorBody {
     }
 }
 
+/// The first error of type `T` in `error`'s chain of sources, `error` itself included: how a
+/// caller recognises a failure that reaches it wrapped by the layers in between (hyper, axum,
+/// tonic).
+pub fn caused_by<'a, T: std::error::Error + 'static>(
+    error: &'a (dyn std::error::Error + 'static),
+) -> Option<&'a T> {
+    let mut current = Some(error);
+    while let Some(error) = current {
+        if let Some(cause) = error.downcast_ref::<T>() {
+            return Some(cause);
+        }
+        current = error.source();
+    }
+    None
+}
+
 /// A service's own error type, answered over gRPC the same way by every service.
 ///
 /// Each service keeps one error enum and says here what each case means to a caller (its
@@ -329,6 +345,16 @@ pub trait ServiceError: fmt::Display + Sized {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn caused_by_finds_an_error_wrapped_two_layers_down_and_not_one_absent_from_the_chain() {
+        let wrapped = anyhow::Error::new(fmt::Error)
+            .context("outer")
+            .context("outermost");
+        let chain: &(dyn std::error::Error + 'static) = wrapped.as_ref();
+        assert!(caused_by::<fmt::Error>(chain).is_some());
+        assert!(caused_by::<std::io::Error>(chain).is_none());
+    }
 
     #[test]
     fn every_code_survives_a_trip_through_a_grpc_status() {

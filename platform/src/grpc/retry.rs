@@ -22,6 +22,8 @@ use http_body_util::{BodyExt, Full, StreamBody};
 use tonic::body::Body;
 use tower::ServiceExt;
 
+use crate::error::caused_by;
+
 /// The read-only methods the gateway calls on a member's or a visitor's behalf: each answers
 /// from what is stored and changes nothing, so sending one twice is harmless. A write must never
 /// join this list (a write retried after a reset may apply twice).
@@ -293,31 +295,20 @@ pub fn is_transport_failure(status: &tonic::Status) -> bool {
 /// GOAWAY). Such a call may be sent again even when it is a write. A GOAWAY carrying an error is
 /// not counted: the connection broke, and what it had taken may or may not have been done.
 pub fn was_refused_unprocessed(err: &(dyn std::error::Error + 'static)) -> bool {
-    let mut source = Some(err);
-    while let Some(err) = source {
-        if let Some(refusal) = err.downcast_ref::<h2::Error>() {
-            return refusal.is_remote()
-                && match refusal.reason() {
-                    Some(h2::Reason::NO_ERROR) => refusal.is_go_away(),
-                    Some(h2::Reason::REFUSED_STREAM) => refusal.is_reset(),
-                    _ => false,
-                };
-        }
-        source = err.source();
-    }
-    false
+    caused_by::<h2::Error>(err).is_some_and(|refusal| {
+        refusal.is_remote()
+            && match refusal.reason() {
+                Some(h2::Reason::NO_ERROR) => refusal.is_go_away(),
+                Some(h2::Reason::REFUSED_STREAM) => refusal.is_reset(),
+                _ => false,
+            }
+    })
 }
 
 /// The channel's own per-call timeout, which tonic reports as `Cancelled`.
 fn is_timeout(status: &tonic::Status) -> bool {
-    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(status);
-    while let Some(err) = source {
-        if err.is::<tonic::TimeoutExpired>() {
-            return true;
-        }
-        source = err.source();
-    }
-    status.message().contains("Timeout expired")
+    caused_by::<tonic::TimeoutExpired>(status).is_some()
+        || status.message().contains("Timeout expired")
 }
 
 #[cfg(test)]
