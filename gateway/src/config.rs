@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use miclub_platform::grpc::ClientSettings;
+use miclub_platform::listener::ConnectionSettings;
 use miclub_platform::tls::InternalTls;
 use miclub_platform::tokens::{ServiceCredentials, TokenSettings};
 use secrecy::SecretString;
@@ -102,36 +103,6 @@ impl Settings {
             &mut self.missions,
         ] {
             client.tls = tls.clone();
-        }
-    }
-}
-
-/// Limits on the member-facing port's connections, so that connections that send nothing
-/// cannot hold it (`serve.rs` tells why each exists).
-#[derive(Debug, Clone, Deserialize)]
-#[serde(default)]
-pub struct ConnectionSettings {
-    /// Milliseconds a connection has to send a request's head, the wait for the next request on
-    /// a kept-alive connection included; then it is closed.
-    pub header_timeout_ms: u64,
-    /// Milliseconds a request's body has, from the moment its head arrived, to be whole; then it
-    /// is answered 408 and the connection closed (`body_deadline.rs`).
-    pub body_timeout_ms: u64,
-    /// Connections one client address may hold at once (0: no cap). A trusted proxy's
-    /// (`trusted_proxies`) are not counted.
-    pub per_client: usize,
-    /// Connections open at once in all; 0 (the default): the open-file limit less what the
-    /// process keeps for its own connections and files.
-    pub max: usize,
-}
-
-impl Default for ConnectionSettings {
-    fn default() -> Self {
-        Self {
-            header_timeout_ms: 20_000,
-            body_timeout_ms: 20_000,
-            per_client: 64,
-            max: 0,
         }
     }
 }

@@ -10,18 +10,18 @@ use axum::extract::{ConnectInfo, FromRequest, FromRequestParts, Request};
 use axum::http::HeaderMap;
 use axum::http::request::Parts;
 use miclub_platform::error::{ErrorCode, caused_by};
+use miclub_platform::listener::body_deadline::BodyTimedOut;
 use miclub_platform::member::MemberId;
 use miclub_platform::tokens;
 use serde::de::DeserializeOwned;
 
-use crate::body_deadline::BodyTimedOut;
 use crate::cookies::{CookiePolicy, SESSION_COOKIE};
 use crate::error::ApiError;
 use crate::state::AppState;
 
 /// `axum::Json` with Spanish rejections: 415 without a JSON content type, 400 for invalid JSON
 /// or missing/ill-typed fields, 413 over the body limit, 408 when the body missed its deadline
-/// ([`crate::body_deadline`]).
+/// ([`miclub_platform::listener::body_deadline`]).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ApiJson<T>(pub T);
 

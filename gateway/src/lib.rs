@@ -4,7 +4,6 @@
 //! It also serves the built web app, and its request metrics on an ops port ([`ops`]).
 
 pub mod activity;
-pub mod body_deadline;
 pub mod compression;
 pub mod config;
 pub mod cookies;
@@ -19,7 +18,6 @@ pub mod proxies;
 pub mod recaptcha;
 pub mod routes;
 pub mod rut;
-pub mod serve;
 pub mod state;
 pub mod user_agent;
 pub mod web;
@@ -34,9 +32,10 @@ use miclub_platform::access::{ServiceChannel, as_client};
 use miclub_platform::config::Environment;
 use miclub_platform::ephemeral::SharedStore;
 use miclub_platform::grpc::{ClientSettings, RetryIdempotent};
+use miclub_platform::listener::{self, Limits};
 use miclub_platform::notify::DevMailbox;
 use miclub_platform::shutdown::Shutdown;
-use miclub_platform::telemetry::{extract_context, metrics_handle, ops_router};
+use miclub_platform::telemetry::{extract_context, metrics_handle, serve_ops};
 use miclub_platform::tokens::{KeySource, ServiceTokens, TokenVerifier};
 use miclub_proto::accounts::v1::accounts_service_client::AccountsServiceClient;
 use miclub_proto::auth::v1::auth_service_client::AuthServiceClient;
@@ -124,19 +123,14 @@ impl Application {
     pub async fn run_until_stopped(self, shutdown: Shutdown) -> anyhow::Result<()> {
         tracing::info!(address = %self.listener.local_addr()?, "gateway listening");
         // Metrics stay scrapeable while the gateway drains; the task ends with it.
-        let ops = self.ops_listener.map(|listener| {
-            tokio::spawn(async move {
-                if let Ok(address) = listener.local_addr() {
-                    tracing::info!(%address, "ops listener serving /metrics");
-                }
-                if let Err(err) = axum::serve(listener, ops_router()).await {
-                    tracing::error!(error = %err, "ops listener failed");
-                }
-            })
+        let ops = self
+            .ops_listener
+            .map(|listener| tokio::spawn(serve_ops(listener)));
+        let proxies = self.state.proxies.clone();
+        let limits = Limits::resolve("member", &self.state.settings.connections, move |peer| {
+            proxies.contains(peer)
         });
-        let limits =
-            serve::Limits::resolve(&self.state.settings.connections, self.state.proxies.clone());
-        serve::serve(
+        listener::serve(
             self.listener,
             router(self.state),
             limits,

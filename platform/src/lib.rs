@@ -4,7 +4,8 @@
 //! layered configuration, telemetry and trace propagation, the error-code catalogue, storage
 //! (PostgreSQL or SQLite through one pool type), the ephemeral store (Redis or memory),
 //! access-token verification and who may call which RPC, notifications, gRPC serving with
-//! health and reflection (over TLS between processes), graceful
+//! health and reflection (over TLS between processes), HTTP listeners with connection limits,
+//! graceful
 //! shutdown, the start of every service binary (its modes, the migration step), member
 //! identity documents (RUT), the values that name a member (id, email), the Chilean calendar,
 //! and, behind `test-support`, test helpers.
@@ -18,6 +19,7 @@ pub mod error;
 pub mod events;
 pub mod grpc;
 pub mod identity;
+pub mod listener;
 pub mod member;
 pub mod notify;
 pub mod service;

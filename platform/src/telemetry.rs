@@ -10,7 +10,8 @@
 //!
 //! Metrics (request counts by status, latency histograms) are kept by a process-wide Prometheus
 //! recorder ([`metrics_handle`]) and served as `GET /metrics` on an ops listener
-//! ([`ops_router`]); `telemetry.ops_port` starts one for the process, the gateway has its own.
+//! ([`ops_router`], within [`ConnectionSettings::ops`]'s limits: [`serve_ops`]);
+//! `telemetry.ops_port` starts one for the process, the gateway has its own.
 
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -30,6 +31,7 @@ use tracing_subscriber::util::SubscriberInitExt;
 use tracing_subscriber::{EnvFilter, Layer};
 
 use self::span_fields::JsonSpanFields;
+use crate::listener::{ConnectionSettings, Limits};
 
 mod propagation;
 mod span_fields;
@@ -116,13 +118,8 @@ pub fn init(service: &str, settings: &TelemetrySettings) -> anyhow::Result<Telem
             .with_context(|| format!("binding the ops port {port}"))?;
         listener.set_nonblocking(true)?;
         let listener = tokio::net::TcpListener::from_std(listener)?;
-        tracing::info!(address = %listener.local_addr()?, "ops listener serving /metrics");
         // Lives as long as the process: metrics stay scrapeable while the service drains.
-        tokio::spawn(async move {
-            if let Err(err) = axum::serve(listener, ops_router()).await {
-                tracing::error!(error = %err, "ops listener failed");
-            }
-        });
+        tokio::spawn(serve_ops(listener));
     }
     Ok(guard)
 }
@@ -320,6 +317,11 @@ pub fn metrics_handle() -> &'static PrometheusHandle {
             "time to answer an HTTP request, by method, route template and status class"
         );
         metrics::describe_counter!(
+            "http_connections_refused_total",
+            "connections closed as they were accepted, by listener and reason (per_client: one \
+             address already held its cap)"
+        );
+        metrics::describe_counter!(
             "grpc_server_calls_total",
             "gRPC calls answered, by method and status code"
         );
@@ -346,6 +348,24 @@ pub fn ops_router() -> axum::Router {
         )
     }
     axum::Router::new().route("/metrics", axum::routing::get(render))
+}
+
+/// Serves [`ops_router`] on `listener` for as long as the task runs, within the ops port's
+/// connection limits ([`ConnectionSettings::ops`]): the port shares the process's descriptors,
+/// so connections that send nothing must not be able to use them up.
+pub async fn serve_ops(listener: tokio::net::TcpListener) {
+    if let Ok(address) = listener.local_addr() {
+        tracing::info!(%address, "ops listener serving /metrics");
+    }
+    let limits = Limits::resolve("ops", &ConnectionSettings::ops(), |_| false);
+    crate::listener::serve(
+        listener,
+        ops_router(),
+        limits,
+        std::future::pending(),
+        Duration::ZERO,
+    )
+    .await;
 }
 
 /// The counter and latency histogram of one label set.

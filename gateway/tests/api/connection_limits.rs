@@ -13,20 +13,6 @@ fn address(gw: &TestGateway) -> String {
     gw.base.trim_start_matches("http://").to_owned()
 }
 
-/// How long until the server closes `stream` (reads until end of file), or `None` when it is
-/// still open after `limit`.
-async fn closed_within(stream: &mut TcpStream, limit: Duration) -> Option<Duration> {
-    let started = Instant::now();
-    let mut buffer = [0_u8; 1024];
-    loop {
-        match tokio::time::timeout_at((started + limit).into(), stream.read(&mut buffer)).await {
-            Err(_) => return None,
-            Ok(Ok(0)) | Ok(Err(_)) => return Some(started.elapsed()),
-            Ok(Ok(_)) => continue,
-        }
-    }
-}
-
 /// One whole answer read off `stream`: its head, then `content-length` bytes of body.
 async fn read_answer(stream: &mut TcpStream) -> String {
     let mut answer = Vec::new();

@@ -1,5 +1,6 @@
 //! The ops listener: `GET /metrics` counts the gateway's requests for Prometheus, by route
-//! template and status class, apart from the member-facing port.
+//! template and status class, apart from the member-facing port, and keeps the ops port's own
+//! connection limits (`miclub_platform::listener`).
 
 use crate::support::*;
 
@@ -86,4 +87,34 @@ async fn the_ops_port_counts_requests_by_route_template_and_status_class() {
     // The member-facing port does not serve the metrics.
     let hidden = reqwest::get(format!("{api}/metrics")).await.unwrap();
     assert_eq!(hidden.status(), StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
+async fn the_ops_port_closes_a_ninth_connection_from_one_address_and_serves_again_once_one_closes()
+{
+    let (_api, ops, _stop) = gateway_with_ops().await;
+    let address = ops.trim_start_matches("http://");
+    // Eight connections that never send a byte: what a flood would hold.
+    let mut held = Vec::new();
+    for _ in 0..8 {
+        held.push(tokio::net::TcpStream::connect(address).await.unwrap());
+    }
+    let mut ninth = tokio::net::TcpStream::connect(address).await.unwrap();
+    assert!(
+        closed_within(&mut ninth, std::time::Duration::from_secs(2))
+            .await
+            .is_some(),
+        "a ninth connection from the same address is closed at once"
+    );
+    drop(held.pop());
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    let metrics = scrape(&ops).await;
+    assert!(
+        series(
+            &metrics,
+            "http_connections_refused_total",
+            &[r#"listener="ops""#, r#"reason="per_client""#]
+        ) >= 1.0,
+        "{metrics}"
+    );
 }

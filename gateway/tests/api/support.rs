@@ -1,10 +1,11 @@
 //! What every test of the gateway's API shares: a gateway over the stand-in services on free
 //! ports ([`gateway`], [`gateway_with`]), requests as a visitor or as the logged-in member, and
-//! readers of cookies and error bodies. Test files `use crate::support::*`.
+//! readers of cookies and error bodies, and a watch on a raw connection ([`closed_within`]). Test files `use crate::support::*`.
 
 mod fakes;
 
 pub use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 pub use miclub_gateway::{Application, Dependencies, Settings};
 pub use miclub_platform::config::Environment;
@@ -31,6 +32,8 @@ pub use miclub_proto::registration::v1::registration_service_server::{
 };
 pub use reqwest::StatusCode;
 pub use serde_json::{Value, json};
+use tokio::io::AsyncReadExt;
+use tokio::net::TcpStream;
 pub use tonic::{Request, Response, Status};
 
 pub use fakes::auth_service::{CHROME_ON_LINUX, SAFARI_ON_IPHONE};
@@ -231,4 +234,18 @@ pub async fn error_answer(request: reqwest::RequestBuilder) -> (StatusCode, Valu
 pub async fn error_of(response: reqwest::Response) -> (StatusCode, Value) {
     let status = response.status();
     (status, response.json().await.unwrap())
+}
+
+/// How long until the server closes `stream` (reads until end of file), or `None` when it is
+/// still open after `limit`.
+pub async fn closed_within(stream: &mut TcpStream, limit: Duration) -> Option<Duration> {
+    let started = Instant::now();
+    let mut buffer = [0_u8; 1024];
+    loop {
+        match tokio::time::timeout_at((started + limit).into(), stream.read(&mut buffer)).await {
+            Err(_) => return None,
+            Ok(Ok(0)) | Ok(Err(_)) => return Some(started.elapsed()),
+            Ok(Ok(_)) => continue,
+        }
+    }
 }

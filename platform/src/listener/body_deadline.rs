@@ -1,9 +1,9 @@
-//! A whole-body deadline for requests that carry one. The header timeout (`serve.rs`) ends a
+//! A whole-body deadline for requests that carry one. The header timeout ([`super`]) ends a
 //! connection that stalls before its request head is whole; without this, a client could send
 //! the head at once and then trickle the body a byte at a time, holding the connection for as
 //! long as the body limit lets it. The deadline runs from the moment the head arrived, over
 //! the whole body (not between pieces, which a trickle would keep renewing); a body still
-//! incomplete then ends in [`BodyTimedOut`], which [`crate::extract::ApiJson`] answers with
+//! incomplete then ends in [`BodyTimedOut`], which the gateway's JSON extractor answers with
 //! 408 `ERR_REQUEST_TIMEOUT`, and hyper closes the connection, since its body was never read
 //! to the end.
 
@@ -81,8 +81,8 @@ impl http_body::Body for Deadlined {
 
 #[cfg(test)]
 mod tests {
+    use crate::error::caused_by;
     use http_body_util::BodyExt;
-    use miclub_platform::error::caused_by;
     use tokio_stream::StreamExt;
 
     use super::*;

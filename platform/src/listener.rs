@@ -1,24 +1,30 @@
-//! The member-facing listener: hyper's HTTP/1.1 server (what `axum::serve` runs), with the
-//! limits `axum::serve` has no setting for. Without them a connection that says nothing holds
-//! its socket forever: about 20,000 idle connections from one machine used up the standalone
-//! portal's descriptors, and every member's request went unanswered while they stayed open.
+//! HTTP/1.1 listeners with the limits `axum::serve` has no setting for: the gateway's
+//! member-facing port and every process's ops port (`GET /metrics`, [`crate::telemetry`]).
+//! Without them a connection that says nothing holds its socket forever: about 20,000 idle
+//! connections from one machine used up the standalone portal's descriptors, and every
+//! member's request went unanswered while they stayed open. An ops port shares the process's
+//! descriptors with its gRPC port, its databases and Redis, so it needs the same limits, only
+//! smaller ([`ConnectionSettings::ops`]).
 //!
 //! - A connection that has not sent a whole request head within `header_timeout_ms` is closed;
 //!   the wait for the next request on a kept-alive connection counts too (hyper's header read
 //!   timeout, which needs a timer).
-//! - A request's body must be whole within `body_timeout_ms` of its head
-//!   ([`crate::body_deadline`]), so a body trickled in cannot hold the connection either.
+//! - A request's body must be whole within `body_timeout_ms` of its head ([`body_deadline`]),
+//!   so a body trickled in cannot hold the connection either.
 //! - One client address holds at most `per_client` connections at once; more are closed as
-//!   they are accepted. A trusted proxy's connections are not counted: behind the ingress every
-//!   connection comes from it, and it keeps its own limits.
+//!   they are accepted and counted in `http_connections_refused_total`. The addresses the
+//!   caller names are not counted: behind the ingress every connection to the gateway comes
+//!   from it, and it keeps its own limits.
 //! - At most `max` connections are open in all (by default the open-file limit less what the
 //!   process keeps for its own databases, Redis, gRPC and files). Beyond that, accepting waits
 //!   and new connections queue in the kernel, so the process never runs out of descriptors
 //!   for its own work.
 //!
 //! HTTP/1.1 only: browsers reach the portal over HTTP/1.1 here, or over HTTP/2 to the ingress,
-//! which speaks HTTP/1.1 to the gateway; an HTTP/2 connection could stay idle with no header
-//! timeout to end it.
+//! which speaks HTTP/1.1 to the gateway, and Prometheus scrapes over HTTP/1.1; an HTTP/2
+//! connection could stay idle with no header timeout to end it.
+
+pub mod body_deadline;
 
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -33,41 +39,111 @@ use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
+use serde::Deserialize;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
 use tower::ServiceExt;
 
-use crate::body_deadline::with_deadline;
-use crate::config::ConnectionSettings;
-use crate::proxies::TrustedProxies;
+use body_deadline::with_deadline;
 
 /// Descriptors kept for the process's own work when `max` comes from the open-file limit.
 const RESERVED_DESCRIPTORS: u64 = 512;
 
+/// Limits on a listener's connections, so that connections that send nothing cannot hold it
+/// (the module header tells why each exists). The gateway reads its member-facing port's from
+/// `[gateway.connections]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct ConnectionSettings {
+    /// Milliseconds a connection has to send a request's head, the wait for the next request on
+    /// a kept-alive connection included; then it is closed.
+    pub header_timeout_ms: u64,
+    /// Milliseconds a request's body has, from the moment its head arrived, to be whole; then it
+    /// ends in [`body_deadline::BodyTimedOut`] (the gateway answers 408) and the connection is
+    /// closed.
+    pub body_timeout_ms: u64,
+    /// Connections one client address may hold at once (0: no cap). The addresses the caller
+    /// trusts (the gateway's `trusted_proxies`) are not counted.
+    pub per_client: usize,
+    /// Connections open at once in all; 0 (the default): the open-file limit less what the
+    /// process keeps for its own connections and files.
+    pub max: usize,
+}
+
+impl Default for ConnectionSettings {
+    fn default() -> Self {
+        Self {
+            header_timeout_ms: 20_000,
+            body_timeout_ms: 20_000,
+            per_client: 64,
+            max: 0,
+        }
+    }
+}
+
+impl ConnectionSettings {
+    /// An ops port's: its only route is `GET /metrics`, scraped by a few Prometheus servers
+    /// every few seconds over one kept-alive connection each. A scrape's request head is a few
+    /// hundred bytes, so 10 s is ample; 8 connections per address and 64 in all leave room for
+    /// several scrapers and a person with `curl`, and keep a flood from using the descriptors
+    /// the process needs for its own work.
+    pub fn ops() -> Self {
+        Self {
+            header_timeout_ms: 10_000,
+            body_timeout_ms: 10_000,
+            per_client: 8,
+            max: 64,
+        }
+    }
+}
+
+/// Which peers are not counted per client (the gateway's trusted proxies).
+type Uncounted = Arc<dyn Fn(IpAddr) -> bool + Send + Sync>;
+
 /// The limits in force, resolved from the settings once at start-up.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Limits {
+    /// Names the listener in its logs and in `http_connections_refused_total`.
+    pub listener: &'static str,
     pub header_timeout: Duration,
     pub body_timeout: Duration,
     /// 0: no cap.
     pub per_client: usize,
     pub max: usize,
-    /// Peers whose connections are not counted per client.
-    pub trusted: TrustedProxies,
+    uncounted: Uncounted,
+}
+
+impl std::fmt::Debug for Limits {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Limits")
+            .field("listener", &self.listener)
+            .field("header_timeout", &self.header_timeout)
+            .field("body_timeout", &self.body_timeout)
+            .field("per_client", &self.per_client)
+            .field("max", &self.max)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Limits {
-    pub fn resolve(settings: &ConnectionSettings, trusted: TrustedProxies) -> Self {
+    /// The limits of `settings` for the listener named `listener`; peers for which `uncounted`
+    /// holds are not counted per client.
+    pub fn resolve(
+        listener: &'static str,
+        settings: &ConnectionSettings,
+        uncounted: impl Fn(IpAddr) -> bool + Send + Sync + 'static,
+    ) -> Self {
         let max = match settings.max {
             0 => from_open_file_limit(),
             max => max,
         };
         Self {
+            listener,
             header_timeout: Duration::from_millis(settings.header_timeout_ms),
             body_timeout: Duration::from_millis(settings.body_timeout_ms),
             per_client: settings.per_client,
             max,
-            trusted,
+            uncounted: Arc::new(uncounted),
         }
     }
 }
@@ -98,6 +174,7 @@ pub async fn serve<S>(
     S::Future: Send + 'static,
 {
     tracing::info!(
+        listener = limits.listener,
         header_timeout_ms = limits.header_timeout.as_millis() as u64,
         body_timeout_ms = limits.body_timeout.as_millis() as u64,
         per_client = limits.per_client,
@@ -123,15 +200,23 @@ pub async fn serve<S>(
             },
             () = &mut shutdown => break,
         };
-        let counted = if limits.trusted.contains(peer.ip()) {
+        let counted = if (limits.uncounted)(peer.ip()) {
             None
         } else {
             match clients.admit(peer.ip(), limits.per_client) {
                 Some(counted) => Some(counted),
                 None => {
-                    metrics::counter!("gateway_connections_refused_total", "reason" => "per_client")
-                        .increment(1);
-                    tracing::debug!(client = %peer.ip(), "too many connections from one address: closed");
+                    metrics::counter!(
+                        "http_connections_refused_total",
+                        "listener" => limits.listener,
+                        "reason" => "per_client"
+                    )
+                    .increment(1);
+                    tracing::debug!(
+                        listener = limits.listener,
+                        client = %peer.ip(),
+                        "too many connections from one address: closed"
+                    );
                     continue;
                 }
             }
@@ -192,8 +277,8 @@ async fn accept(listener: &TcpListener) -> Option<(TcpStream, std::net::SocketAd
     }
 }
 
-/// `TCP_NODELAY`, as on the gRPC ports (`grpc::accepting`): an answer written in pieces, or a
-/// request from an ingress, would otherwise wait for the client's delayed ACK.
+/// `TCP_NODELAY`, as on the gRPC ports ([`crate::grpc::accepting`]): an answer written in
+/// pieces, or a request from an ingress, would otherwise wait for the client's delayed ACK.
 fn nagle_off(stream: &TcpStream) {
     if let Err(err) = stream.set_nodelay(true) {
         tracing::debug!(error = %err, "cannot set TCP_NODELAY on an accepted connection");
@@ -245,7 +330,7 @@ mod tests {
     use super::*;
 
     #[tokio::test]
-    async fn the_member_facing_port_accepts_with_nagle_off() {
+    async fn a_listener_accepts_with_nagle_off() {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let address = listener.local_addr().unwrap();
         let _client = TcpStream::connect(address).await.unwrap();
