@@ -23,6 +23,12 @@ use tonic::transport::{Certificate, ClientTlsConfig, Identity, ServerTlsConfig};
 
 use crate::config::Environment;
 
+/// How long a connection to a gRPC port has to finish its TLS handshake before it is closed.
+/// tonic waits for a handshake without end unless told, so connections that sent nothing (or
+/// half a ClientHello) each held a descriptor for good; between pods a handshake takes a few
+/// milliseconds, and a caller under load retries a closed connection.
+pub const HANDSHAKE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// Section `[internal_tls]`: paths of PEM files, as mounted from the Kubernetes Secret.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default)]
@@ -176,7 +182,11 @@ impl InternalTls {
                 named("key_file")
             )
         })?;
-        Ok(Some(ServerTlsConfig::new().identity(identity)))
+        Ok(Some(
+            ServerTlsConfig::new()
+                .identity(identity)
+                .timeout(HANDSHAKE_TIMEOUT),
+        ))
     }
 
     /// The client side for a server at `host`: the CA is the only trust anchor (no system

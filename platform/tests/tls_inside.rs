@@ -11,7 +11,7 @@ use miclub_platform::ephemeral::{self, EphemeralSettings};
 use miclub_platform::grpc::{self, ClientSettings};
 use miclub_platform::shutdown::{self, ShutdownTrigger};
 use miclub_platform::storage::{Database, DatabaseSettings};
-use miclub_platform::tls::{InternalTls, InternalTlsSettings};
+use miclub_platform::tls::{self, InternalTls, InternalTlsSettings};
 use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair, KeyUsagePurpose};
 use tonic_health::pb::HealthCheckRequest;
 use tonic_health::pb::health_client::HealthClient;
@@ -159,6 +159,52 @@ async fn a_plaintext_client_gets_nothing_from_the_tls_port() {
     .await
     .unwrap_err();
     assert_eq!(status.code(), tonic::Code::Unavailable, "{status:?}");
+}
+
+#[tokio::test]
+async fn a_connection_that_never_finishes_its_tls_handshake_is_closed_and_callers_are_still_served()
+{
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    let pki = Pki::generate();
+    let tls = pki.load();
+    let (port, _stop) = serve(&tls).await;
+    let started = std::time::Instant::now();
+    // One that sends nothing, one that stops halfway through a ClientHello's record header.
+    let mut silent = tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .unwrap();
+    let mut stalled = tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .unwrap();
+    stalled.write_all(&[0x16, 0x03, 0x01]).await.unwrap();
+    // Meanwhile a caller with the CA is answered.
+    let status = health_check(client(format!("https://127.0.0.1:{port}"), &tls))
+        .await
+        .unwrap();
+    assert_eq!(status, 1);
+    let limit = tls::HANDSHAKE_TIMEOUT + Duration::from_secs(5);
+    for stream in [&mut silent, &mut stalled] {
+        let mut buffer = [0_u8; 64];
+        let closed = tokio::time::timeout_at((started + limit).into(), async {
+            loop {
+                match stream.read(&mut buffer).await {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => continue,
+                }
+            }
+        })
+        .await;
+        assert!(
+            closed.is_ok(),
+            "a handshake never finished holds its connection past {limit:?}"
+        );
+    }
+    assert!(
+        started.elapsed() >= tls::HANDSHAKE_TIMEOUT - Duration::from_millis(500),
+        "not before the timeout: {:?}",
+        started.elapsed()
+    );
 }
 
 #[test]
