@@ -6,7 +6,8 @@
 //! get lazy channels with timeouts and trace propagation, read-only calls one bounded retry, and
 //! every call one more attempt when the server refused it unprocessed ([`retry`]). Both sides
 //! speak TLS when the process's [`InternalTls`] is on (see [`crate::tls`]): servers through
-//! [`server`], clients through their settings' `tls`.
+//! [`server`], clients through their settings' `tls`. A port takes its connections through
+//! [`accepting`], which caps them per caller address and in all.
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -26,7 +27,10 @@ use crate::shutdown::Shutdown;
 use crate::telemetry::{PropagateTrace, grpc_server_span, record_grpc_call};
 use crate::tls::InternalTls;
 
+mod accepting;
 pub mod retry;
+
+pub use accepting::{Accepted, accepting};
 
 pub use retry::{RetryIdempotent, is_transport_failure, retry_idempotent, was_refused_unprocessed};
 
@@ -41,6 +45,10 @@ pub struct ServerSettings {
     pub port: u16,
     /// Time between reporting NOT_SERVING and closing the listener, so load balancers notice.
     pub drain_delay_ms: u64,
+    /// Connections one caller address may hold at once (0: no cap); more are closed as they
+    /// are accepted ([`accepting`]). A caller keeps one connection per channel; the default
+    /// leaves room for a store-system proxy that opens several for its tills.
+    pub connections_per_client: usize,
     /// The process's internal TLS (section `[internal_tls]`, set by the binary, not read from
     /// this section); off by default.
     #[serde(skip)]
@@ -53,6 +61,7 @@ impl Default for ServerSettings {
             host: "0.0.0.0".into(),
             port: 50051,
             drain_delay_ms: 5_000,
+            connections_per_client: 256,
             tls: InternalTls::off(),
         }
     }
@@ -221,11 +230,14 @@ pub trait Gate: Send + Sync + 'static {
 }
 
 /// Serves `routes` on `listener` until `shutdown`, draining as the module header says; every
-/// call passes `gate` first.
+/// call passes `gate` first, and one caller address holds at most `per_client` connections
+/// ([`accepting`]). The parts of a [`Port`], which most callers use instead.
+#[allow(clippy::too_many_arguments)]
 pub async fn serve(
     mut builder: Server,
     routes: tonic::service::Routes,
     listener: TcpListener,
+    per_client: usize,
     health: Health,
     drain_delay: Duration,
     shutdown: Shutdown,
@@ -251,18 +263,11 @@ pub async fn serve(
     };
     builder
         .add_routes(routes)
-        .serve_with_incoming_shutdown(accepting(listener), stop)
+        .serve_with_incoming_shutdown(accepting(listener, per_client), stop)
         .await
         .context("grpc server failed")?;
     tracing::info!(%address, "grpc server stopped");
     Ok(())
-}
-
-/// The connections `listener` accepts, with `TCP_NODELAY` on. The builder's `tcp_nodelay` is
-/// ignored for a listener handed in (tonic's docs), so it is set here. Without it Nagle held a
-/// small answer back until the caller's delayed ACK, about 40 ms: the hop's p99 (issue #20).
-pub fn accepting(listener: TcpListener) -> tonic::transport::server::TcpIncoming {
-    tonic::transport::server::TcpIncoming::from(listener).with_nodelay(Some(true))
 }
 
 /// A service's gRPC port, built and bound but not yet serving: the service behind its gate,
@@ -272,6 +277,7 @@ pub struct Port {
     server: Server,
     routes: tonic::service::Routes,
     listener: TcpListener,
+    per_client: usize,
     health: Health,
     gate: Arc<dyn Gate>,
     drain_delay: Duration,
@@ -315,6 +321,7 @@ impl Port {
             server,
             routes,
             listener,
+            per_client: settings.connections_per_client,
             health,
             gate,
             drain_delay: Duration::from_millis(settings.drain_delay_ms),
@@ -333,6 +340,7 @@ impl Port {
             self.server,
             self.routes,
             self.listener,
+            self.per_client,
             self.health,
             self.drain_delay,
             shutdown,
@@ -383,24 +391,4 @@ async fn count_call(
     };
     record_grpc_call(method, code, started.elapsed());
     response
-}
-
-#[cfg(test)]
-mod tests {
-    use tokio_stream::StreamExt;
-
-    use super::*;
-
-    #[tokio::test]
-    async fn a_service_port_accepts_its_callers_with_nagle_off() {
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let address = listener.local_addr().unwrap();
-        let mut incoming = accepting(listener);
-        let _caller = tokio::net::TcpStream::connect(address).await.unwrap();
-        let accepted = incoming.next().await.unwrap().unwrap();
-        assert!(
-            accepted.nodelay().unwrap(),
-            "an answer would wait for the caller's delayed ACK"
-        );
-    }
 }

@@ -149,7 +149,7 @@ impl Limits {
 }
 
 /// The soft open-file limit less [`RESERVED_DESCRIPTORS`], and at least 64.
-fn from_open_file_limit() -> usize {
+pub(crate) fn from_open_file_limit() -> usize {
     let limit = rustix::process::getrlimit(rustix::process::Resource::Nofile)
         .current
         .unwrap_or(u64::MAX);
@@ -285,13 +285,13 @@ fn nagle_off(stream: &TcpStream) {
     }
 }
 
-/// Open connections by client address.
+/// Open connections by client address (also the gRPC ports', [`crate::grpc::accepting`]).
 #[derive(Debug, Clone, Default)]
-struct ClientCounts(Arc<Mutex<HashMap<IpAddr, usize>>>);
+pub(crate) struct ClientCounts(Arc<Mutex<HashMap<IpAddr, usize>>>);
 
 impl ClientCounts {
     /// Counts one more connection from `ip`, unless it already holds `cap` (0: no cap).
-    fn admit(&self, ip: IpAddr, cap: usize) -> Option<Counted> {
+    pub(crate) fn admit(&self, ip: IpAddr, cap: usize) -> Option<Counted> {
         let ip = ip.to_canonical();
         let mut counts = self.0.lock().unwrap_or_else(|e| e.into_inner());
         let count = counts.entry(ip).or_default();
@@ -308,7 +308,7 @@ impl ClientCounts {
 
 /// One counted connection; uncounted when dropped.
 #[derive(Debug)]
-struct Counted {
+pub(crate) struct Counted {
     counts: ClientCounts,
     ip: IpAddr,
 }

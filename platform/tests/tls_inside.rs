@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use miclub_platform::config::Environment;
 use miclub_platform::ephemeral::{self, EphemeralSettings};
-use miclub_platform::grpc::{self, ClientSettings};
+use miclub_platform::grpc::{self, ClientSettings, ServerSettings};
 use miclub_platform::shutdown::{self, ShutdownTrigger};
 use miclub_platform::storage::{Database, DatabaseSettings};
 use miclub_platform::tls::{self, InternalTls, InternalTlsSettings};
@@ -76,6 +76,11 @@ impl Drop for Pki {
 
 /// A gRPC server (health only) with `tls` on a free port; stops when the trigger drops.
 async fn serve(tls: &InternalTls) -> (u16, ShutdownTrigger) {
+    serve_capped(tls, ServerSettings::default().connections_per_client).await
+}
+
+/// [`serve`] holding one caller address to `per_client` connections.
+async fn serve_capped(tls: &InternalTls, per_client: usize) -> (u16, ShutdownTrigger) {
     let (server, health, routes) = grpc::server(&[], tls).await.unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = listener.local_addr().unwrap().port();
@@ -84,6 +89,7 @@ async fn serve(tls: &InternalTls) -> (u16, ShutdownTrigger) {
         server,
         routes,
         listener,
+        per_client,
         health,
         Duration::ZERO,
         stop,
@@ -205,6 +211,28 @@ async fn a_connection_that_never_finishes_its_tls_handshake_is_closed_and_caller
         "not before the timeout: {:?}",
         started.elapsed()
     );
+}
+
+#[tokio::test]
+async fn a_caller_address_holds_at_most_its_cap_of_connections_and_is_served_again_once_one_closes()
+{
+    let pki = Pki::generate();
+    let tls = pki.load();
+    let (port, _stop) = serve_capped(&tls, 2).await;
+    let url = format!("https://127.0.0.1:{port}");
+    // Two connections that finish no handshake, holding the address's two places.
+    let first = tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .unwrap();
+    let _second = tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .unwrap();
+    let refused = health_check(client(url.clone(), &tls)).await.unwrap_err();
+    assert_eq!(refused.code(), tonic::Code::Unavailable, "{refused:?}");
+    drop(first);
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let status = health_check(client(url, &tls)).await.unwrap();
+    assert_eq!(status, 1, "SERVING once a place was freed");
 }
 
 #[test]

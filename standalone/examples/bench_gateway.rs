@@ -200,7 +200,7 @@ async fn hop(port: u16, accounts: BenchAccounts) -> anyhow::Result<()> {
     tokio::spawn(async move {
         // Sockets with TCP_NODELAY, as the services' own ports (the builder's setting does not
         // reach a listener handed in).
-        let incoming = miclub_platform::grpc::accepting(grpc_listener);
+        let incoming = miclub_platform::grpc::accepting(grpc_listener, 0);
         if let Err(err) = tonic::transport::Server::builder()
             .add_service(accounts)
             .serve_with_incoming(incoming)

@@ -702,6 +702,7 @@ mod over_grpc {
             server,
             routes,
             listener,
+            0,
             health,
             Duration::ZERO,
             stop,
