@@ -11,6 +11,10 @@
 //!   timeout, which needs a timer).
 //! - A request's body must be whole within `body_timeout_ms` of its head ([`body_deadline`]),
 //!   so a body trickled in cannot hold the connection either.
+//! - An answer that makes no progress for `write_timeout_ms` ends the connection: a client that
+//!   asks (or pipelines many asks) and never reads would otherwise hold it for good, the server
+//!   waiting on a full socket buffer where no other timeout applies (tokio-io-timeout's
+//!   `TimeoutStream`, the same rule as nginx's `send_timeout`).
 //! - One client address holds at most `per_client` connections at once; more are closed as
 //!   they are accepted and counted in `http_connections_refused_total`. The addresses the
 //!   caller names are not counted: behind the ingress every connection to the gateway comes
@@ -42,6 +46,7 @@ use hyper_util::service::TowerToHyperService;
 use serde::Deserialize;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
+use tokio_io_timeout::TimeoutStream;
 use tower::ServiceExt;
 
 use body_deadline::with_deadline;
@@ -62,6 +67,9 @@ pub struct ConnectionSettings {
     /// ends in [`body_deadline::BodyTimedOut`] (the gateway answers 408) and the connection is
     /// closed.
     pub body_timeout_ms: u64,
+    /// Milliseconds an answer may make no progress (the client reads none of it); then the
+    /// connection is closed.
+    pub write_timeout_ms: u64,
     /// Connections one client address may hold at once (0: no cap). The addresses the caller
     /// trusts (the gateway's `trusted_proxies`) are not counted.
     pub per_client: usize,
@@ -75,6 +83,7 @@ impl Default for ConnectionSettings {
         Self {
             header_timeout_ms: 20_000,
             body_timeout_ms: 20_000,
+            write_timeout_ms: 60_000,
             per_client: 64,
             max: 0,
         }
@@ -91,6 +100,7 @@ impl ConnectionSettings {
         Self {
             header_timeout_ms: 10_000,
             body_timeout_ms: 10_000,
+            write_timeout_ms: 10_000,
             per_client: 8,
             max: 64,
         }
@@ -107,6 +117,7 @@ pub struct Limits {
     pub listener: &'static str,
     pub header_timeout: Duration,
     pub body_timeout: Duration,
+    pub write_timeout: Duration,
     /// 0: no cap.
     pub per_client: usize,
     pub max: usize,
@@ -119,6 +130,7 @@ impl std::fmt::Debug for Limits {
             .field("listener", &self.listener)
             .field("header_timeout", &self.header_timeout)
             .field("body_timeout", &self.body_timeout)
+            .field("write_timeout", &self.write_timeout)
             .field("per_client", &self.per_client)
             .field("max", &self.max)
             .finish_non_exhaustive()
@@ -141,6 +153,7 @@ impl Limits {
             listener,
             header_timeout: Duration::from_millis(settings.header_timeout_ms),
             body_timeout: Duration::from_millis(settings.body_timeout_ms),
+            write_timeout: Duration::from_millis(settings.write_timeout_ms),
             per_client: settings.per_client,
             max,
             uncounted: Arc::new(uncounted),
@@ -177,6 +190,7 @@ pub async fn serve<S>(
         listener = limits.listener,
         header_timeout_ms = limits.header_timeout.as_millis() as u64,
         body_timeout_ms = limits.body_timeout.as_millis() as u64,
+        write_timeout_ms = limits.write_timeout.as_millis() as u64,
         per_client = limits.per_client,
         max = limits.max,
         "connection limits"
@@ -229,8 +243,12 @@ pub async fn serve<S>(
                 request.extensions_mut().insert(ConnectInfo(peer));
                 request
             });
-        let connection = graceful
-            .watch(http.serve_connection(TokioIo::new(stream), TowerToHyperService::new(service)));
+        let mut io = TimeoutStream::new(stream);
+        io.set_write_timeout(Some(limits.write_timeout));
+        let connection = graceful.watch(http.serve_connection(
+            TokioIo::new(Box::pin(io)),
+            TowerToHyperService::new(service),
+        ));
         tokio::spawn(async move {
             if let Err(err) = connection.await {
                 tracing::debug!(error = %err, "connection ended with an error");

@@ -144,6 +144,36 @@ async fn beyond_the_total_cap_a_connection_waits_until_one_closes_and_is_then_se
 }
 
 #[tokio::test]
+async fn a_client_that_stops_reading_its_answers_is_closed_after_the_write_timeout() {
+    let gw = gateway_with(|s| s.connections.write_timeout_ms = 500).await;
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    // A small window, so the answers fill the socket's buffers long before they are all sent.
+    socket.set_recv_buffer_size(4096).unwrap();
+    let mut stream = socket.connect(address(&gw).parse().unwrap()).await.unwrap();
+    // Many asks for a large answer (the API document), pipelined, and then nothing read.
+    let ask = b"GET /api/openapi.json HTTP/1.1\r\nHost: x\r\n\r\n";
+    let asks = 200;
+    stream.write_all(&ask.repeat(asks)).await.unwrap();
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    // Reading now gets what the buffers held, then the end: the server gave up writing.
+    let mut received = Vec::new();
+    let read =
+        tokio::time::timeout(Duration::from_secs(5), stream.read_to_end(&mut received)).await;
+    assert!(
+        read.is_ok(),
+        "the connection is still open after {} bytes",
+        received.len()
+    );
+    let answers = String::from_utf8_lossy(&received)
+        .matches("HTTP/1.1 200")
+        .count();
+    assert!(
+        answers < asks,
+        "only part of the answers was written: {answers}"
+    );
+}
+
+#[tokio::test]
 async fn a_body_trickled_past_its_deadline_is_answered_408_in_spanish_and_the_connection_closed() {
     let gw = gateway_with(|s| s.connections.body_timeout_ms = 600).await;
     let stream = TcpStream::connect(address(&gw)).await.unwrap();
