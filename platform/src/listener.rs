@@ -220,17 +220,7 @@ pub async fn serve<S>(
             match clients.admit(peer.ip(), limits.per_client) {
                 Some(counted) => Some(counted),
                 None => {
-                    metrics::counter!(
-                        "http_connections_refused_total",
-                        "listener" => limits.listener,
-                        "reason" => "per_client"
-                    )
-                    .increment(1);
-                    tracing::debug!(
-                        listener = limits.listener,
-                        client = %peer.ip(),
-                        "too many connections from one address: closed"
-                    );
+                    refused_per_client(limits.listener, peer.ip(), limits.per_client);
                     continue;
                 }
             }
@@ -322,6 +312,23 @@ impl ClientCounts {
             ip,
         })
     }
+}
+
+/// Records a connection closed because `ip` already held its `cap` on the listener named
+/// `listener`: the one place every listener counts and logs it.
+pub(crate) fn refused_per_client(listener: &'static str, ip: IpAddr, cap: usize) {
+    metrics::counter!(
+        "http_connections_refused_total",
+        "listener" => listener,
+        "reason" => "per_client"
+    )
+    .increment(1);
+    tracing::debug!(
+        listener,
+        client = %ip,
+        per_client = cap,
+        "too many connections from one address: closed"
+    );
 }
 
 /// One counted connection; uncounted when dropped.

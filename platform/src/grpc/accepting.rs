@@ -21,7 +21,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tonic::transport::server::{Connected, TcpConnectInfo, TcpIncoming};
 
-use crate::listener::{ClientCounts, Counted, from_open_file_limit};
+use crate::listener::{ClientCounts, Counted, from_open_file_limit, refused_per_client};
 
 /// The connections `listener` accepts, with `TCP_NODELAY` on, at most `per_client` at once from
 /// one address (0: no cap) and at most the open-file limit less what the process keeps. The
@@ -79,19 +79,7 @@ impl State {
                         _slot: slot,
                     }));
                 }
-                None => {
-                    metrics::counter!(
-                        "http_connections_refused_total",
-                        "listener" => "grpc",
-                        "reason" => "per_client"
-                    )
-                    .increment(1);
-                    tracing::debug!(
-                        caller = %peer.ip(),
-                        per_client = self.per_client,
-                        "too many grpc connections from one address: closed"
-                    );
-                }
+                None => refused_per_client("grpc", peer.ip(), self.per_client),
             }
         }
     }
