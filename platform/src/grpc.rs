@@ -229,20 +229,29 @@ pub trait Gate: Send + Sync + 'static {
     ) -> Pin<Box<dyn Future<Output = Result<axum::extract::Request, tonic::Status>> + Send + 'a>>;
 }
 
+/// A bound gRPC listener and how many connections one caller address may hold on it (0: no
+/// cap; [`accepting`]): the two always go together to [`serve`].
+#[derive(Debug)]
+pub struct CappedListener {
+    pub listener: TcpListener,
+    pub per_client: usize,
+}
+
 /// Serves `routes` on `listener` until `shutdown`, draining as the module header says; every
-/// call passes `gate` first, and one caller address holds at most `per_client` connections
-/// ([`accepting`]). The parts of a [`Port`], which most callers use instead.
-#[allow(clippy::too_many_arguments)]
+/// call passes `gate` first. The parts of a [`Port`], which most callers use instead.
 pub async fn serve(
     mut builder: Server,
     routes: tonic::service::Routes,
-    listener: TcpListener,
-    per_client: usize,
+    listener: CappedListener,
     health: Health,
     drain_delay: Duration,
     shutdown: Shutdown,
     gate: Arc<dyn Gate>,
 ) -> anyhow::Result<()> {
+    let CappedListener {
+        listener,
+        per_client,
+    } = listener;
     let address: SocketAddr = listener.local_addr()?;
     tracing::info!(%address, services = ?health.services, "grpc server listening");
     // Layers run outside in: the count sees the gate's refusals too.
@@ -276,8 +285,7 @@ pub async fn serve(
 pub struct Port {
     server: Server,
     routes: tonic::service::Routes,
-    listener: TcpListener,
-    per_client: usize,
+    listener: CappedListener,
     health: Health,
     gate: Arc<dyn Gate>,
     drain_delay: Duration,
@@ -320,8 +328,10 @@ impl Port {
         Ok(Self {
             server,
             routes,
-            listener,
-            per_client: settings.connections_per_client,
+            listener: CappedListener {
+                listener,
+                per_client: settings.connections_per_client,
+            },
             health,
             gate,
             drain_delay: Duration::from_millis(settings.drain_delay_ms),
@@ -340,7 +350,6 @@ impl Port {
             self.server,
             self.routes,
             self.listener,
-            self.per_client,
             self.health,
             self.drain_delay,
             shutdown,

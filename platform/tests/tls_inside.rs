@@ -88,8 +88,10 @@ async fn serve_capped(tls: &InternalTls, per_client: usize) -> (u16, ShutdownTri
     tokio::spawn(grpc::serve(
         server,
         routes,
-        listener,
-        per_client,
+        grpc::CappedListener {
+            listener,
+            per_client,
+        },
         health,
         Duration::ZERO,
         stop,

@@ -701,8 +701,10 @@ mod over_grpc {
         tokio::spawn(miclub_platform::grpc::serve(
             server,
             routes,
-            listener,
-            0,
+            miclub_platform::grpc::CappedListener {
+                listener,
+                per_client: 0,
+            },
             health,
             Duration::ZERO,
             stop,
