@@ -5,15 +5,32 @@
 use std::time::Duration;
 
 use miclub_platform::storage::now_millis;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 
 use super::Auth;
 use crate::error::{AuthError, AuthResult};
 
-/// A pending challenge as a flow stores it in the ephemeral store.
-pub(super) trait StoredChallenge: Sized {
-    fn decode_stored(raw: &str) -> AuthResult<Self>;
+/// A pending challenge as a flow stores it in the ephemeral store: JSON, read and written the
+/// same way by every flow.
+pub(super) trait StoredChallenge: Serialize + DeserializeOwned {
+    /// The flow's name in an error: `login`, `reset`.
+    const FLOW: &'static str;
+
     /// Milliseconds since the epoch.
     fn expires_at(&self) -> i64;
+
+    fn decode(raw: &str) -> AuthResult<Self> {
+        serde_json::from_str(raw).map_err(|e| {
+            AuthError::Internal(anyhow::anyhow!("undecodable {} challenge: {e}", Self::FLOW))
+        })
+    }
+
+    fn encode(&self) -> AuthResult<String> {
+        serde_json::to_string(self).map_err(|e| {
+            AuthError::Internal(anyhow::anyhow!("unencodable {} challenge: {e}", Self::FLOW))
+        })
+    }
 }
 
 impl Auth {
@@ -41,7 +58,7 @@ impl Auth {
             .get(challenge_key)
             .await?
             .ok_or(AuthError::OtpExpired)?;
-        let challenge = C::decode_stored(&raw)?;
+        let challenge = C::decode(&raw)?;
         if challenge.expires_at() <= now_millis() {
             self.ephemeral.delete(challenge_key).await?;
             return Err(AuthError::OtpExpired);

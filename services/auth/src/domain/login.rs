@@ -79,24 +79,10 @@ struct Challenge {
 }
 
 impl StoredChallenge for Challenge {
-    fn decode_stored(raw: &str) -> AuthResult<Self> {
-        Self::decode(raw)
-    }
+    const FLOW: &'static str = "login";
 
     fn expires_at(&self) -> i64 {
         self.expires_at
-    }
-}
-
-impl Challenge {
-    fn decode(raw: &str) -> AuthResult<Self> {
-        serde_json::from_str(raw)
-            .map_err(|e| AuthError::Internal(anyhow::anyhow!("undecodable login challenge: {e}")))
-    }
-
-    fn encode(&self) -> AuthResult<String> {
-        serde_json::to_string(self)
-            .map_err(|e| AuthError::Internal(anyhow::anyhow!("unencodable login challenge: {e}")))
     }
 }
 

@@ -68,24 +68,10 @@ struct ResetChallenge {
 }
 
 impl StoredChallenge for ResetChallenge {
-    fn decode_stored(raw: &str) -> AuthResult<Self> {
-        Self::decode(raw)
-    }
+    const FLOW: &'static str = "reset";
 
     fn expires_at(&self) -> i64 {
         self.expires_at
-    }
-}
-
-impl ResetChallenge {
-    fn decode(raw: &str) -> AuthResult<Self> {
-        serde_json::from_str(raw)
-            .map_err(|e| AuthError::Internal(anyhow::anyhow!("undecodable reset challenge: {e}")))
-    }
-
-    fn encode(&self) -> AuthResult<String> {
-        serde_json::to_string(self)
-            .map_err(|e| AuthError::Internal(anyhow::anyhow!("unencodable reset challenge: {e}")))
     }
 }
 
