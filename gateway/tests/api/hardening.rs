@@ -1,5 +1,6 @@
 //! HTTP hardening at the edge: the security headers on every kind of answer (API, static file,
-//! SPA fallback, errors), the CSP's reCAPTCHA origins only with a site key, HSTS over TLS,
+//! SPA fallback, errors), a policy that loads nothing on API answers, the CSP's reCAPTCHA
+//! origins only in the app's policy and only with a site key, HSTS over TLS,
 //! `no-store` on every `/api` answer with personal data or a credential, `__Host-` credential
 //! cookies over TLS, and the 404 of a missing asset.
 
@@ -24,13 +25,50 @@ fn directive<'a>(csp: &'a str, name: &str) -> &'a str {
         .unwrap_or_else(|| panic!("no {name} in {csp}"))
 }
 
-fn assert_hardened(response: &reqwest::Response, what: &str) {
-    let h = response.headers();
-    let csp = h
+fn csp_of<'a>(response: &'a reqwest::Response, what: &str) -> &'a str {
+    response
+        .headers()
         .get("content-security-policy")
         .unwrap_or_else(|| panic!("{what}: no csp"))
         .to_str()
-        .unwrap();
+        .unwrap()
+}
+
+/// The headers every answer carries, page or data.
+fn assert_common_headers(response: &reqwest::Response, what: &str) {
+    let h = response.headers();
+    assert_eq!(h["x-content-type-options"], "nosniff", "{what}");
+    assert_eq!(h["x-frame-options"], "DENY", "{what}");
+    assert_eq!(
+        h["referrer-policy"], "strict-origin-when-cross-origin",
+        "{what}"
+    );
+}
+
+/// An `/api` answer: a policy under which a browser rendering it loads and runs nothing.
+fn assert_api_hardened(response: &reqwest::Response, what: &str) {
+    let csp = csp_of(response, what);
+    for expected in [
+        "default-src 'none'",
+        "base-uri 'none'",
+        "object-src 'none'",
+        "form-action 'none'",
+        "frame-ancestors 'none'",
+    ] {
+        let name = expected.split_whitespace().next().unwrap();
+        assert_eq!(directive(csp, name), expected, "{what}");
+    }
+    assert!(
+        !csp.contains("'self'") && !csp.contains("script-src") && !csp.contains("google"),
+        "{what}: an api answer allows nothing: {csp}"
+    );
+    assert_common_headers(response, what);
+}
+
+/// A page or file of the web app: the app's own policy and no powerful browser features.
+fn assert_document_hardened(response: &reqwest::Response, what: &str) {
+    let h = response.headers();
+    let csp = csp_of(response, what);
     assert_eq!(
         directive(csp, "default-src"),
         "default-src 'self'",
@@ -58,12 +96,7 @@ fn assert_hardened(response: &reqwest::Response, what: &str) {
         !csp.contains("google"),
         "{what}: no recaptcha origins without a site key"
     );
-    assert_eq!(h["x-content-type-options"], "nosniff", "{what}");
-    assert_eq!(h["x-frame-options"], "DENY", "{what}");
-    assert_eq!(
-        h["referrer-policy"], "strict-origin-when-cross-origin",
-        "{what}"
-    );
+    assert_common_headers(response, what);
     let permissions = h["permissions-policy"].to_str().unwrap();
     for feature in [
         "camera=()",
@@ -109,7 +142,11 @@ async fn every_kind_of_answer_carries_the_security_headers() {
         ),
     ];
     for (what, response) in &answers {
-        assert_hardened(response, what);
+        if what.starts_with("api") {
+            assert_api_hardened(response, what);
+        } else {
+            assert_document_hardened(response, what);
+        }
         assert!(
             response
                 .headers()
@@ -146,13 +183,20 @@ async fn a_missing_asset_is_a_404_that_is_not_cached_and_not_the_app() {
 
 #[tokio::test]
 async fn the_recaptcha_origins_are_allowed_only_when_a_site_key_is_configured() {
+    let dir = web_dir();
     let gw = gateway_with(|s| {
         s.recaptcha.kind = miclub_gateway::config::RecaptchaKind::Google;
         s.recaptcha.site_key = Some("site-key".into());
         s.recaptcha.secret = Some("secret".to_owned().into());
+        s.web_dir = Some(dir.clone());
     })
     .await;
-    let response = gw.anonymous_get("/api/health").await;
+    // The page loads Google's script and frame; an API answer still allows nothing.
+    assert_api_hardened(
+        &gw.anonymous_get("/api/health").await,
+        "api with a site key",
+    );
+    let response = gw.anonymous_get("/").await;
     let csp = response.headers()["content-security-policy"]
         .to_str()
         .unwrap()
@@ -163,6 +207,7 @@ async fn the_recaptcha_origins_are_allowed_only_when_a_site_key_is_configured() 
     assert!(!scripts.contains("unsafe-inline") && !scripts.contains("unsafe-eval"));
     assert!(directive(&csp, "frame-src").contains("https://www.google.com/recaptcha/"));
     assert_eq!(directive(&csp, "frame-ancestors"), "frame-ancestors 'none'");
+    std::fs::remove_dir_all(dir).ok();
 }
 
 #[tokio::test]
