@@ -18,6 +18,7 @@
 #
 #   bench/instructions.sh
 #   BENCH_BIN=/path/to/older/bench_gateway bench/instructions.sh   # the same figures of a build
+#   RUST_LOG=off bench/instructions.sh   # without spans: what telemetry costs (a bound, not a setting)
 #
 # Knobs: BENCH_REQUESTS (default 2000), BENCH_CONNECTIONS (default 10), BENCH_BIN,
 # BENCH_POSTGRES_URL, BENCH_REDIS_URL, BENCH_PORT (default 18580), BENCH_TOP (crates listed,
