@@ -31,6 +31,11 @@ pub struct Settings {
     /// TOML, or comma-separated in `APP_GATEWAY__TRUSTED_PROXIES`.
     #[serde(deserialize_with = "miclub_platform::config::list_or_csv")]
     pub trusted_proxies: Vec<String>,
+    /// Continue the trace a trusted proxy sends in `traceparent`. Turn it on only when every
+    /// trusted proxy starts or replaces `traceparent` itself (ingress-nginx with OpenTelemetry
+    /// on): one that passes headers through would pass on a client's. Off (the default): every
+    /// request starts a trace of its own, and a `traceparent` sent is recorded as a link.
+    pub proxy_traces: bool,
     pub body_limit_bytes: usize,
     /// What the member-facing port allows each connection (`[gateway.connections]`).
     pub connections: ConnectionSettings,
@@ -71,6 +76,7 @@ impl Default for Settings {
             allowed_origins: Vec::new(),
             secure_cookies: false,
             trusted_proxies: Vec::new(),
+            proxy_traces: false,
             body_limit_bytes: 16 * 1024,
             connections: ConnectionSettings::default(),
             login_requests_per_minute: 30,

@@ -35,7 +35,7 @@ use miclub_platform::grpc::{ClientSettings, RetryIdempotent};
 use miclub_platform::listener::{self, Limits};
 use miclub_platform::notify::DevMailbox;
 use miclub_platform::shutdown::Shutdown;
-use miclub_platform::telemetry::{extract_context, metrics_handle, serve_ops};
+use miclub_platform::telemetry::{adopt_remote_trace, metrics_handle, serve_ops};
 use miclub_platform::tokens::{KeySource, ServiceTokens, TokenVerifier};
 use miclub_proto::accounts::v1::accounts_service_client::AccountsServiceClient;
 use miclub_proto::auth::v1::auth_service_client::AuthServiceClient;
@@ -45,19 +45,10 @@ use miclub_proto::registration::v1::registration_service_client::RegistrationSer
 use tokio::net::TcpListener;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::trace::{DefaultOnResponse, TraceLayer};
-use tracing_opentelemetry_ext::set_parent;
 
 pub use config::Settings;
 use cookies::CookiePolicy;
 use state::AppState;
-
-mod tracing_opentelemetry_ext {
-    //! Continues the browser's or proxy's trace when it sent a `traceparent`.
-    pub fn set_parent(span: &tracing::Span, headers: &axum::http::HeaderMap) {
-        use tracing_opentelemetry::OpenTelemetrySpanExt;
-        let _ = span.set_parent(super::extract_context(headers));
-    }
-}
 
 /// What the gateway needs from the process that runs it.
 #[derive(Debug)]
@@ -251,8 +242,9 @@ pub fn router(
             "no built web app found: serving the api only (build it with npm run build in web/)"
         );
     }
+    let trace_sources = proxies::TraceSources::new(&state.proxies, state.settings.proxy_traces);
     let trace = TraceLayer::new_for_http()
-        .make_span_with(|request: &Request| {
+        .make_span_with(move |request: &Request| {
             // Borrowed, not copied: the span's fields are formatted from it once, here.
             let route = request
                 .extensions()
@@ -276,7 +268,7 @@ pub fn router(
                 http.route = route,
                 request_id = request_id,
             );
-            set_parent(&span, request.headers());
+            adopt_remote_trace(&span, request.headers(), trace_sources.of(request));
             span
         })
         .on_response(

@@ -1,10 +1,14 @@
 //! Which address a request comes from. The socket's peer is the only fact; `X-Forwarded-For` is
 //! a claim anyone can write, believed only when the peer is one of `gateway.trusted_proxies`
 //! (addresses or CIDR ranges), and then only up to the first hop that is not a trusted proxy.
+//! `traceparent` is such a claim too ([`TraceSources`]).
 
-use std::net::IpAddr;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
 
+use axum::extract::{ConnectInfo, Request};
 use axum::http::HeaderMap;
+use miclub_platform::telemetry::RemoteTrace;
 
 /// One trusted address or range: the network's address and its prefix length.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -112,6 +116,33 @@ impl TrustedProxies {
     }
 }
 
+/// Whose `traceparent` a request's span continues: a trusted proxy's when
+/// `gateway.proxy_traces` says every trusted proxy writes its own, nobody's otherwise. Anyone
+/// else's is only linked ([`RemoteTrace::Link`]): a client chooses neither the trace id of our
+/// log lines nor whether its request is sampled.
+#[derive(Debug, Clone, Default)]
+pub struct TraceSources(Option<Arc<TrustedProxies>>);
+
+impl TraceSources {
+    pub fn new(proxies: &TrustedProxies, proxy_traces: bool) -> Self {
+        Self((proxy_traces && !proxies.is_empty()).then(|| Arc::new(proxies.clone())))
+    }
+
+    pub fn of(&self, request: &Request) -> RemoteTrace {
+        let from_a_proxy = self.0.as_ref().is_some_and(|proxies| {
+            request
+                .extensions()
+                .get::<ConnectInfo<SocketAddr>>()
+                .is_some_and(|ConnectInfo(peer)| proxies.contains(peer.ip()))
+        });
+        if from_a_proxy {
+            RemoteTrace::Continue
+        } else {
+            RemoteTrace::Link
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -161,5 +192,27 @@ mod tests {
             "10.0.0.9".parse::<IpAddr>().unwrap()
         );
         assert_eq!(p.client(peer, &HeaderMap::new()), peer);
+    }
+
+    fn request_from(peer: &str) -> Request {
+        let mut request = Request::new(axum::body::Body::empty());
+        request
+            .extensions_mut()
+            .insert(ConnectInfo(peer.parse::<SocketAddr>().unwrap()));
+        request
+    }
+
+    #[test]
+    fn only_a_trusted_proxys_trace_is_continued_and_only_when_proxies_write_their_own() {
+        let p = proxies(&["10.0.0.0/8"]);
+        let on = TraceSources::new(&p, true);
+        assert_eq!(on.of(&request_from("10.1.2.3:443")), RemoteTrace::Continue);
+        assert_eq!(on.of(&request_from("200.1.1.1:443")), RemoteTrace::Link);
+        let no_peer = Request::new(axum::body::Body::empty());
+        assert_eq!(on.of(&no_peer), RemoteTrace::Link);
+        let off = TraceSources::new(&p, false);
+        assert_eq!(off.of(&request_from("10.1.2.3:443")), RemoteTrace::Link);
+        let none = TraceSources::new(&TrustedProxies::default(), true);
+        assert_eq!(none.of(&request_from("10.1.2.3:443")), RemoteTrace::Link);
     }
 }

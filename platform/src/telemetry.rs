@@ -5,7 +5,8 @@
 //! fields, and a line written inside a traced span carries that span's `trace_id` and `span_id`.
 //! Every process also has an OpenTelemetry tracer so a member request is one trace: the gateway
 //! injects W3C `traceparent` into gRPC metadata ([`PropagateTrace`]) and each service continues
-//! it ([`grpc_server_span`]). Spans are recorded and exported over OTLP only when
+//! it ([`grpc_server_span`]); a trace an internet client sends is only linked
+//! ([`RemoteTrace::Link`]). Spans are recorded and exported over OTLP only when
 //! `OTEL_EXPORTER_OTLP_ENDPOINT` is set.
 //!
 //! Metrics (request counts by status, latency histograms) are kept by a process-wide Prometheus
@@ -36,7 +37,7 @@ use crate::listener::{ConnectionSettings, Limits};
 mod propagation;
 mod span_fields;
 
-pub use self::propagation::{PropagateTrace, extract_context, inject_current};
+pub use self::propagation::{PropagateTrace, RemoteTrace, adopt_remote_trace, inject_current};
 
 /// What a test needs to collect spans in memory ([`init_with_provider`] with a provider whose
 /// simple exporter is an [`InMemorySpanExporter`]) without depending on the SDK itself.
@@ -461,7 +462,9 @@ pub fn record_grpc_call(method: &str, code: tonic::Code, elapsed: Duration) {
         });
 }
 
-/// The server span of one gRPC call, child of the caller's trace when it sent one.
+/// The server span of one gRPC call, child of the caller's trace when it sent one: a gRPC port
+/// is reached only by the portal's own processes and the stores' systems, whose `traceparent`
+/// is their own.
 pub fn grpc_server_span(request: &http::Request<()>) -> tracing::Span {
     let span = tracing::info_span!(
         "grpc.server",
@@ -469,7 +472,7 @@ pub fn grpc_server_span(request: &http::Request<()>) -> tracing::Span {
         otel.kind = "server",
         rpc.system = "grpc",
     );
-    let _ = span.set_parent(extract_context(request.headers()));
+    adopt_remote_trace(&span, request.headers(), RemoteTrace::Continue);
     span
 }
 

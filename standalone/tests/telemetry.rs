@@ -1,7 +1,8 @@
 //! One member request is one trace: the standalone portal runs in this process with its spans
 //! collected in memory, Ana logs in and reads her balance, and the gateway's HTTP span, the
 //! accounts service's gRPC server span and the storage span under it share one trace id; the
-//! call is also counted in the gateway's and accounts' metrics.
+//! call is also counted in the gateway's and accounts' metrics. The `traceparent` the browser
+//! sends is only linked: a client does not choose the trace id of the portal's logs.
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -47,7 +48,8 @@ fn descends_from(span: &SpanData, ancestor: &SpanData, spans: &[SpanData]) -> bo
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_balance_request_is_one_trace_from_the_gateway_through_accounts_to_its_storage() {
+async fn a_balance_request_is_one_trace_of_its_own_from_the_gateway_through_accounts_to_its_storage()
+ {
     let exporter = InMemorySpanExporter::default();
     let provider = SdkTracerProvider::builder()
         .with_simple_exporter(exporter.clone())
@@ -110,8 +112,11 @@ async fn a_balance_request_is_one_trace_from_the_gateway_through_accounts_to_its
 
     // Only the balance request's spans from here on.
     exporter.reset();
+    let sent_trace = "5eed0000000000000000000000c11e47";
+    let sent_span = "00000000000b0a57";
     let balance = browser
         .get(format!("{base}/api/balance"))
+        .header("traceparent", format!("00-{sent_trace}-{sent_span}-00"))
         .send()
         .await
         .unwrap();
@@ -133,6 +138,21 @@ async fn a_balance_request_is_one_trace_from_the_gateway_through_accounts_to_its
         tokio::time::sleep(Duration::from_millis(50)).await;
     };
     let trace_id = http.span_context.trace_id();
+    // A root of its own, sampled though the client sent `sampled=0`, with the client's trace
+    // kept as a link for whoever follows the browser's side.
+    assert_ne!(trace_id.to_string(), sent_trace);
+    assert_eq!(http.parent_span_id.to_string(), "0000000000000000");
+    let linked: Vec<_> = http
+        .links
+        .iter()
+        .map(|link| {
+            (
+                link.span_context.trace_id().to_string(),
+                link.span_context.span_id().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(linked, [(sent_trace.to_owned(), sent_span.to_owned())]);
     let names = || spans.iter().map(|s| s.name.as_ref()).collect::<Vec<_>>();
 
     let grpc = spans

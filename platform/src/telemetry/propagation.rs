@@ -1,6 +1,7 @@
 //! W3C trace context across the hops: the gateway and every gRPC client write `traceparent`
-//! (and `tracestate` when there is one) into the call's metadata ([`PropagateTrace`]); HTTP and
-//! gRPC servers continue the caller's trace from it ([`extract_context`]).
+//! (and `tracestate` when there is one) into the call's metadata ([`PropagateTrace`]); a server
+//! continues the caller's trace from it, or only links it when it does not trust the caller
+//! ([`adopt_remote_trace`]).
 //!
 //! Reading is OpenTelemetry's `TraceContextPropagator`. Writing is done here: the propagator
 //! builds `traceparent` with `format!` and always adds a `tracestate`, even an empty one, with
@@ -27,8 +28,36 @@ impl Extractor for HeaderExtractor<'_> {
 }
 
 /// The trace context carried by incoming HTTP or gRPC headers.
-pub fn extract_context(headers: &http::HeaderMap) -> opentelemetry::Context {
+fn extract_context(headers: &http::HeaderMap) -> opentelemetry::Context {
     TraceContextPropagator::new().extract(&HeaderExtractor(headers))
+}
+
+/// What a server does with the trace context its caller sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RemoteTrace {
+    /// The span is the caller's child, so the request is one trace across the hop: for a caller
+    /// whose `traceparent` is our own (a service, a proxy that writes its own).
+    Continue,
+    /// The span starts a trace of its own and records the caller's as a link: for anyone on the
+    /// internet, who must choose neither the trace id our log lines carry (and so share it with
+    /// another member's request) nor whether the request is sampled (a sent `sampled=0` would
+    /// keep it out of the traces). OpenTelemetry's advice for a public edge.
+    Link,
+}
+
+/// Gives `span` the trace context `headers` carry, as `how` says; nothing when they carry none.
+pub fn adopt_remote_trace(span: &tracing::Span, headers: &http::HeaderMap, how: RemoteTrace) {
+    if !headers.contains_key("traceparent") {
+        return;
+    }
+    let context = extract_context(headers);
+    match how {
+        RemoteTrace::Continue => {
+            let _ = span.set_parent(context);
+        }
+        // An invalid context (a malformed header) is not linked.
+        RemoteTrace::Link => span.add_link(context.span().span_context().clone()),
+    }
 }
 
 /// Writes the current span's trace context into outgoing gRPC metadata.
@@ -101,7 +130,9 @@ mod tests {
     use std::str::FromStr;
 
     use opentelemetry::Context;
-    use opentelemetry::trace::{SpanId, TraceId, TraceState};
+    use opentelemetry::trace::{SpanId, TraceId, TraceState, TracerProvider as _};
+    use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider, SpanData};
+    use tracing_subscriber::layer::SubscriberExt;
 
     use super::*;
 
@@ -184,6 +215,75 @@ mod tests {
         assert!(received.is_sampled());
         assert!(received.is_remote());
         assert_eq!(received.trace_state().header(), "a=b");
+    }
+
+    /// The span a server makes for a request whose headers are `headers`, as exported by a
+    /// tracer that samples everything it starts itself.
+    fn server_span(headers: &http::HeaderMap, how: RemoteTrace) -> Option<SpanData> {
+        let exporter = InMemorySpanExporter::default();
+        let provider = SdkTracerProvider::builder()
+            .with_simple_exporter(exporter.clone())
+            .build();
+        let subscriber = tracing_subscriber::registry()
+            .with(tracing_opentelemetry::layer().with_tracer(provider.tracer("test")));
+        tracing::subscriber::with_default(subscriber, || {
+            let span = tracing::info_span!("http.request");
+            adopt_remote_trace(&span, headers, how);
+            span.in_scope(|| tracing::info!("answered"));
+        });
+        exporter.get_finished_spans().unwrap().pop()
+    }
+
+    fn sent(flags: u8) -> (SpanContext, http::HeaderMap) {
+        let sent = span_context(
+            0x5eed_0000_0000_0000_0000_0000_0000_0001,
+            0x0000_0000_0000_0bad,
+            flags,
+            "",
+        );
+        let headers = ours(&sent).into_headers();
+        (sent, headers)
+    }
+
+    #[test]
+    fn a_trusted_callers_trace_is_continued_by_the_servers_span() {
+        let (sent, headers) = sent(1);
+        let span = server_span(&headers, RemoteTrace::Continue).expect("sampled");
+        assert_eq!(span.span_context.trace_id(), sent.trace_id());
+        assert_eq!(span.parent_span_id, sent.span_id());
+    }
+
+    #[test]
+    fn an_untrusted_callers_trace_is_linked_and_never_becomes_the_spans_own() {
+        let (sent, headers) = sent(1);
+        let span = server_span(&headers, RemoteTrace::Link).expect("sampled");
+        assert_ne!(span.span_context.trace_id(), sent.trace_id());
+        assert_eq!(span.parent_span_id, SpanId::INVALID, "a root of its own");
+        let linked: Vec<_> = span.links.iter().map(|l| &l.span_context).collect();
+        assert_eq!(linked.len(), 1);
+        assert_eq!(linked[0].trace_id(), sent.trace_id());
+        assert_eq!(linked[0].span_id(), sent.span_id());
+    }
+
+    #[test]
+    fn an_untrusted_caller_cannot_keep_its_request_out_of_the_traces() {
+        let (_, unsampled) = sent(0);
+        assert!(
+            server_span(&unsampled, RemoteTrace::Continue).is_none(),
+            "a continued parent decides the sampling"
+        );
+        assert!(server_span(&unsampled, RemoteTrace::Link).is_some());
+    }
+
+    #[test]
+    fn a_malformed_traceparent_is_neither_continued_nor_linked() {
+        let mut headers = http::HeaderMap::new();
+        headers.insert("traceparent", "00-not-a-trace-01".parse().unwrap());
+        for how in [RemoteTrace::Continue, RemoteTrace::Link] {
+            let span = server_span(&headers, how).expect("sampled");
+            assert_eq!(span.parent_span_id, SpanId::INVALID);
+            assert!(span.links.is_empty());
+        }
     }
 
     #[test]
