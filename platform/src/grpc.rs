@@ -7,7 +7,8 @@
 //! every call one more attempt when the server refused it unprocessed ([`retry`]). Both sides
 //! speak TLS when the process's [`InternalTls`] is on (see [`crate::tls`]): servers through
 //! [`server`], clients through their settings' `tls`. A port takes its connections through
-//! [`accepting`], which caps them per caller address and in all.
+//! [`accepting`], which caps them per caller address and in all, and bounds how long each
+//! lives ([`Lifetime`]).
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -49,6 +50,14 @@ pub struct ServerSettings {
     /// are accepted ([`accepting`]). A caller keeps one connection per channel; the default
     /// leaves room for a store-system proxy that opens several for its tills.
     pub connections_per_client: usize,
+    /// How long a connection may live (0: for ever). At this age the port asks the caller to
+    /// go (HTTP/2 GOAWAY) once its calls in flight are answered; a gRPC client then opens a new
+    /// connection, which also spreads callers over replicas added since. See [`Lifetime`].
+    pub max_connection_age_ms: u64,
+    /// How long a connection asked to go (at its maximum age, or at shutdown once the drain is
+    /// over) has to finish its calls before it is cut: one that never started HTTP/2, or a
+    /// caller that ignores GOAWAY. Calls time out on the caller's side after 5 s.
+    pub max_connection_age_grace_ms: u64,
     /// The process's internal TLS (section `[internal_tls]`, set by the binary, not read from
     /// this section); off by default.
     #[serde(skip)]
@@ -62,12 +71,23 @@ impl Default for ServerSettings {
             port: 50051,
             drain_delay_ms: 5_000,
             connections_per_client: 256,
+            max_connection_age_ms: 300_000,
+            max_connection_age_grace_ms: 10_000,
             tls: InternalTls::off(),
         }
     }
 }
 
 impl ServerSettings {
+    /// The port's connection [`Lifetime`].
+    pub fn lifetime(&self) -> Lifetime {
+        Lifetime {
+            max_age: (self.max_connection_age_ms > 0)
+                .then(|| Duration::from_millis(self.max_connection_age_ms)),
+            grace: Duration::from_millis(self.max_connection_age_grace_ms),
+        }
+    }
+
     pub async fn bind(&self) -> anyhow::Result<TcpListener> {
         let address = format!("{}:{}", self.host, self.port);
         TcpListener::bind(&address)
@@ -229,12 +249,41 @@ pub trait Gate: Send + Sync + 'static {
     ) -> Pin<Box<dyn Future<Output = Result<axum::extract::Request, tonic::Status>> + Send + 'a>>;
 }
 
-/// A bound gRPC listener and how many connections one caller address may hold on it (0: no
-/// cap; [`accepting`]): the two always go together to [`serve`].
+/// How long a connection may live on a gRPC port.
+///
+/// Without a bound a connection could stay open for good: internal TLS authenticates the server
+/// only, an HTTP/2 client answers keep-alive pings by itself, hyper's HTTP/2 server has no idle
+/// timeout, and it waits without end for a connection's preface (plaintext in a mesh, or after
+/// a finished TLS handshake). Such a connection also kept the server from ever stopping: on
+/// shutdown hyper waits for the preface before it can say GOAWAY. And a channel through a
+/// Kubernetes Service stays on the replica it first reached, never seeing replicas added later.
+///
+/// At `max_age` the server sends GOAWAY, gracefully (tonic's `max_connection_age`): the calls
+/// in flight are answered and the caller's channel reconnects for its next one. At
+/// `max_age + grace` [`accepting`]'s connection closes itself, whatever state HTTP/2 is in.
+/// tonic's own `max_connection_age_grace` is not used: with it set, tonic skips the GOAWAY and
+/// only cuts the connection at `max_age + grace`. On shutdown, [`serve`] gives connections the
+/// drain and `grace`, then returns with whatever is still open.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Lifetime {
+    pub max_age: Option<Duration>,
+    pub grace: Duration,
+}
+
+impl Default for Lifetime {
+    fn default() -> Self {
+        ServerSettings::default().lifetime()
+    }
+}
+
+/// A bound gRPC listener with the rules its connections live by: how many one caller address
+/// may hold at once (0: no cap) and how long each may live ([`accepting`]); they always go
+/// together to [`serve`].
 #[derive(Debug)]
 pub struct CappedListener {
     pub listener: TcpListener,
     pub per_client: usize,
+    pub lifetime: Lifetime,
 }
 
 /// Serves `routes` on `listener` until `shutdown`, draining as the module header says; every
@@ -251,7 +300,11 @@ pub async fn serve(
     let CappedListener {
         listener,
         per_client,
+        lifetime,
     } = listener;
+    if let Some(age) = lifetime.max_age {
+        builder = builder.max_connection_age(age);
+    }
     let address: SocketAddr = listener.local_addr()?;
     tracing::info!(%address, services = ?health.services, "grpc server listening");
     // Layers run outside in: the count sees the gate's refusals too.
@@ -261,6 +314,7 @@ pub async fn serve(
             .layer(axum::middleware::from_fn_with_state(gate, guard))
             .layer(axum::middleware::from_fn(count_call)),
     );
+    let stopping = shutdown.clone();
     let stop = async move {
         shutdown.wait().await;
         health.set(ServingStatus::NotServing).await;
@@ -270,11 +324,24 @@ pub async fn serve(
         );
         tokio::time::sleep(drain_delay).await;
     };
-    builder
+    let serving = builder
         .add_routes(routes)
-        .serve_with_incoming_shutdown(accepting(listener, per_client), stop)
-        .await
-        .context("grpc server failed")?;
+        .serve_with_incoming_shutdown(accepting(listener, per_client, lifetime), stop);
+    // The drain, then the grace for calls in flight; what is still open after that (a
+    // connection that never started HTTP/2 holds tonic's wait for good) does not keep the
+    // process from stopping: its task ends with the runtime, or at its own lifetime.
+    let cut = async move {
+        stopping.wait().await;
+        tokio::time::sleep(drain_delay + lifetime.grace).await;
+    };
+    tokio::select! {
+        served = serving => served.context("grpc server failed")?,
+        () = cut => tracing::warn!(
+            %address,
+            grace_ms = lifetime.grace.as_millis() as u64,
+            "grpc connections still open after the drain and grace; stopping without them"
+        ),
+    }
     tracing::info!(%address, "grpc server stopped");
     Ok(())
 }
@@ -331,6 +398,7 @@ impl Port {
             listener: CappedListener {
                 listener,
                 per_client: settings.connections_per_client,
+                lifetime: settings.lifetime(),
             },
             health,
             gate,

@@ -76,11 +76,16 @@ impl Drop for Pki {
 
 /// A gRPC server (health only) with `tls` on a free port; stops when the trigger drops.
 async fn serve(tls: &InternalTls) -> (u16, ShutdownTrigger) {
-    serve_capped(tls, ServerSettings::default().connections_per_client).await
+    let settings = ServerSettings::default();
+    serve_with(tls, settings.connections_per_client, settings.lifetime()).await
 }
 
-/// [`serve`] holding one caller address to `per_client` connections.
-async fn serve_capped(tls: &InternalTls, per_client: usize) -> (u16, ShutdownTrigger) {
+/// [`serve`] holding one caller address to `per_client` connections, each living by `lifetime`.
+async fn serve_with(
+    tls: &InternalTls,
+    per_client: usize,
+    lifetime: grpc::Lifetime,
+) -> (u16, ShutdownTrigger) {
     let (server, health, routes) = grpc::server(&[], tls).await.unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = listener.local_addr().unwrap().port();
@@ -91,6 +96,7 @@ async fn serve_capped(tls: &InternalTls, per_client: usize) -> (u16, ShutdownTri
         grpc::CappedListener {
             listener,
             per_client,
+            lifetime,
         },
         health,
         Duration::ZERO,
@@ -172,7 +178,7 @@ async fn a_plaintext_client_gets_nothing_from_the_tls_port() {
 #[tokio::test]
 async fn a_connection_that_never_finishes_its_tls_handshake_is_closed_and_callers_are_still_served()
 {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::io::AsyncWriteExt;
 
     let pki = Pki::generate();
     let tls = pki.load();
@@ -193,18 +199,8 @@ async fn a_connection_that_never_finishes_its_tls_handshake_is_closed_and_caller
     assert_eq!(status, 1);
     let limit = tls::HANDSHAKE_TIMEOUT + Duration::from_secs(5);
     for stream in [&mut silent, &mut stalled] {
-        let mut buffer = [0_u8; 64];
-        let closed = tokio::time::timeout_at((started + limit).into(), async {
-            loop {
-                match stream.read(&mut buffer).await {
-                    Ok(0) | Err(_) => break,
-                    Ok(_) => continue,
-                }
-            }
-        })
-        .await;
         assert!(
-            closed.is_ok(),
+            closed_by(stream, started + limit).await,
             "a handshake never finished holds its connection past {limit:?}"
         );
     }
@@ -215,12 +211,183 @@ async fn a_connection_that_never_finishes_its_tls_handshake_is_closed_and_caller
     );
 }
 
+/// Whether the server closed `stream` (end of stream or an error) before `deadline`; what it
+/// sent until then is read and ignored.
+async fn closed_by(
+    stream: &mut (impl tokio::io::AsyncRead + Unpin),
+    deadline: std::time::Instant,
+) -> bool {
+    use tokio::io::AsyncReadExt;
+    let mut buffer = [0_u8; 256];
+    tokio::time::timeout_at(deadline.into(), async {
+        while let Ok(1..) = stream.read(&mut buffer).await {}
+    })
+    .await
+    .is_ok()
+}
+
+/// A TLS client of `pki`'s CA that finishes its handshake with `port` and sends nothing more.
+async fn handshake_only(
+    pki: &Pki,
+    port: u16,
+) -> tokio_rustls::client::TlsStream<tokio::net::TcpStream> {
+    use rustls_pki_types::pem::PemObject;
+    use tokio_rustls::rustls;
+    let mut roots = rustls::RootCertStore::empty();
+    for cert in rustls_pki_types::CertificateDer::pem_file_iter(pki.file("ca.crt")).unwrap() {
+        roots.add(cert.unwrap()).unwrap();
+    }
+    let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
+    let mut config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    config.alpn_protocols = vec![b"h2".to_vec()];
+    let tcp = tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .unwrap();
+    tokio_rustls::TlsConnector::from(std::sync::Arc::new(config))
+        .connect("localhost".try_into().unwrap(), tcp)
+        .await
+        .expect("the handshake finishes")
+}
+
+#[tokio::test]
+async fn a_connection_that_never_starts_http2_is_closed_past_its_maximum_age_and_grace_with_or_without_tls()
+ {
+    let lifetime = grpc::Lifetime {
+        max_age: Some(Duration::from_millis(500)),
+        grace: Duration::from_millis(1_000),
+    };
+    let end = Duration::from_millis(1_500);
+    let started = std::time::Instant::now();
+    // Plaintext, as behind a mesh's sidecar: the connection is open and no preface comes.
+    let (plain_port, _plain_stop) = serve_with(&InternalTls::off(), 0, lifetime).await;
+    let mut plain = tokio::net::TcpStream::connect(("127.0.0.1", plain_port))
+        .await
+        .unwrap();
+    // Over internal TLS: the handshake is done in time, then nothing.
+    let pki = Pki::generate();
+    let tls = pki.load();
+    let (tls_port, _tls_stop) = serve_with(&tls, 0, lifetime).await;
+    let mut after_handshake = handshake_only(&pki, tls_port).await;
+    // Callers are served meanwhile.
+    let plain_url = format!("http://127.0.0.1:{plain_port}");
+    assert_eq!(
+        health_check(ClientSettings::for_url(plain_url))
+            .await
+            .unwrap(),
+        1
+    );
+    let tls_url = format!("https://127.0.0.1:{tls_port}");
+    assert_eq!(health_check(client(tls_url, &tls)).await.unwrap(), 1);
+
+    let limit = started + end + Duration::from_secs(3);
+    assert!(
+        closed_by(&mut plain, limit).await,
+        "plaintext held past {limit:?}"
+    );
+    assert!(
+        closed_by(&mut after_handshake, limit).await,
+        "tls held past {limit:?}"
+    );
+    assert!(
+        started.elapsed() >= end - Duration::from_millis(100),
+        "not before its age and grace: {:?}",
+        started.elapsed()
+    );
+}
+
+#[tokio::test]
+async fn a_callers_connection_is_asked_to_go_at_its_maximum_age_and_its_channel_keeps_working() {
+    let lifetime = grpc::Lifetime {
+        max_age: Some(Duration::from_millis(400)),
+        grace: Duration::from_secs(20),
+    };
+    let (port, _stop) = serve_with(&InternalTls::off(), 0, lifetime).await;
+    // An idle HTTP/2 connection is sent GOAWAY at its age and closed then, long before the
+    // grace would cut it.
+    let tcp = tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .unwrap();
+    let started = std::time::Instant::now();
+    let (_requests, connection) = h2::client::handshake(tcp).await.unwrap();
+    let ended = tokio::time::timeout(Duration::from_secs(5), connection).await;
+    assert!(ended.is_ok(), "an idle connection outlived its age");
+    assert!(started.elapsed() >= Duration::from_millis(300));
+
+    // Four callers on one channel, back to back across several ages: every call is answered.
+    let channel = ClientSettings::for_url(format!("http://127.0.0.1:{port}"))
+        .channel()
+        .unwrap();
+    let until = std::time::Instant::now() + Duration::from_secs(2);
+    let callers: Vec<_> = (0..4)
+        .map(|_| {
+            let mut health = HealthClient::new(channel.clone());
+            tokio::spawn(async move {
+                let mut answered = 0;
+                while std::time::Instant::now() < until {
+                    let request = HealthCheckRequest {
+                        service: String::new(),
+                    };
+                    health.check(request).await.expect("every call is answered");
+                    answered += 1;
+                }
+                answered
+            })
+        })
+        .collect();
+    for caller in callers {
+        assert!(caller.await.unwrap() > 0);
+    }
+}
+
+#[tokio::test]
+async fn a_port_stops_after_its_drain_and_grace_though_a_connection_never_started_http2() {
+    let (server, health, routes) = grpc::server(&[], &InternalTls::off()).await.unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let (trigger, stop) = shutdown::channel();
+    let lifetime = grpc::Lifetime {
+        max_age: None,
+        grace: Duration::from_millis(500),
+    };
+    let drain = Duration::from_millis(200);
+    let serving = tokio::spawn(grpc::serve(
+        server,
+        routes,
+        grpc::CappedListener {
+            listener,
+            per_client: 0,
+            lifetime,
+        },
+        health,
+        drain,
+        stop,
+        std::sync::Arc::new(miclub_platform::testing::AdmitAll),
+    ));
+    let _silent = tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .unwrap();
+    let url = format!("http://127.0.0.1:{port}");
+    assert_eq!(health_check(ClientSettings::for_url(url)).await.unwrap(), 1);
+    let stopping = std::time::Instant::now();
+    trigger.trigger();
+    let stopped = tokio::time::timeout(Duration::from_secs(5), serving).await;
+    assert!(
+        stopped.is_ok(),
+        "a silent connection kept the port from stopping"
+    );
+    assert!(stopping.elapsed() >= drain + lifetime.grace - Duration::from_millis(100));
+}
+
 #[tokio::test]
 async fn a_caller_address_holds_at_most_its_cap_of_connections_and_is_served_again_once_one_closes()
 {
     let pki = Pki::generate();
     let tls = pki.load();
-    let (port, _stop) = serve_capped(&tls, 2).await;
+    let (port, _stop) = serve_with(&tls, 2, grpc::Lifetime::default()).await;
     let url = format!("https://127.0.0.1:{port}");
     // Two connections that finish no handshake, holding the address's two places.
     let first = tokio::net::TcpStream::connect(("127.0.0.1", port))

@@ -199,8 +199,12 @@ async fn hop(port: u16, accounts: BenchAccounts) -> anyhow::Result<()> {
     let grpc_address = grpc_listener.local_addr()?;
     tokio::spawn(async move {
         // Sockets with TCP_NODELAY, as the services' own ports (the builder's setting does not
-        // reach a listener handed in).
-        let incoming = miclub_platform::grpc::accepting(grpc_listener, 0);
+        // reach a listener handed in); no cap and no lifetime, the floor.
+        let forever = miclub_platform::grpc::Lifetime {
+            max_age: None,
+            grace: std::time::Duration::ZERO,
+        };
+        let incoming = miclub_platform::grpc::accepting(grpc_listener, 0, forever);
         if let Err(err) = tonic::transport::Server::builder()
             .add_service(accounts)
             .serve_with_incoming(incoming)

@@ -8,9 +8,13 @@
 //! legitimate caller keeps one channel, one connection, per service. Beyond the total, accepting
 //! waits and new connections queue in the kernel, as on the HTTP listeners
 //! ([`crate::listener`]), so the process keeps descriptors for its databases and Redis. A
-//! handshake that never finishes is closed by [`crate::tls::HANDSHAKE_TIMEOUT`].
+//! handshake that never finishes is closed by [`crate::tls::HANDSHAKE_TIMEOUT`], and any
+//! connection still open past its [`Lifetime`] (maximum age and grace) closes itself, whatever
+//! HTTP/2 was doing (a preface never sent, a GOAWAY ignored).
 
+use std::future::Future;
 use std::io;
+use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -19,18 +23,22 @@ use futures::{Stream, StreamExt};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::time::Sleep;
 use tonic::transport::server::{Connected, TcpConnectInfo, TcpIncoming};
 
+use super::Lifetime;
 use crate::listener::{ClientCounts, Counted, from_open_file_limit, refused_per_client};
 
 /// The connections `listener` accepts, with `TCP_NODELAY` on, at most `per_client` at once from
-/// one address (0: no cap) and at most the open-file limit less what the process keeps. The
+/// one address (0: no cap) and at most the open-file limit less what the process keeps, each
+/// closing itself at `lifetime`'s maximum age and grace (never without a maximum age). The
 /// builder's `tcp_nodelay` is ignored for a listener handed in (tonic's docs), so it is set
 /// here. Without it Nagle held a small answer back until the caller's delayed ACK, about 40 ms:
 /// the hop's p99 (issue #20).
 pub fn accepting(
     listener: TcpListener,
     per_client: usize,
+    lifetime: Lifetime,
 ) -> impl Stream<Item = io::Result<Accepted>> + Send + 'static {
     let incoming = TcpIncoming::from(listener).with_nodelay(Some(true));
     let state = State {
@@ -38,6 +46,7 @@ pub fn accepting(
         slots: Arc::new(Semaphore::new(from_open_file_limit())),
         clients: ClientCounts::default(),
         per_client,
+        lifetime: lifetime.max_age.map(|age| age + lifetime.grace),
     };
     futures::stream::unfold(state, |mut state| async move {
         let next = state.next().await?;
@@ -50,6 +59,7 @@ struct State {
     slots: Arc<Semaphore>,
     clients: ClientCounts,
     per_client: usize,
+    lifetime: Option<std::time::Duration>,
 }
 
 impl State {
@@ -75,6 +85,9 @@ impl State {
                 Some(counted) => {
                     return Some(Ok(Accepted {
                         stream,
+                        peer,
+                        end: self.lifetime.map(|l| Box::pin(tokio::time::sleep(l))),
+                        ended: false,
                         _counted: counted,
                         _slot: slot,
                     }));
@@ -85,10 +98,14 @@ impl State {
     }
 }
 
-/// An accepted connection that holds its place in the caps until it closes.
+/// An accepted connection that holds its place in the caps until it closes, and fails every
+/// read and write once `end` has passed.
 #[derive(Debug)]
 pub struct Accepted {
     stream: TcpStream,
+    peer: SocketAddr,
+    end: Option<Pin<Box<Sleep>>>,
+    ended: bool,
     _counted: Counted,
     _slot: OwnedSemaphorePermit,
 }
@@ -97,6 +114,31 @@ impl Accepted {
     pub fn stream(&self) -> &TcpStream {
         &self.stream
     }
+
+    /// Whether the connection has outlived its age and grace. Checked before each read and
+    /// write; the timer is polled only when the socket has nothing to give or take, so a
+    /// connection waiting on nothing else is still woken at its end.
+    fn outlived(&mut self, cx: &mut Context<'_>, waiting: bool) -> bool {
+        let Some(end) = self.end.as_mut() else {
+            return false;
+        };
+        let passed = end.is_elapsed() || (waiting && end.as_mut().poll(cx).is_ready());
+        if passed && !self.ended {
+            self.ended = true;
+            tracing::info!(
+                peer = %self.peer,
+                "grpc connection closed: still open past its maximum age and grace"
+            );
+        }
+        passed
+    }
+}
+
+fn past_its_age() -> io::Error {
+    io::Error::new(
+        io::ErrorKind::TimedOut,
+        "connection open past its maximum age and grace",
+    )
 }
 
 impl Connected for Accepted {
@@ -113,7 +155,15 @@ impl AsyncRead for Accepted {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.stream).poll_read(cx, buf)
+        let this = &mut *self;
+        if this.outlived(cx, false) {
+            return Poll::Ready(Err(past_its_age()));
+        }
+        let read = Pin::new(&mut this.stream).poll_read(cx, buf);
+        if read.is_pending() && this.outlived(cx, true) {
+            return Poll::Ready(Err(past_its_age()));
+        }
+        read
     }
 }
 
@@ -123,7 +173,15 @@ impl AsyncWrite for Accepted {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.stream).poll_write(cx, buf)
+        let this = &mut *self;
+        if this.outlived(cx, false) {
+            return Poll::Ready(Err(past_its_age()));
+        }
+        let written = Pin::new(&mut this.stream).poll_write(cx, buf);
+        if written.is_pending() && this.outlived(cx, true) {
+            return Poll::Ready(Err(past_its_age()));
+        }
+        written
     }
 
     fn poll_write_vectored(
@@ -131,7 +189,15 @@ impl AsyncWrite for Accepted {
         cx: &mut Context<'_>,
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.stream).poll_write_vectored(cx, bufs)
+        let this = &mut *self;
+        if this.outlived(cx, false) {
+            return Poll::Ready(Err(past_its_age()));
+        }
+        let written = Pin::new(&mut this.stream).poll_write_vectored(cx, bufs);
+        if written.is_pending() && this.outlived(cx, true) {
+            return Poll::Ready(Err(past_its_age()));
+        }
+        written
     }
 
     fn is_write_vectored(&self) -> bool {
@@ -159,7 +225,7 @@ mod tests {
     async fn a_service_port_accepts_its_callers_with_nagle_off() {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let address = listener.local_addr().unwrap();
-        let mut incoming = Box::pin(accepting(listener, 0));
+        let mut incoming = Box::pin(accepting(listener, 0, Lifetime::default()));
         let _caller = TcpStream::connect(address).await.unwrap();
         let accepted = incoming.next().await.unwrap().unwrap();
         assert!(
@@ -172,7 +238,7 @@ mod tests {
     async fn a_caller_past_its_cap_is_closed_and_taken_again_once_one_of_its_connections_closes() {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let address = listener.local_addr().unwrap();
-        let mut incoming = Box::pin(accepting(listener, 2));
+        let mut incoming = Box::pin(accepting(listener, 2, Lifetime::default()));
         let _first_caller = TcpStream::connect(address).await.unwrap();
         let _second_caller = TcpStream::connect(address).await.unwrap();
         let mut third_caller = TcpStream::connect(address).await.unwrap();

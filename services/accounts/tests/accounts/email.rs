@@ -704,6 +704,7 @@ mod over_grpc {
             miclub_platform::grpc::CappedListener {
                 listener,
                 per_client: 0,
+                lifetime: Default::default(),
             },
             health,
             Duration::ZERO,
