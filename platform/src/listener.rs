@@ -11,6 +11,9 @@
 //!   timeout, which needs a timer).
 //! - A request's body must be whole within `body_timeout_ms` of its head ([`body_deadline`]),
 //!   so a body trickled in cannot hold the connection either.
+//! - A request head larger than `max_head_bytes` is answered 431 and the connection closed.
+//!   hyper buffers up to about 400 KiB of head per connection by default, so the connections
+//!   the caps allow could hold that much memory each; a browser's head is a few KiB.
 //! - An answer that makes no progress for `write_timeout_ms` ends the connection: a client that
 //!   asks (or pipelines many asks) and never reads would otherwise hold it for good, the server
 //!   waiting on a full socket buffer where no other timeout applies (tokio-io-timeout's
@@ -76,6 +79,9 @@ pub struct ConnectionSettings {
     /// Connections open at once in all; 0 (the default): the open-file limit less what the
     /// process keeps for its own connections and files.
     pub max: usize,
+    /// Bytes a request head (request line and headers) may take; a larger one is answered 431
+    /// and the connection closed. 32 KiB is what nginx allows by default (four 8 KiB buffers).
+    pub max_head_bytes: usize,
 }
 
 impl Default for ConnectionSettings {
@@ -86,6 +92,7 @@ impl Default for ConnectionSettings {
             write_timeout_ms: 60_000,
             per_client: 64,
             max: 0,
+            max_head_bytes: 32 * 1024,
         }
     }
 }
@@ -93,7 +100,7 @@ impl Default for ConnectionSettings {
 impl ConnectionSettings {
     /// An ops port's: its only route is `GET /metrics`, scraped by a few Prometheus servers
     /// every few seconds over one kept-alive connection each. A scrape's request head is a few
-    /// hundred bytes, so 10 s is ample; 8 connections per address and 64 in all leave room for
+    /// hundred bytes, so 10 s and 8 KiB are ample; 8 connections per address and 64 in all leave room for
     /// several scrapers and a person with `curl`, and keep a flood from using the descriptors
     /// the process needs for its own work.
     pub fn ops() -> Self {
@@ -103,6 +110,7 @@ impl ConnectionSettings {
             write_timeout_ms: 10_000,
             per_client: 8,
             max: 64,
+            max_head_bytes: 8 * 1024,
         }
     }
 }
@@ -121,6 +129,7 @@ pub struct Limits {
     /// 0: no cap.
     pub per_client: usize,
     pub max: usize,
+    pub max_head_bytes: usize,
     uncounted: Uncounted,
 }
 
@@ -133,6 +142,7 @@ impl std::fmt::Debug for Limits {
             .field("write_timeout", &self.write_timeout)
             .field("per_client", &self.per_client)
             .field("max", &self.max)
+            .field("max_head_bytes", &self.max_head_bytes)
             .finish_non_exhaustive()
     }
 }
@@ -156,6 +166,7 @@ impl Limits {
             write_timeout: Duration::from_millis(settings.write_timeout_ms),
             per_client: settings.per_client,
             max,
+            max_head_bytes: settings.max_head_bytes,
             uncounted: Arc::new(uncounted),
         }
     }
@@ -193,11 +204,15 @@ pub async fn serve<S>(
         write_timeout_ms = limits.write_timeout.as_millis() as u64,
         per_client = limits.per_client,
         max = limits.max,
+        max_head_bytes = limits.max_head_bytes,
         "connection limits"
     );
     let mut http = hyper::server::conn::http1::Builder::new();
     http.timer(TokioTimer::new())
-        .header_read_timeout(limits.header_timeout);
+        .header_read_timeout(limits.header_timeout)
+        // Not `max_buf_size`: one read may fill the buffer past it, and a head that arrives
+        // whole in that read is accepted.
+        .max_header_size(limits.max_head_bytes);
     let slots = Arc::new(Semaphore::new(limits.max));
     let clients = ClientCounts::default();
     let graceful = GracefulShutdown::new();

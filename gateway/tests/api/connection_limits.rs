@@ -1,6 +1,7 @@
 //! The member-facing port against connections that send nothing, send their body a byte at a
-//! time, or come too many from one address (`gateway/src/serve.rs`,
-//! `gateway/src/body_deadline.rs`): each is closed or held back, and members keep being answered.
+//! time, send an oversized head, or come too many from one address (`platform/src/listener.rs`,
+//! `platform/src/listener/body_deadline.rs`): each is closed, refused or held back, and members
+//! keep being answered.
 
 use std::time::{Duration, Instant};
 
@@ -213,4 +214,55 @@ async fn a_body_trickled_past_its_deadline_is_answered_408_in_spanish_and_the_co
         json["message"],
         "La solicitud tardó demasiado en llegar. Revisa tu conexión e intenta de nuevo."
     );
+}
+
+/// Everything `stream` receives until the server closes it (or resets it), at most `limit`.
+async fn read_until_closed(stream: &mut TcpStream, limit: Duration) -> String {
+    let mut received = Vec::new();
+    let mut buffer = [0_u8; 4096];
+    let deadline = Instant::now() + limit;
+    while let Ok(Ok(read @ 1..)) =
+        tokio::time::timeout_at(deadline.into(), stream.read(&mut buffer)).await
+    {
+        received.extend_from_slice(&buffer[..read]);
+    }
+    String::from_utf8_lossy(&received).into_owned()
+}
+
+#[tokio::test]
+async fn a_request_head_past_its_limit_is_refused_and_a_browsers_full_head_is_served() {
+    let gw = gateway().await;
+    // A member's browser: every cookie the portal sets, a site's analytics cookies, a long
+    // user agent; about 7 KiB, well within the 32 KiB default.
+    let cookies = format!(
+        "mc_at={}; mc_rt={}; mc_csrf={}; session-fresh=1; _ga={}",
+        "a".repeat(600),
+        "r".repeat(200),
+        "c".repeat(64),
+        "g".repeat(5_000)
+    );
+    let mut browser = TcpStream::connect(address(&gw)).await.unwrap();
+    let head = format!(
+        "GET /api/health HTTP/1.1\r\nHost: x\r\nUser-Agent: Mozilla/5.0 {}\r\nCookie: {cookies}\r\n\r\n",
+        "u".repeat(500)
+    );
+    browser.write_all(head.as_bytes()).await.unwrap();
+    let answer = read_answer(&mut browser).await;
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+
+    // A 40 KiB header: refused before any handler runs, and the connection closed (the refusal
+    // may be cut short by a reset, since the server does not read the rest of the head).
+    let mut oversized = TcpStream::connect(address(&gw)).await.unwrap();
+    let head = format!(
+        "GET /api/health HTTP/1.1\r\nHost: x\r\nX-Padding: {}\r\n\r\n",
+        "p".repeat(40 * 1024)
+    );
+    let _ = oversized.write_all(head.as_bytes()).await;
+    let received = read_until_closed(&mut oversized, Duration::from_secs(5)).await;
+    assert!(
+        received.is_empty() || received.starts_with("HTTP/1.1 431"),
+        "{received}"
+    );
+    assert!(!received.contains("200 OK"), "{received}");
+    assert_eq!(health(&gw).await.unwrap(), 200, "others are still served");
 }
