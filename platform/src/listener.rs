@@ -100,9 +100,9 @@ impl Default for ConnectionSettings {
 impl ConnectionSettings {
     /// An ops port's: its only route is `GET /metrics`, scraped by a few Prometheus servers
     /// every few seconds over one kept-alive connection each. A scrape's request head is a few
-    /// hundred bytes, so 10 s and 8 KiB are ample; 8 connections per address and 64 in all leave room for
-    /// several scrapers and a person with `curl`, and keep a flood from using the descriptors
-    /// the process needs for its own work.
+    /// hundred bytes, so 10 s and 8 KiB are ample; 8 connections per address and 64 in all
+    /// leave room for several scrapers and a person with `curl`, and keep a flood from using
+    /// the descriptors the process needs for its own work.
     pub fn ops() -> Self {
         Self {
             header_timeout_ms: 10_000,

@@ -46,7 +46,7 @@ pub fn accepting(
         slots: Arc::new(Semaphore::new(from_open_file_limit())),
         clients: ClientCounts::default(),
         per_client,
-        lifetime: lifetime.max_age.map(|age| age + lifetime.grace),
+        ends_after: lifetime.max_age.map(|age| age + lifetime.grace),
     };
     futures::stream::unfold(state, |mut state| async move {
         let next = state.next().await?;
@@ -59,7 +59,8 @@ struct State {
     slots: Arc<Semaphore>,
     clients: ClientCounts,
     per_client: usize,
-    lifetime: Option<std::time::Duration>,
+    /// How long after its accept a connection closes itself: maximum age plus grace.
+    ends_after: Option<std::time::Duration>,
 }
 
 impl State {
@@ -86,7 +87,7 @@ impl State {
                     return Some(Ok(Accepted {
                         stream,
                         peer,
-                        end: self.lifetime.map(|l| Box::pin(tokio::time::sleep(l))),
+                        end: self.ends_after.map(|d| Box::pin(tokio::time::sleep(d))),
                         ended: false,
                         _counted: counted,
                         _slot: slot,
@@ -132,6 +133,23 @@ impl Accepted {
         }
         passed
     }
+
+    /// Runs one socket operation unless the connection has outlived its end, which then fails
+    /// it (checked again when the operation would wait, so the timer wakes the connection).
+    fn unless_outlived<T>(
+        &mut self,
+        cx: &mut Context<'_>,
+        operation: impl FnOnce(Pin<&mut TcpStream>, &mut Context<'_>) -> Poll<io::Result<T>>,
+    ) -> Poll<io::Result<T>> {
+        if self.outlived(cx, false) {
+            return Poll::Ready(Err(past_its_age()));
+        }
+        let done = operation(Pin::new(&mut self.stream), cx);
+        if done.is_pending() && self.outlived(cx, true) {
+            return Poll::Ready(Err(past_its_age()));
+        }
+        done
+    }
 }
 
 fn past_its_age() -> io::Error {
@@ -155,15 +173,7 @@ impl AsyncRead for Accepted {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
-        let this = &mut *self;
-        if this.outlived(cx, false) {
-            return Poll::Ready(Err(past_its_age()));
-        }
-        let read = Pin::new(&mut this.stream).poll_read(cx, buf);
-        if read.is_pending() && this.outlived(cx, true) {
-            return Poll::Ready(Err(past_its_age()));
-        }
-        read
+        self.unless_outlived(cx, |stream, cx| stream.poll_read(cx, buf))
     }
 }
 
@@ -173,15 +183,7 @@ impl AsyncWrite for Accepted {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
-        let this = &mut *self;
-        if this.outlived(cx, false) {
-            return Poll::Ready(Err(past_its_age()));
-        }
-        let written = Pin::new(&mut this.stream).poll_write(cx, buf);
-        if written.is_pending() && this.outlived(cx, true) {
-            return Poll::Ready(Err(past_its_age()));
-        }
-        written
+        self.unless_outlived(cx, |stream, cx| stream.poll_write(cx, buf))
     }
 
     fn poll_write_vectored(
@@ -189,15 +191,7 @@ impl AsyncWrite for Accepted {
         cx: &mut Context<'_>,
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        let this = &mut *self;
-        if this.outlived(cx, false) {
-            return Poll::Ready(Err(past_its_age()));
-        }
-        let written = Pin::new(&mut this.stream).poll_write_vectored(cx, bufs);
-        if written.is_pending() && this.outlived(cx, true) {
-            return Poll::Ready(Err(past_its_age()));
-        }
-        written
+        self.unless_outlived(cx, |stream, cx| stream.poll_write_vectored(cx, bufs))
     }
 
     fn is_write_vectored(&self) -> bool {
