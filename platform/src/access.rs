@@ -194,6 +194,12 @@ impl Gate for Policy {
             Ok(request)
         })
     }
+
+    /// A caller holding a token auth signed, of either kind and still valid: the portal's
+    /// processes and the stores' systems. Whether it may make this call is [`Self::admit`]'s.
+    fn vouches_for(&self, headers: &http::HeaderMap) -> bool {
+        bearer_of_headers(headers).is_some_and(|token| self.verifier.signed_and_valid_now(token))
+    }
 }
 
 /// A channel whose calls carry this process's service token unless they carry a token already.
@@ -262,6 +268,9 @@ where
         })
     }
 }
+
+#[cfg(test)]
+mod trace_tests;
 
 #[cfg(test)]
 mod tests {

@@ -1,7 +1,7 @@
 //! Serving and calling gRPC the same way in every service.
 //!
-//! Servers get `grpc.health.v1` and reflection, a span per call that continues the caller's
-//! trace, a count and latency per method and status code (see `telemetry`), and a drain on
+//! Servers get `grpc.health.v1` and reflection, a span per call that continues the trace of a
+//! caller the port's [`Gate`] vouches for (and links anyone else's), a count and latency per method and status code (see `telemetry`), and a drain on
 //! shutdown (NOT_SERVING first, then stop accepting, then finish what is in flight). Clients
 //! get lazy channels with timeouts and trace propagation, read-only calls one bounded retry, and
 //! every call one more attempt when the server refused it unprocessed ([`retry`]). Both sides
@@ -197,8 +197,9 @@ pub const HEALTH_SERVICE: &str = "grpc.health.v1.Health";
 /// The gRPC reflection service every server runs.
 pub const REFLECTION_SERVICE: &str = "grpc.reflection.v1.ServerReflection";
 
-/// A server builder with the per-call span, TLS when `tls` is on, and the health and reflection
-/// services of `services` (fully-qualified gRPC service names), reported SERVING.
+/// A server builder with TLS when `tls` is on, and the health and reflection services of
+/// `services` (fully-qualified gRPC service names), reported SERVING. [`serve`] adds the span of
+/// each call, which needs the port's [`Gate`].
 pub async fn server(
     services: &[&str],
     tls: &InternalTls,
@@ -232,7 +233,6 @@ pub async fn server(
             .context("serving grpc over tls")?;
     }
     let builder = builder
-        .trace_fn(grpc_server_span)
         .tcp_nodelay(true)
         .http2_keepalive_interval(Some(Duration::from_secs(30)));
     Ok((builder, health, routes))
@@ -247,6 +247,13 @@ pub trait Gate: Send + Sync + 'static {
         &'a self,
         request: axum::extract::Request,
     ) -> Pin<Box<dyn Future<Output = Result<axum::extract::Request, tonic::Status>> + Send + 'a>>;
+
+    /// Whether the caller is known to be one of ours from the headers of its call alone, at
+    /// once (the call's span is made before [`Self::admit`] runs): the span then continues the
+    /// caller's trace, and only links it otherwise, so a stranger who reaches the port chooses
+    /// neither the trace id of its calls' log lines nor whether they are sampled. Says nothing
+    /// about what the caller may call.
+    fn vouches_for(&self, headers: &http::HeaderMap) -> bool;
 }
 
 /// How long a connection may live on a gRPC port.
@@ -305,6 +312,10 @@ pub async fn serve(
     if let Some(age) = lifetime.max_age {
         builder = builder.max_connection_age(age);
     }
+    let vouching = gate.clone();
+    let mut builder = builder.trace_fn(move |request| {
+        grpc_server_span(request, |headers| vouching.vouches_for(headers))
+    });
     let address: SocketAddr = listener.local_addr()?;
     tracing::info!(%address, services = ?health.services, "grpc server listening");
     // Layers run outside in: the count sees the gate's refusals too.

@@ -5,9 +5,9 @@
 //! fields, and a line written inside a traced span carries that span's `trace_id` and `span_id`.
 //! Every process also has an OpenTelemetry tracer so a member request is one trace: the gateway
 //! injects W3C `traceparent` into gRPC metadata ([`PropagateTrace`]) and each service continues
-//! it ([`grpc_server_span`]); a trace an internet client sends is only linked
-//! ([`RemoteTrace::Link`]). Spans are recorded and exported over OTLP only when
-//! `OTEL_EXPORTER_OTLP_ENDPOINT` is set.
+//! it ([`grpc_server_span`]); a trace sent by an internet client, or by a gRPC caller its port
+//! does not vouch for, is only linked ([`RemoteTrace::Link`]). Spans are recorded and exported
+//! over OTLP only when `OTEL_EXPORTER_OTLP_ENDPOINT` is set.
 //!
 //! Metrics (request counts by status, latency histograms) are kept by a process-wide Prometheus
 //! recorder ([`metrics_handle`]) and served as `GET /metrics` on an ops listener
@@ -462,17 +462,30 @@ pub fn record_grpc_call(method: &str, code: tonic::Code, elapsed: Duration) {
         });
 }
 
-/// The server span of one gRPC call, child of the caller's trace when it sent one: a gRPC port
-/// is reached only by the portal's own processes and the stores' systems, whose `traceparent`
-/// is their own.
-pub fn grpc_server_span(request: &http::Request<()>) -> tracing::Span {
+/// The server span of one gRPC call. When the caller sent a `traceparent`, the span continues
+/// it if `vouched` says the caller is one of ours (the portal's processes and the stores'
+/// systems, whose trace context is their own), and only links it otherwise: anyone else who
+/// reaches the port, with no token or a forged one, is treated as an internet client is at the
+/// gateway ([`RemoteTrace::Link`]). `vouched` is asked only when a `traceparent` came.
+pub fn grpc_server_span(
+    request: &http::Request<()>,
+    vouched: impl FnOnce(&http::HeaderMap) -> bool,
+) -> tracing::Span {
     let span = tracing::info_span!(
         "grpc.server",
         otel.name = request.uri().path(),
         otel.kind = "server",
         rpc.system = "grpc",
     );
-    adopt_remote_trace(&span, request.headers(), RemoteTrace::Continue);
+    let headers = request.headers();
+    if headers.contains_key("traceparent") {
+        let how = if vouched(headers) {
+            RemoteTrace::Continue
+        } else {
+            RemoteTrace::Link
+        };
+        adopt_remote_trace(&span, headers, how);
+    }
     span
 }
 
@@ -615,7 +628,7 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn a_grpc_server_span_continues_the_callers_trace_and_logs_its_id() {
+    fn a_grpc_server_span_continues_only_a_vouched_callers_trace_and_logs_its_id() {
         let caller_trace = "4bf92f3577b34da6a3ce929d0e0e4736";
         let request = http::Request::builder()
             .uri("/miclub.accounts.v1.AccountsService/GetBalance")
@@ -626,14 +639,29 @@ pub(crate) mod tests {
             .body(())
             .unwrap();
         let provider = SdkTracerProvider::builder().build();
-        let captured = Captured::default();
-        tracing::subscriber::with_default(test_subscriber(&provider, captured.clone()), || {
-            let span = grpc_server_span(&request);
-            let _entered = span.enter();
-            tracing::info!("handling the call");
-        });
-        let lines = captured.lines();
-        assert_eq!(lines[0]["trace_id"], caller_trace, "{}", lines[0]);
-        assert_ne!(lines[0]["span_id"], "00f067aa0ba902b7");
+        let logged_trace_id = |vouched: bool| {
+            let captured = Captured::default();
+            tracing::subscriber::with_default(test_subscriber(&provider, captured.clone()), || {
+                let span = grpc_server_span(&request, |_| vouched);
+                let _entered = span.enter();
+                tracing::info!("handling the call");
+            });
+            let line = captured.lines().remove(0);
+            assert_ne!(line["span_id"], "00f067aa0ba902b7");
+            line["trace_id"].as_str().unwrap().to_owned()
+        };
+        assert_eq!(logged_trace_id(true), caller_trace);
+        let own = logged_trace_id(false);
+        assert_ne!(own, caller_trace);
+        assert_eq!(own.len(), 32, "a trace id of the span's own: {own}");
+    }
+
+    #[test]
+    fn a_grpc_call_without_a_traceparent_never_asks_for_its_caller_to_be_vouched_for() {
+        let request = http::Request::builder()
+            .uri("/grpc.health.v1.Health/Check")
+            .body(())
+            .unwrap();
+        let _span = grpc_server_span(&request, |_| panic!("asked without a traceparent"));
     }
 }

@@ -302,20 +302,9 @@ impl TokenVerifier {
 
     /// Verifies a token of `kind`: its `kind` claim and its audience must both be that kind's.
     pub async fn verify_kind(&self, token: &str, kind: TokenKind) -> Result<Claims, VerifyError> {
-        let cached = self
-            .verified
-            .as_ref()
-            .and_then(|cache| cache.get(token))
-            .filter(|claims| claims.exp > now_millis() / 1000);
-        let claims = match cached {
+        let claims = match self.cached(token) {
             Some(claims) => claims,
-            None => {
-                let claims = Arc::new(self.check_signature(token).await?);
-                if let Some(cache) = &self.verified {
-                    cache.insert(token.to_owned(), claims.clone());
-                }
-                claims
-            }
+            None => self.remember(token, self.check_signature(token).await?),
         };
         if claims.aud != self.settings.audience_of(claims.kind) {
             // Auth never signs this pairing: a kind claim that disagrees with the audience.
@@ -335,25 +324,65 @@ impl TokenVerifier {
         Ok(Claims::clone(&claims))
     }
 
+    /// Whether `token` is one auth signed and still valid (signature, `typ`, issuer, audience,
+    /// `nbf`, expiry), known without waiting: from the verified-token cache, or checked with the
+    /// keys held now and then cached for the verification that follows. Neither its kind nor
+    /// revocation is looked at, and a token signed with a key not yet fetched is not known, so
+    /// this says who a caller is, never what it may do: a gRPC port continues the trace of such
+    /// a caller (`access::Policy`), and only [`Self::verify_kind`] admits a call.
+    pub fn signed_and_valid_now(&self, token: &str) -> bool {
+        if self.cached(token).is_some() {
+            return true;
+        }
+        let Ok(kid) = signing_kid(token) else {
+            return false;
+        };
+        let key = match self.keys.try_read() {
+            Ok(keys) => keys.by_kid.get(&kid).cloned(),
+            Err(_) => None,
+        };
+        match key.map(|key| self.decode(token, &key)) {
+            Some(Ok(claims)) => {
+                self.remember(token, claims);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The claims of a token verified earlier and not expired since.
+    fn cached(&self, token: &str) -> Option<Arc<Claims>> {
+        self.verified
+            .as_ref()
+            .and_then(|cache| cache.get(token))
+            .filter(|claims| claims.exp > now_millis() / 1000)
+    }
+
+    /// Keeps the claims of a token whose signature was just checked.
+    fn remember(&self, token: &str, claims: Claims) -> Arc<Claims> {
+        let claims = Arc::new(claims);
+        if let Some(cache) = &self.verified {
+            cache.insert(token.to_owned(), claims.clone());
+        }
+        claims
+    }
+
     /// Signature, `typ`, issuer, audience, `nbf` and expiry: what does not change during a
     /// token's life (a token not yet valid is refused, so never cached).
     async fn check_signature(&self, token: &str) -> Result<Claims, VerifyError> {
-        let header = jsonwebtoken::decode_header(token).map_err(|_| VerifyError::Invalid)?;
-        // Only the algorithm auth signs with: no `none`, no HMAC keyed with a public key.
-        if header.alg != Algorithm::EdDSA || !is_access_token_typ(header.typ.as_deref()) {
-            return Err(VerifyError::Invalid);
-        }
-        let kid = header.kid.ok_or(VerifyError::Invalid)?;
-        let key = self.key(&kid).await?;
-        Ok(
-            jsonwebtoken::decode::<Claims>(token, &key, &self.validation)
-                .map_err(|err| match err.kind() {
-                    jsonwebtoken::errors::ErrorKind::ExpiredSignature => VerifyError::Expired,
-                    jsonwebtoken::errors::ErrorKind::ImmatureSignature => VerifyError::NotYetValid,
-                    _ => VerifyError::Invalid,
-                })?
-                .claims,
-        )
+        let key = self.key(&signing_kid(token)?).await?;
+        self.decode(token, &key)
+    }
+
+    /// The claims of `token` checked with `key`: signature, issuer, audience, `nbf`, expiry.
+    fn decode(&self, token: &str, key: &DecodingKey) -> Result<Claims, VerifyError> {
+        Ok(jsonwebtoken::decode::<Claims>(token, key, &self.validation)
+            .map_err(|err| match err.kind() {
+                jsonwebtoken::errors::ErrorKind::ExpiredSignature => VerifyError::Expired,
+                jsonwebtoken::errors::ErrorKind::ImmatureSignature => VerifyError::NotYetValid,
+                _ => VerifyError::Invalid,
+            })?
+            .claims)
     }
 
     /// Verifies the `authorization: Bearer …` metadata of a member call.
@@ -435,6 +464,16 @@ impl TokenVerifier {
             .cloned()
             .ok_or(VerifyError::UnknownKey)
     }
+}
+
+/// The key id of a token whose header is one auth writes: only the algorithm auth signs with
+/// (no `none`, no HMAC keyed with a public key) and an access token's `typ`.
+fn signing_kid(token: &str) -> Result<String, VerifyError> {
+    let header = jsonwebtoken::decode_header(token).map_err(|_| VerifyError::Invalid)?;
+    if header.alg != Algorithm::EdDSA || !is_access_token_typ(header.typ.as_deref()) {
+        return Err(VerifyError::Invalid);
+    }
+    header.kid.ok_or(VerifyError::Invalid)
 }
 
 /// Claims the port's access policy (`access::Policy`) verified for a call, left in the

@@ -375,3 +375,43 @@ async fn a_key_embedded_in_the_token_header_is_not_trusted() {
         );
     }
 }
+
+/// What a gRPC port asks before a call is admitted, to decide whether it continues the
+/// caller's trace: only a token auth signed passes, and passing admits nothing.
+#[tokio::test]
+async fn only_a_token_auth_signed_is_known_at_once_and_being_known_admits_nothing() {
+    let keys = TestKeys::new();
+    let attacker = TestKeys::new();
+    let verifier = keys.verifier(None);
+    let member = keys.member_token("m1", "s1", 60);
+    assert!(
+        !verifier.signed_and_valid_now(&member),
+        "no key is held before the first verification fetches them"
+    );
+    verifier
+        .verify_service(&keys.service_token("pos", 60))
+        .await
+        .unwrap();
+
+    assert!(verifier.signed_and_valid_now(&member));
+    let header = serde_json::json!({"alg": "none", "typ": "at+jwt", "kid": keys.kid()});
+    let unsigned = format!(
+        "{}.{}.",
+        b64(&header),
+        b64(&serde_json::to_value(member_claims(&keys)).unwrap())
+    );
+    for stranger in [
+        keys.member_token("m1", "s1", -60),
+        attacker.member_token("m1", "s1", 60),
+        attacker.sign_with_header(access_token_header(keys.kid()), &member_claims(&keys)),
+        unsigned,
+        "not.a.token".to_owned(),
+    ] {
+        assert!(!verifier.signed_and_valid_now(&stranger), "{stranger}");
+    }
+    // Known at once, and still held to its kind when the call is verified.
+    assert_eq!(
+        verifier.verify_service(&member).await.unwrap_err(),
+        VerifyError::WrongKind
+    );
+}
