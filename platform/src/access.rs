@@ -188,10 +188,16 @@ impl Gate for Policy {
     {
         Box::pin(async move {
             let method = request.uri().path().trim_start_matches('/');
-            if let Some(claims) = self.admit(method, request.headers()).await? {
-                request.extensions_mut().insert(Admitted(claims));
+            match self.admit(method, request.headers()).await? {
+                Some(claims) => {
+                    request.extensions_mut().insert(Admitted(claims));
+                    Ok(request)
+                }
+                None => {
+                    let method = method.to_owned();
+                    Ok(request.map(|body| at_most_open_call_bytes(body, method)))
+                }
             }
-            Ok(request)
         })
     }
 
@@ -200,6 +206,30 @@ impl Gate for Policy {
     fn vouches_for(&self, headers: &http::HeaderMap) -> bool {
         bearer_of_headers(headers).is_some_and(|token| self.verifier.signed_and_valid_now(token))
     }
+}
+
+/// The most a call admitted without a token may send: every open request is a few hundred
+/// bytes (a service name, a client id and secret), and anyone who reaches the port can make
+/// one, so none may have the port hold tonic's 4 MiB per call (times the calls a connection
+/// may have open) while it waits for the rest.
+pub const OPEN_CALL_BYTES: usize = 16 * 1024;
+
+/// `body` of a call to `method`, failing with `RESOURCE_EXHAUSTED` past [`OPEN_CALL_BYTES`], as
+/// tonic refuses a message past its own limit.
+fn at_most_open_call_bytes(body: axum::body::Body, method: String) -> axum::body::Body {
+    use http_body_util::BodyExt as _;
+    axum::body::Body::new(
+        http_body_util::Limited::new(body, OPEN_CALL_BYTES).map_err(move |err| {
+            if err.is::<http_body_util::LengthLimitError>() {
+                tracing::warn!(%method, limit = OPEN_CALL_BYTES, "grpc open call past its size refused");
+                Box::new(tonic::Status::resource_exhausted(format!(
+                    "a call without a token may send at most {OPEN_CALL_BYTES} bytes"
+                ))) as BoxError
+            } else {
+                err
+            }
+        }),
+    )
 }
 
 /// A channel whose calls carry this process's service token unless they carry a token already.

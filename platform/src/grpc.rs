@@ -58,6 +58,14 @@ pub struct ServerSettings {
     /// over) has to finish its calls before it is cut: one that never started HTTP/2, or a
     /// caller that ignores GOAWAY. Calls time out on the caller's side after 5 s.
     pub max_connection_age_grace_ms: u64,
+    /// Calls one connection may have open at once (HTTP/2 `SETTINGS_MAX_CONCURRENT_STREAMS`).
+    /// tonic's builder otherwise lifts hyper's limit, so one connection could open calls without
+    /// end, each held by the port until it ends.
+    pub max_concurrent_streams: u32,
+    /// The longest a call may take on this port, its request included: a call whose request
+    /// never ends is answered `CANCELLED` then, not held to its connection's end. Callers give
+    /// up after 5 s; a `grpc-timeout` a caller sends shortens it.
+    pub call_timeout_ms: u64,
     /// The process's internal TLS (section `[internal_tls]`, set by the binary, not read from
     /// this section); off by default.
     #[serde(skip)]
@@ -73,6 +81,8 @@ impl Default for ServerSettings {
             connections_per_client: 256,
             max_connection_age_ms: 300_000,
             max_connection_age_grace_ms: 10_000,
+            max_concurrent_streams: 200,
+            call_timeout_ms: 30_000,
             tls: InternalTls::off(),
         }
     }
@@ -197,12 +207,12 @@ pub const HEALTH_SERVICE: &str = "grpc.health.v1.Health";
 /// The gRPC reflection service every server runs.
 pub const REFLECTION_SERVICE: &str = "grpc.reflection.v1.ServerReflection";
 
-/// A server builder with TLS when `tls` is on, and the health and reflection services of
-/// `services` (fully-qualified gRPC service names), reported SERVING. [`serve`] adds the span of
-/// each call, which needs the port's [`Gate`].
+/// A server builder with the calls and TLS of `settings` (TLS when its `tls` is on), and the
+/// health and reflection services of `services` (fully-qualified gRPC service names), reported
+/// SERVING. [`serve`] adds the span of each call, which needs the port's [`Gate`].
 pub async fn server(
     services: &[&str],
-    tls: &InternalTls,
+    settings: &ServerSettings,
 ) -> anyhow::Result<(Server, Health, tonic::service::Routes)> {
     let (reporter, health_service) = tonic_health::server::health_reporter();
     let health = Health {
@@ -227,12 +237,14 @@ pub async fn server(
         .context("building grpc reflection")?;
     let routes = tonic::service::Routes::new(health_service).add_service(reflection);
     let mut builder = Server::builder();
-    if let Some(config) = tls.server_config()? {
+    if let Some(config) = settings.tls.server_config()? {
         builder = builder
             .tls_config(config)
             .context("serving grpc over tls")?;
     }
     let builder = builder
+        .max_concurrent_streams(settings.max_concurrent_streams)
+        .timeout(Duration::from_millis(settings.call_timeout_ms))
         .tcp_nodelay(true)
         .http2_keepalive_interval(Some(Duration::from_secs(30)));
     Ok((builder, health, routes))
@@ -399,7 +411,7 @@ impl Port {
         S::Response: axum::response::IntoResponse,
         S::Future: Send + 'static,
     {
-        let (server, health, routes) = server(&[name], &settings.tls).await?;
+        let (server, health, routes) = server(&[name], settings).await?;
         let routes = routes.add_service(service);
         let listener = settings.bind().await?;
         let port = listener.local_addr()?.port();

@@ -86,7 +86,11 @@ async fn serve_with(
     per_client: usize,
     lifetime: grpc::Lifetime,
 ) -> (u16, ShutdownTrigger) {
-    let (server, health, routes) = grpc::server(&[], tls).await.unwrap();
+    let settings = ServerSettings {
+        tls: tls.clone(),
+        ..ServerSettings::default()
+    };
+    let (server, health, routes) = grpc::server(&[], &settings).await.unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = listener.local_addr().unwrap().port();
     let (trigger, stop) = shutdown::channel();
@@ -345,7 +349,7 @@ async fn a_callers_connection_is_asked_to_go_at_its_maximum_age_and_its_channel_
 
 #[tokio::test]
 async fn a_port_stops_after_its_drain_and_grace_though_a_connection_never_started_http2() {
-    let (server, health, routes) = grpc::server(&[], &InternalTls::off()).await.unwrap();
+    let (server, health, routes) = grpc::server(&[], &ServerSettings::default()).await.unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = listener.local_addr().unwrap().port();
     let (trigger, stop) = shutdown::channel();
@@ -461,7 +465,11 @@ async fn a_client_only_process_needs_the_ca_but_cannot_serve_without_a_certifica
     let (port, _stop) = serve(&pki.load()).await;
     let status = health_check(client(format!("https://127.0.0.1:{port}"), &client_only)).await;
     assert_eq!(status.unwrap(), 1);
-    let error = format!("{:#}", grpc::server(&[], &client_only).await.err().unwrap());
+    let settings = ServerSettings {
+        tls: client_only,
+        ..ServerSettings::default()
+    };
+    let error = format!("{:#}", grpc::server(&[], &settings).await.err().unwrap());
     assert!(error.contains("APP_INTERNAL_TLS__CERT_FILE"), "{error}");
     // A certificate without its key is a mistake, not a client-only process.
     let half = InternalTlsSettings {

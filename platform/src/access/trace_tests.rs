@@ -18,7 +18,6 @@ use super::Policy;
 use crate::grpc::{self, CappedListener, Lifetime};
 use crate::telemetry::tests::{Captured, test_subscriber};
 use crate::testing::TestKeys;
-use crate::tls::InternalTls;
 
 const HEALTH: &str = "/grpc.health.v1.Health/Check";
 const BALANCE: &str = "/miclub.accounts.v1.AccountsService/GetBalance";
@@ -112,7 +111,7 @@ fn a_port_continues_the_trace_of_a_caller_holding_a_token_auth_signed_and_only_l
         .unwrap();
     runtime.block_on(async {
         let keys = TestKeys::new();
-        let (server, health, routes) = grpc::server(&[], &InternalTls::off()).await.unwrap();
+        let (server, health, routes) = grpc::server(&[], &Default::default()).await.unwrap();
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let port = listener.local_addr().unwrap().port();
         let (_stop, stop) = crate::shutdown::channel();
