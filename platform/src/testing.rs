@@ -467,3 +467,35 @@ impl crate::grpc::Gate for AdmitAll {
         true
     }
 }
+
+/// A gRPC port on a free port of 127.0.0.1 serving health and reflection, and what `add`
+/// puts beside them, with the rules of `settings` (its TLS, calls, connection cap and
+/// lifetime) and every call passing `gate`; it drains at once and stops when the trigger drops.
+pub async fn serve_port(
+    settings: &crate::grpc::ServerSettings,
+    add: impl FnOnce(tonic::service::Routes) -> tonic::service::Routes,
+    gate: Arc<dyn crate::grpc::Gate>,
+) -> (u16, crate::shutdown::ShutdownTrigger) {
+    let (server, health, routes) = crate::grpc::server(&[], settings)
+        .await
+        .expect("a grpc server");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("a free port");
+    let port = listener.local_addr().expect("a bound port").port();
+    let (trigger, stop) = crate::shutdown::channel();
+    tokio::spawn(crate::grpc::serve(
+        server,
+        add(routes),
+        crate::grpc::CappedListener {
+            listener,
+            per_client: settings.connections_per_client,
+            lifetime: settings.lifetime(),
+        },
+        health,
+        std::time::Duration::ZERO,
+        stop,
+        gate,
+    ));
+    (port, trigger)
+}

@@ -10,9 +10,9 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use miclub_platform::access::{OPEN_CALL_BYTES, Policy};
-use miclub_platform::grpc::{self, CappedListener, ServerSettings};
-use miclub_platform::shutdown::{self, ShutdownTrigger};
-use miclub_platform::testing::TestKeys;
+use miclub_platform::grpc::{self, ServerSettings};
+use miclub_platform::shutdown::ShutdownTrigger;
+use miclub_platform::testing::{TestKeys, serve_port};
 use tonic_health::pb::HealthCheckRequest;
 use tonic_health::pb::health_client::HealthClient;
 
@@ -20,24 +20,8 @@ const HEALTH: &str = "/grpc.health.v1.Health/Check";
 
 /// A port (health only) with `settings`, every call passing a [`Policy`] first.
 async fn serve(settings: ServerSettings) -> (u16, ShutdownTrigger) {
-    let (server, health, routes) = grpc::server(&[], &settings).await.unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let port = listener.local_addr().unwrap().port();
-    let (trigger, stop) = shutdown::channel();
-    tokio::spawn(grpc::serve(
-        server,
-        routes,
-        CappedListener {
-            listener,
-            per_client: 0,
-            lifetime: settings.lifetime(),
-        },
-        health,
-        Duration::ZERO,
-        stop,
-        Policy::new(Arc::new(TestKeys::new().verifier(None))),
-    ));
-    (port, trigger)
+    let gate = Policy::new(Arc::new(TestKeys::new().verifier(None)));
+    serve_port(&settings, |routes| routes, gate).await
 }
 
 /// An HTTP/2 connection to `port` made by hand, so a test can leave a call's request unfinished

@@ -88,26 +88,13 @@ async fn serve_with(
 ) -> (u16, ShutdownTrigger) {
     let settings = ServerSettings {
         tls: tls.clone(),
+        connections_per_client: per_client,
+        max_connection_age_ms: lifetime.max_age.map_or(0, |age| age.as_millis() as u64),
+        max_connection_age_grace_ms: lifetime.grace.as_millis() as u64,
         ..ServerSettings::default()
     };
-    let (server, health, routes) = grpc::server(&[], &settings).await.unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let port = listener.local_addr().unwrap().port();
-    let (trigger, stop) = shutdown::channel();
-    tokio::spawn(grpc::serve(
-        server,
-        routes,
-        grpc::CappedListener {
-            listener,
-            per_client,
-            lifetime,
-        },
-        health,
-        Duration::ZERO,
-        stop,
-        std::sync::Arc::new(miclub_platform::testing::AdmitAll),
-    ));
-    (port, trigger)
+    let gate = std::sync::Arc::new(miclub_platform::testing::AdmitAll);
+    miclub_platform::testing::serve_port(&settings, |routes| routes, gate).await
 }
 
 async fn health_check(client: ClientSettings) -> Result<i32, tonic::Status> {

@@ -15,9 +15,8 @@ use tonic_health::pb::HealthCheckRequest;
 use tonic_health::pb::health_client::HealthClient;
 
 use super::Policy;
-use crate::grpc::{self, CappedListener, Lifetime};
 use crate::telemetry::tests::{Captured, test_subscriber};
-use crate::testing::TestKeys;
+use crate::testing::{TestKeys, serve_port};
 
 const HEALTH: &str = "/grpc.health.v1.Health/Check";
 const BALANCE: &str = "/miclub.accounts.v1.AccountsService/GetBalance";
@@ -111,23 +110,8 @@ fn a_port_continues_the_trace_of_a_caller_holding_a_token_auth_signed_and_only_l
         .unwrap();
     runtime.block_on(async {
         let keys = TestKeys::new();
-        let (server, health, routes) = grpc::server(&[], &Default::default()).await.unwrap();
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let port = listener.local_addr().unwrap().port();
-        let (_stop, stop) = crate::shutdown::channel();
-        tokio::spawn(grpc::serve(
-            server,
-            routes,
-            CappedListener {
-                listener,
-                per_client: 0,
-                lifetime: Lifetime::default(),
-            },
-            health,
-            Duration::ZERO,
-            stop,
-            Policy::new(Arc::new(keys.verifier(None))),
-        ));
+        let gate = Policy::new(Arc::new(keys.verifier(None)));
+        let (port, _stop) = serve_port(&Default::default(), |routes| routes, gate).await;
         let channel = Endpoint::from_shared(format!("http://127.0.0.1:{port}"))
             .unwrap()
             .connect()

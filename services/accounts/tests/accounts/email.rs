@@ -474,7 +474,7 @@ mod over_grpc {
     use miclub_accounts::{GrpcLoginEmails, LoginEmails};
     use miclub_platform::error::{ErrorBody, ErrorCode, ServiceError};
     use miclub_platform::grpc::ClientSettings;
-    use miclub_platform::shutdown::{self, ShutdownTrigger};
+    use miclub_platform::shutdown::ShutdownTrigger;
     use miclub_platform::tokens::{ServiceCredentials, ServiceTokens, bearer};
     use miclub_proto::auth::v1 as auth;
     use miclub_proto::auth::v1::auth_service_server::{AuthService, AuthServiceServer};
@@ -691,26 +691,12 @@ mod over_grpc {
     }
 
     async fn spawn_auth(seen: Arc<Seen>) -> (ClientSettings, ShutdownTrigger) {
-        let (server, health, routes) = miclub_platform::grpc::server(&[], &Default::default())
-            .await
-            .unwrap();
-        let routes = routes.add_service(AuthServiceServer::new(StandInAuth(seen)));
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let port = listener.local_addr().unwrap().port();
-        let (trigger, stop) = shutdown::channel();
-        tokio::spawn(miclub_platform::grpc::serve(
-            server,
-            routes,
-            miclub_platform::grpc::CappedListener {
-                listener,
-                per_client: 0,
-                lifetime: Default::default(),
-            },
-            health,
-            Duration::ZERO,
-            stop,
+        let (port, trigger) = miclub_platform::testing::serve_port(
+            &Default::default(),
+            |routes| routes.add_service(AuthServiceServer::new(StandInAuth(seen))),
             Arc::new(miclub_platform::testing::AdmitAll),
-        ));
+        )
+        .await;
         (
             ClientSettings::for_url(format!("http://127.0.0.1:{port}")),
             trigger,
