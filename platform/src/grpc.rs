@@ -62,9 +62,9 @@ pub struct ServerSettings {
     /// tonic's builder otherwise lifts hyper's limit, so one connection could open calls without
     /// end, each held by the port until it ends.
     pub max_concurrent_streams: u32,
-    /// The longest a call may take on this port, its request included: a call whose request
-    /// never ends is answered `CANCELLED` then, not held to its connection's end. Callers give
-    /// up after 5 s; a `grpc-timeout` a caller sends shortens it.
+    /// The longest a call may take on this port, its request included (0: no limit but the
+    /// caller's): a call whose request never ends is answered `CANCELLED` then, not held to its
+    /// connection's end. Callers give up after 5 s; a `grpc-timeout` a caller sends shortens it.
     pub call_timeout_ms: u64,
     /// The process's internal TLS (section `[internal_tls]`, set by the binary, not read from
     /// this section); off by default.
@@ -242,11 +242,13 @@ pub async fn server(
             .tls_config(config)
             .context("serving grpc over tls")?;
     }
-    let builder = builder
+    let mut builder = builder
         .max_concurrent_streams(settings.max_concurrent_streams)
-        .timeout(Duration::from_millis(settings.call_timeout_ms))
         .tcp_nodelay(true)
         .http2_keepalive_interval(Some(Duration::from_secs(30)));
+    if settings.call_timeout_ms > 0 {
+        builder = builder.timeout(Duration::from_millis(settings.call_timeout_ms));
+    }
     Ok((builder, health, routes))
 }
 

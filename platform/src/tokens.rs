@@ -26,6 +26,7 @@
 //! hop, and at once on the connection that wrote it.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasher, RandomState};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -155,7 +156,7 @@ pub fn seen_key(sid: &str) -> String {
     ["seen:sid:", sid].concat()
 }
 
-#[derive(Debug, Error, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Error, PartialEq, Eq)]
 pub enum VerifyError {
     #[error("no access token")]
     Missing,
@@ -250,6 +251,29 @@ pub struct TokenVerifier {
     /// Claims of tokens whose signature, `typ`, issuer, audience (one of the two) and `nbf`
     /// were checked, by token; the kind is checked on every call, after this cache.
     verified: Option<quick_cache::sync::Cache<String, Arc<Claims>>>,
+    /// Tokens whose signature or expiry was refused, by a digest keyed for this process (an
+    /// attacker chooses these tokens, each as long as a request head allows): one presented
+    /// again, or checked for a call's trace and then by the call's gate, is not verified twice.
+    refused: Option<Refused>,
+}
+
+/// The memory of refused tokens: refusals that stay true (a bad signature, an expiry), never
+/// one that may change (a key not yet fetched, a token not yet valid).
+struct Refused {
+    by_digest: quick_cache::sync::Cache<u64, VerifyError>,
+    keys: RandomState,
+}
+
+impl Refused {
+    fn get(&self, token: &str) -> Option<VerifyError> {
+        self.by_digest.get(&self.keys.hash_one(token))
+    }
+
+    fn remember(&self, token: &str, error: VerifyError) {
+        if matches!(error, VerifyError::Invalid | VerifyError::Expired) {
+            self.by_digest.insert(self.keys.hash_one(token), error);
+        }
+    }
 }
 
 impl std::fmt::Debug for TokenVerifier {
@@ -285,6 +309,10 @@ impl TokenVerifier {
             revocations,
             verified: (settings.verified_cache_capacity > 0)
                 .then(|| quick_cache::sync::Cache::new(settings.verified_cache_capacity)),
+            refused: (settings.verified_cache_capacity > 0).then(|| Refused {
+                by_digest: quick_cache::sync::Cache::new(settings.verified_cache_capacity),
+                keys: RandomState::new(),
+            }),
         }
     }
 
@@ -334,6 +362,9 @@ impl TokenVerifier {
         if self.cached(token).is_some() {
             return true;
         }
+        if self.refused_before(token).is_some() {
+            return false;
+        }
         let Ok(kid) = signing_kid(token) else {
             return false;
         };
@@ -348,6 +379,11 @@ impl TokenVerifier {
             }
             _ => false,
         }
+    }
+
+    /// Why a token was refused before, when that stays true.
+    fn refused_before(&self, token: &str) -> Option<VerifyError> {
+        self.refused.as_ref().and_then(|refused| refused.get(token))
     }
 
     /// The claims of a token verified earlier and not expired since.
@@ -370,19 +406,27 @@ impl TokenVerifier {
     /// Signature, `typ`, issuer, audience, `nbf` and expiry: what does not change during a
     /// token's life (a token not yet valid is refused, so never cached).
     async fn check_signature(&self, token: &str) -> Result<Claims, VerifyError> {
+        if let Some(error) = self.refused_before(token) {
+            return Err(error);
+        }
         let key = self.key(&signing_kid(token)?).await?;
         self.decode(token, &key)
     }
 
     /// The claims of `token` checked with `key`: signature, issuer, audience, `nbf`, expiry.
+    /// A refusal that stays true is remembered.
     fn decode(&self, token: &str, key: &DecodingKey) -> Result<Claims, VerifyError> {
-        Ok(jsonwebtoken::decode::<Claims>(token, key, &self.validation)
+        let decoded = jsonwebtoken::decode::<Claims>(token, key, &self.validation)
+            .map(|data| data.claims)
             .map_err(|err| match err.kind() {
                 jsonwebtoken::errors::ErrorKind::ExpiredSignature => VerifyError::Expired,
                 jsonwebtoken::errors::ErrorKind::ImmatureSignature => VerifyError::NotYetValid,
                 _ => VerifyError::Invalid,
-            })?
-            .claims)
+            });
+        if let (Err(error), Some(refused)) = (&decoded, &self.refused) {
+            refused.remember(token, *error);
+        }
+        decoded
     }
 
     /// Verifies the `authorization: Bearer …` metadata of a member call.
@@ -717,5 +761,40 @@ mod tests {
             assert_eq!(read(value), None, "{value:?}");
         }
         assert_eq!(bearer_of_headers(&http::HeaderMap::new()), None);
+    }
+
+    #[tokio::test]
+    async fn a_refusal_that_stays_true_is_remembered_and_one_that_may_change_is_not() {
+        let keys = TestKeys::new();
+        let verifier = keys.verifier(None);
+        let valid = keys.member_token("m1", "s1", 60);
+        let forged = TestKeys::new().sign_with_header(
+            access_token_header(keys.kid()),
+            &keys.claims(TokenKind::Member, "m1", "s1", 60),
+        );
+        let expired = keys.member_token("m1", "s1", -60);
+        let mut early = keys.claims(TokenKind::Member, "m1", "s1", 7_200);
+        early.nbf = early.iat + 3_600;
+        let not_yet_valid = keys.sign_with_header(access_token_header(keys.kid()), &early);
+        let unknown_key = keys.sign_with_header(
+            access_token_header("rotated-away"),
+            &keys.claims(TokenKind::Member, "m1", "s1", 60),
+        );
+
+        assert!(verifier.verify(&valid).await.is_ok());
+        for (token, refused, remembered) in [
+            (&forged, VerifyError::Invalid, true),
+            (&expired, VerifyError::Expired, true),
+            (&not_yet_valid, VerifyError::NotYetValid, false),
+            (&unknown_key, VerifyError::UnknownKey, false),
+        ] {
+            assert_eq!(verifier.verify(token).await.unwrap_err(), refused);
+            let expected = remembered.then_some(refused);
+            assert_eq!(verifier.refused_before(token), expected, "{refused:?}");
+            // Asked again, by the gate or a replay, the answer is the same.
+            assert_eq!(verifier.verify(token).await.unwrap_err(), refused);
+            assert!(!verifier.signed_and_valid_now(token));
+        }
+        assert_eq!(verifier.refused_before(&valid), None);
     }
 }
