@@ -17,7 +17,9 @@
 //! extensions, where [`TokenVerifier::member`] and [`TokenVerifier::service`] find them instead
 //! of verifying the token a second time. Refusals are `UNAUTHENTICATED` (no or a bad token) or
 //! `PERMISSION_DENIED` with `ERR_FORBIDDEN` (a valid token of the wrong kind or without the
-//! scope), each logged with the method and the client.
+//! scope), each logged with the method and the client. A call to an open method, which anyone
+//! who reaches the port may make, may send [`OPEN_CALL_BYTES`], and one address may have
+//! [`OPEN_CALLS_PER_CLIENT`] of them open at once.
 //!
 //! The calling side is [`ServiceChannel`]: a channel that adds the process's own service token
 //! to every call that carries no token of its own, so anonymous calls made on a visitor's behalf
@@ -31,6 +33,7 @@ use std::task::{Context, Poll};
 
 use crate::error::{ErrorBody, ErrorCode};
 use crate::grpc::{Gate, TracedChannel};
+use crate::listener::{ClientCounts, Counted};
 use crate::tokens::{
     Admitted, Claims, ServiceTokens, TokenKind, TokenVerifier, VerifyError, bearer_of_headers,
 };
@@ -143,11 +146,40 @@ pub fn in_scope(claims: &Claims, method: &str) -> bool {
 #[derive(Debug, Clone)]
 pub struct Policy {
     verifier: Arc<TokenVerifier>,
+    /// Calls to open methods each caller address has open (see [`OPEN_CALLS_PER_CLIENT`]).
+    open_calls: ClientCounts,
 }
 
 impl Policy {
     pub fn new(verifier: Arc<TokenVerifier>) -> Arc<Self> {
-        Arc::new(Self { verifier })
+        Arc::new(Self {
+            verifier,
+            open_calls: ClientCounts::default(),
+        })
+    }
+
+    /// `request`, a call to an open method, holding one of its caller's open calls and sending
+    /// at most [`OPEN_CALL_BYTES`]; refused when the caller's address has all of its calls
+    /// open already.
+    fn admit_open(
+        &self,
+        request: axum::extract::Request,
+        method: &str,
+    ) -> Result<axum::extract::Request, tonic::Status> {
+        let held = match peer_ip(&request) {
+            Some(ip) => match self.open_calls.admit(ip, OPEN_CALLS_PER_CLIENT) {
+                Some(held) => Some(held),
+                None => {
+                    tracing::warn!(method, client = %ip, per_client = OPEN_CALLS_PER_CLIENT, "grpc open call refused: too many open at once from one address");
+                    return Err(tonic::Status::resource_exhausted(format!(
+                        "at most {OPEN_CALLS_PER_CLIENT} calls without a token at once from one address"
+                    )));
+                }
+            },
+            None => None,
+        };
+        let method = method.to_owned();
+        Ok(request.map(|body| open_call_body(body, method, held)))
     }
 
     /// The caller's verified claims when it may call `method`; the refusal otherwise.
@@ -195,7 +227,7 @@ impl Gate for Policy {
                 }
                 None => {
                     let method = method.to_owned();
-                    Ok(request.map(|body| at_most_open_call_bytes(body, method)))
+                    self.admit_open(request, &method)
                 }
             }
         })
@@ -214,12 +246,40 @@ impl Gate for Policy {
 /// may have open) while it waits for the rest.
 pub const OPEN_CALL_BYTES: usize = 16 * 1024;
 
-/// `body` of a call to `method`, failing with `RESOURCE_EXHAUSTED` past [`OPEN_CALL_BYTES`], as
-/// tonic refuses a message past its own limit.
-fn at_most_open_call_bytes(body: axum::body::Body, method: String) -> axum::body::Body {
+/// Calls to open methods one caller address may have open at once: each may hold up to
+/// [`OPEN_CALL_BYTES`] while its request arrives (up to the port's call timeout), and one
+/// connection may open 200 calls, so without this one address held 256 connections' worth.
+/// Our callers make a few at a time (a probe's health check, a token grant at start, the keys
+/// when auth rotates them).
+pub const OPEN_CALLS_PER_CLIENT: usize = 32;
+
+/// The caller's address, as tonic records it for a plaintext or a TLS connection.
+fn peer_ip(request: &axum::extract::Request) -> Option<std::net::IpAddr> {
+    use tonic::transport::server::{TcpConnectInfo, TlsConnectInfo};
+    let extensions = request.extensions();
+    extensions
+        .get::<TcpConnectInfo>()
+        .and_then(TcpConnectInfo::remote_addr)
+        .or_else(|| {
+            extensions
+                .get::<TlsConnectInfo<TcpConnectInfo>>()
+                .and_then(|info| info.get_ref().remote_addr())
+        })
+        .map(|address| address.ip())
+}
+
+/// `body` of a call to `method`, failing with `RESOURCE_EXHAUSTED` past [`OPEN_CALL_BYTES`] (as
+/// tonic refuses a message past its own limit), and holding its caller's open call, `held`,
+/// until it is dropped: once read, or with the call.
+fn open_call_body(
+    body: axum::body::Body,
+    method: String,
+    held: Option<Counted>,
+) -> axum::body::Body {
     use http_body_util::BodyExt as _;
     axum::body::Body::new(
         http_body_util::Limited::new(body, OPEN_CALL_BYTES).map_err(move |err| {
+            let _held = &held;
             if err.is::<http_body_util::LengthLimitError>() {
                 tracing::warn!(%method, limit = OPEN_CALL_BYTES, "grpc open call past its size refused");
                 Box::new(tonic::Status::resource_exhausted(format!(

@@ -308,7 +308,8 @@ fn nagle_off(stream: &TcpStream) {
     }
 }
 
-/// Open connections by client address (also the gRPC ports', [`crate::grpc::accepting`]).
+/// Open connections by client address (also the gRPC ports', [`crate::grpc::accepting`]), and
+/// open calls to a gRPC port's open methods ([`crate::access::Policy`]).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct ClientCounts(Arc<Mutex<HashMap<IpAddr, usize>>>);
 

@@ -1,7 +1,8 @@
 //! What one caller can make a gRPC port hold, against a real port behind a real access policy:
 //! no more calls open at once on a connection than the port allows, no more than
-//! `OPEN_CALL_BYTES` sent by a call anyone may make, and no call kept open past the port's call
-//! timeout by a request that never ends. Without these, one connection with no token opened
+//! `OPEN_CALL_BYTES` sent by a call anyone may make, no more than `OPEN_CALLS_PER_CLIENT` such
+//! calls open at once from one address, and no call kept open past the port's call timeout by a
+//! request that never ends. Without these, one connection with no token opened
 //! calls to health without end, each sending most of tonic's 4 MiB and never finishing: 2,000
 //! of them held 750 MiB of the port's memory until the connection's maximum age.
 
@@ -9,7 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
-use miclub_platform::access::{OPEN_CALL_BYTES, Policy};
+use miclub_platform::access::{OPEN_CALL_BYTES, OPEN_CALLS_PER_CLIENT, Policy};
 use miclub_platform::grpc::{self, ServerSettings};
 use miclub_platform::shutdown::ShutdownTrigger;
 use miclub_platform::testing::{TestKeys, serve_port};
@@ -132,4 +133,44 @@ async fn a_call_whose_request_never_ends_is_answered_at_the_call_timeout() {
     let (response, _body) = unfinished_call(&mut client, port, 10, 3);
     assert_eq!(grpc_status(response).await, "1", "CANCELLED");
     assert_eq!(health_check(port, String::new()).await.unwrap(), 1);
+}
+
+#[tokio::test]
+async fn an_address_may_have_only_its_share_of_calls_anyone_may_make_open_at_once() {
+    let (port, _stop) = serve(ServerSettings::default()).await;
+    let mut client = raw_connection(port).await;
+    let held: Vec<_> = (0..OPEN_CALLS_PER_CLIENT)
+        .map(|_| unfinished_call(&mut client, port, 10, 3))
+        .collect();
+    // Held, as the port has them open: from another connection of the same address, one more
+    // is refused at once.
+    let mut refused = None;
+    for _ in 0..100 {
+        match health_check(port, String::new()).await {
+            Err(status) if status.code() == tonic::Code::ResourceExhausted => {
+                refused = Some(status);
+                break;
+            }
+            // The held calls may not all have reached the gate yet.
+            _ => tokio::time::sleep(Duration::from_millis(20)).await,
+        }
+    }
+    assert!(
+        refused.is_some(),
+        "a call past the address's share was served"
+    );
+
+    // Once the caller gives its calls up, the address is served again.
+    drop(held);
+    let mut answered = None;
+    for _ in 0..250 {
+        match health_check(port, String::new()).await {
+            Ok(status) => {
+                answered = Some(status);
+                break;
+            }
+            Err(_) => tokio::time::sleep(Duration::from_millis(20)).await,
+        }
+    }
+    assert_eq!(answered, Some(1), "SERVING once the held calls ended");
 }
