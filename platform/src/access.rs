@@ -170,7 +170,9 @@ impl Policy {
             Some(ip) => match self.open_calls.admit(ip, OPEN_CALLS_PER_CLIENT) {
                 Some(held) => Some(held),
                 None => {
-                    tracing::warn!(method, client = %ip, per_client = OPEN_CALLS_PER_CLIENT, "grpc open call refused: too many open at once from one address");
+                    // Counted as the call's status; one line per refusal only at `debug`,
+                    // so a flood is not a flood of log lines.
+                    tracing::debug!(method, client = %ip, per_client = OPEN_CALLS_PER_CLIENT, "grpc open call refused: too many open at once from one address");
                     return Err(tonic::Status::resource_exhausted(format!(
                         "at most {OPEN_CALLS_PER_CLIENT} calls without a token at once from one address"
                     )));
