@@ -164,7 +164,7 @@ impl Policy {
     fn admit_open(
         &self,
         request: axum::extract::Request,
-        method: &str,
+        method: String,
     ) -> Result<axum::extract::Request, tonic::Status> {
         let held = match peer_ip(&request) {
             Some(ip) => match self.open_calls.admit(ip, OPEN_CALLS_PER_CLIENT) {
@@ -172,7 +172,7 @@ impl Policy {
                 None => {
                     // Counted as the call's status; one line per refusal only at `debug`,
                     // so a flood is not a flood of log lines.
-                    tracing::debug!(method, client = %ip, per_client = OPEN_CALLS_PER_CLIENT, "grpc open call refused: too many open at once from one address");
+                    tracing::debug!(%method, client = %ip, per_client = OPEN_CALLS_PER_CLIENT, "grpc open call refused: too many open at once from one address");
                     return Err(tonic::Status::resource_exhausted(format!(
                         "at most {OPEN_CALLS_PER_CLIENT} calls without a token at once from one address"
                     )));
@@ -180,7 +180,6 @@ impl Policy {
             },
             None => None,
         };
-        let method = method.to_owned();
         Ok(request.map(|body| open_call_body(body, method, held)))
     }
 
@@ -229,7 +228,7 @@ impl Gate for Policy {
                 }
                 None => {
                     let method = method.to_owned();
-                    self.admit_open(request, &method)
+                    self.admit_open(request, method)
                 }
             }
         })

@@ -1,8 +1,9 @@
 //! Serving and calling gRPC the same way in every service.
 //!
 //! Servers get `grpc.health.v1` and reflection, a span per call that continues the trace of a
-//! caller the port's [`Gate`] vouches for (and links anyone else's), a count and latency per method and status code (see `telemetry`), and a drain on
-//! shutdown (NOT_SERVING first, then stop accepting, then finish what is in flight). Clients
+//! caller the port's [`Gate`] vouches for (and links anyone else's), a count and latency per
+//! method and status code (see `telemetry`), and a drain on shutdown (NOT_SERVING first, then
+//! stop accepting, then finish what is in flight). Clients
 //! get lazy channels with timeouts and trace propagation, read-only calls one bounded retry, and
 //! every call one more attempt when the server refused it unprocessed ([`retry`]). Both sides
 //! speak TLS when the process's [`InternalTls`] is on (see [`crate::tls`]): servers through
