@@ -499,3 +499,18 @@ pub async fn serve_port(
     ));
     (port, trigger)
 }
+
+/// The status a gRPC port's health service answers `client` for `service` ("" for the whole
+/// port; 1 is SERVING), or the status that refused the call.
+pub async fn health_status(
+    client: &crate::grpc::ClientSettings,
+    service: &str,
+) -> Result<i32, tonic::Status> {
+    let channel = client.channel().expect("a channel");
+    let answer = tonic_health::pb::health_client::HealthClient::new(channel)
+        .check(tonic_health::pb::HealthCheckRequest {
+            service: service.to_owned(),
+        })
+        .await?;
+    Ok(answer.into_inner().status)
+}

@@ -13,9 +13,7 @@ use bytes::Bytes;
 use miclub_platform::access::{OPEN_CALL_BYTES, OPEN_CALLS_PER_CLIENT, Policy};
 use miclub_platform::grpc::{self, ServerSettings};
 use miclub_platform::shutdown::ShutdownTrigger;
-use miclub_platform::testing::{TestKeys, serve_port};
-use tonic_health::pb::HealthCheckRequest;
-use tonic_health::pb::health_client::HealthClient;
+use miclub_platform::testing::{TestKeys, health_status, serve_port};
 
 const HEALTH: &str = "/grpc.health.v1.Health/Check";
 
@@ -80,13 +78,8 @@ async fn grpc_status(response: h2::client::ResponseFuture) -> String {
 }
 
 async fn health_check(port: u16, service: String) -> Result<i32, tonic::Status> {
-    let channel = grpc::ClientSettings::for_url(format!("http://127.0.0.1:{port}"))
-        .channel()
-        .unwrap();
-    let answer = HealthClient::new(channel)
-        .check(HealthCheckRequest { service })
-        .await?;
-    Ok(answer.into_inner().status)
+    let client = grpc::ClientSettings::for_url(format!("http://127.0.0.1:{port}"));
+    health_status(&client, &service).await
 }
 
 #[tokio::test]

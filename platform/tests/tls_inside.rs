@@ -98,13 +98,7 @@ async fn serve_with(
 }
 
 async fn health_check(client: ClientSettings) -> Result<i32, tonic::Status> {
-    let channel = client.channel().expect("a channel");
-    let answer = HealthClient::new(channel)
-        .check(HealthCheckRequest {
-            service: String::new(),
-        })
-        .await?;
-    Ok(answer.into_inner().status)
+    miclub_platform::testing::health_status(&client, "").await
 }
 
 fn client(url: String, tls: &InternalTls) -> ClientSettings {
