@@ -17,9 +17,9 @@
 //! extensions, where [`TokenVerifier::member`] and [`TokenVerifier::service`] find them instead
 //! of verifying the token a second time. Refusals are `UNAUTHENTICATED` (no or a bad token) or
 //! `PERMISSION_DENIED` with `ERR_FORBIDDEN` (a valid token of the wrong kind or without the
-//! scope), each logged with the method and the client. A call to an open method, which anyone
-//! who reaches the port may make, may send [`OPEN_CALL_BYTES`], and one address may have
-//! [`OPEN_CALLS_PER_CLIENT`] of them open at once.
+//! scope), each logged with the method and the client. What a call may send, and how many of one
+//! caller's calls the port may wait on for their request, is its kind's [`Allowance`]
+//! (`arriving`).
 //!
 //! The calling side is [`ServiceChannel`]: a channel that adds the process's own service token
 //! to every call that carries no token of its own, so anonymous calls made on a visitor's behalf
@@ -33,10 +33,14 @@ use std::task::{Context, Poll};
 
 use crate::error::{ErrorBody, ErrorCode};
 use crate::grpc::{Gate, TracedChannel};
-use crate::listener::{ClientCounts, Counted};
 use crate::tokens::{
     Admitted, Claims, ServiceTokens, TokenKind, TokenVerifier, VerifyError, bearer_of_headers,
 };
+
+mod arriving;
+
+pub use arriving::Allowance;
+use arriving::{Arriving, Caller, Waiting};
 
 /// How a method may be called.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -146,50 +150,27 @@ pub fn in_scope(claims: &Claims, method: &str) -> bool {
 #[derive(Debug, Clone)]
 pub struct Policy {
     verifier: Arc<TokenVerifier>,
-    /// Calls to open methods each caller address has open (see [`OPEN_CALLS_PER_CLIENT`]).
-    open_calls: ClientCounts,
+    /// Calls whose request the port is waiting for, by caller ([`Allowance::waiting`]).
+    waiting: Waiting,
 }
 
 impl Policy {
     pub fn new(verifier: Arc<TokenVerifier>) -> Arc<Self> {
         Arc::new(Self {
             verifier,
-            open_calls: ClientCounts::default(),
+            waiting: Waiting::default(),
         })
     }
 
-    /// `request`, a call to an open method, holding one of its caller's open calls and sending
-    /// at most [`OPEN_CALL_BYTES`]; refused when the caller's address has all of its calls
-    /// open already.
-    fn admit_open(
-        &self,
-        request: axum::extract::Request,
-        method: String,
-    ) -> Result<axum::extract::Request, tonic::Status> {
-        let held = match peer_ip(&request) {
-            Some(ip) => match self.open_calls.admit(ip, OPEN_CALLS_PER_CLIENT) {
-                Some(held) => Some(held),
-                None => {
-                    // Counted as the call's status; one line per refusal only at `debug`,
-                    // so a flood is not a flood of log lines.
-                    tracing::debug!(%method, client = %ip, per_client = OPEN_CALLS_PER_CLIENT, "grpc open call refused: too many open at once from one address");
-                    return Err(tonic::Status::resource_exhausted(format!(
-                        "at most {OPEN_CALLS_PER_CLIENT} calls without a token at once from one address"
-                    )));
-                }
-            },
-            None => None,
-        };
-        Ok(request.map(|body| open_call_body(body, method, held)))
-    }
-
-    /// The caller's verified claims when it may call `method`; the refusal otherwise.
+    /// The caller's verified claims when it may call `method`, whose kind is `access`; the
+    /// refusal otherwise.
     async fn admit(
         &self,
+        access: Access,
         method: &str,
         headers: &http::HeaderMap,
     ) -> Result<Option<Claims>, tonic::Status> {
-        let kind = match access_of(method) {
+        let kind = match access {
             Access::Open => return Ok(None),
             Access::Member => TokenKind::Member,
             Access::Scoped => TokenKind::Service,
@@ -221,16 +202,23 @@ impl Gate for Policy {
     {
         Box::pin(async move {
             let method = request.uri().path().trim_start_matches('/');
-            match self.admit(method, request.headers()).await? {
+            let access = access_of(method);
+            let caller = match self.admit(access, method, request.headers()).await? {
                 Some(claims) => {
+                    let caller = match access {
+                        Access::Member => Caller::Member(claims.sub.clone()),
+                        _ => Caller::Client(claims.sub.clone()),
+                    };
                     request.extensions_mut().insert(Admitted(claims));
-                    Ok(request)
+                    Some(caller)
                 }
-                None => {
-                    let method = method.to_owned();
-                    self.admit_open(request, method)
-                }
-            }
+                None => peer_ip(&request).map(|ip| Caller::Address(ip.to_canonical())),
+            };
+            let uri = request.uri().clone();
+            let waiting = self.waiting.clone();
+            Ok(request.map(|body| {
+                axum::body::Body::new(Arriving::new(body, access, caller, waiting, uri))
+            }))
         })
     }
 
@@ -240,19 +228,6 @@ impl Gate for Policy {
         bearer_of_headers(headers).is_some_and(|token| self.verifier.signed_and_valid_now(token))
     }
 }
-
-/// The most a call admitted without a token may send: every open request is a few hundred
-/// bytes (a service name, a client id and secret), and anyone who reaches the port can make
-/// one, so none may have the port hold tonic's 4 MiB per call (times the calls a connection
-/// may have open) while it waits for the rest.
-pub const OPEN_CALL_BYTES: usize = 16 * 1024;
-
-/// Calls to open methods one caller address may have open at once: each may hold up to
-/// [`OPEN_CALL_BYTES`] while its request arrives (up to the port's call timeout), and one
-/// connection may open 200 calls, so without this one address held 256 connections' worth.
-/// Our callers make a few at a time (a probe's health check, a token grant at start, the keys
-/// when auth rotates them).
-pub const OPEN_CALLS_PER_CLIENT: usize = 32;
 
 /// The caller's address, as tonic records it for a plaintext or a TLS connection.
 fn peer_ip(request: &axum::extract::Request) -> Option<std::net::IpAddr> {
@@ -267,30 +242,6 @@ fn peer_ip(request: &axum::extract::Request) -> Option<std::net::IpAddr> {
                 .and_then(|info| info.get_ref().remote_addr())
         })
         .map(|address| address.ip())
-}
-
-/// `body` of a call to `method`, failing with `RESOURCE_EXHAUSTED` past [`OPEN_CALL_BYTES`] (as
-/// tonic refuses a message past its own limit), and holding its caller's open call, `held`,
-/// until it is dropped: once read, or with the call.
-fn open_call_body(
-    body: axum::body::Body,
-    method: String,
-    held: Option<Counted>,
-) -> axum::body::Body {
-    use http_body_util::BodyExt as _;
-    axum::body::Body::new(
-        http_body_util::Limited::new(body, OPEN_CALL_BYTES).map_err(move |err| {
-            let _held = &held;
-            if err.is::<http_body_util::LengthLimitError>() {
-                tracing::warn!(%method, limit = OPEN_CALL_BYTES, "grpc open call past its size refused");
-                Box::new(tonic::Status::resource_exhausted(format!(
-                    "a call without a token may send at most {OPEN_CALL_BYTES} bytes"
-                ))) as BoxError
-            } else {
-                err
-            }
-        }),
-    )
 }
 
 /// A channel whose calls carry this process's service token unless they carry a token already.

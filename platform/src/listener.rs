@@ -308,25 +308,48 @@ fn nagle_off(stream: &TcpStream) {
     }
 }
 
-/// Open connections by client address (also the gRPC ports', [`crate::grpc::accepting`]), and
-/// open calls to a gRPC port's open methods ([`crate::access::Policy`]).
-#[derive(Debug, Clone, Default)]
-pub(crate) struct ClientCounts(Arc<Mutex<HashMap<IpAddr, usize>>>);
+/// How many of something each key holds (connections or calls), each counted until its
+/// [`Counted`] drops; a key is forgotten at zero, so the map holds only current holders.
+#[derive(Debug)]
+pub(crate) struct Counts<K>(Arc<Mutex<HashMap<K, usize>>>);
 
-impl ClientCounts {
-    /// Counts one more connection from `ip`, unless it already holds `cap` (0: no cap).
-    pub(crate) fn admit(&self, ip: IpAddr, cap: usize) -> Option<Counted> {
-        let ip = ip.to_canonical();
+impl<K> Default for Counts<K> {
+    fn default() -> Self {
+        Self(Arc::default())
+    }
+}
+
+impl<K> Clone for Counts<K> {
+    fn clone(&self) -> Self {
+        Self(self.0.clone())
+    }
+}
+
+impl<K: std::hash::Hash + Eq + Clone> Counts<K> {
+    /// Counts one more for `key`, unless it already holds `cap` (0: no cap).
+    pub(crate) fn admit(&self, key: K, cap: usize) -> Option<Counted<K>> {
         let mut counts = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        let count = counts.entry(ip).or_default();
+        let count = counts.entry(key.clone()).or_default();
         if cap != 0 && *count >= cap {
             return None;
         }
         *count += 1;
         Some(Counted {
             counts: self.clone(),
-            ip,
+            key,
         })
+    }
+}
+
+/// Open connections by client address (also the gRPC ports', [`crate::grpc::accepting`]).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ClientCounts(Counts<IpAddr>);
+
+impl ClientCounts {
+    /// Counts one more connection from `ip`, unless it already holds `cap` (0: no cap). An
+    /// IPv4 address written as IPv4-mapped IPv6 is the same client.
+    pub(crate) fn admit(&self, ip: IpAddr, cap: usize) -> Option<Counted<IpAddr>> {
+        self.0.admit(ip.to_canonical(), cap)
     }
 }
 
@@ -347,20 +370,20 @@ pub(crate) fn refused_per_client(listener: &'static str, ip: IpAddr, cap: usize)
     );
 }
 
-/// One counted connection; uncounted when dropped.
+/// One counted connection or call; uncounted when dropped.
 #[derive(Debug)]
-pub(crate) struct Counted {
-    counts: ClientCounts,
-    ip: IpAddr,
+pub(crate) struct Counted<K: std::hash::Hash + Eq> {
+    counts: Counts<K>,
+    key: K,
 }
 
-impl Drop for Counted {
+impl<K: std::hash::Hash + Eq> Drop for Counted<K> {
     fn drop(&mut self) {
         let mut counts = self.counts.0.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(count) = counts.get_mut(&self.ip) {
+        if let Some(count) = counts.get_mut(&self.key) {
             *count -= 1;
             if *count == 0 {
-                counts.remove(&self.ip);
+                counts.remove(&self.key);
             }
         }
     }
@@ -406,6 +429,6 @@ mod tests {
         let ip: IpAddr = "198.51.100.1".parse().unwrap();
         let held: Vec<_> = (0..100).map(|_| counts.admit(ip, 0).unwrap()).collect();
         drop(held);
-        assert!(counts.0.lock().unwrap().is_empty());
+        assert!(counts.0.0.lock().unwrap().is_empty());
     }
 }

@@ -1,19 +1,26 @@
 //! What one caller can make a gRPC port hold, against a real port behind a real access policy:
-//! no more calls open at once on a connection than the port allows, no more than
-//! `OPEN_CALL_BYTES` sent by a call anyone may make, no more than `OPEN_CALLS_PER_CLIENT` such
-//! calls open at once from one address, and no call kept open past the port's call timeout by a
-//! request that never ends. Without these, one connection with no token opened
-//! calls to health without end, each sending most of tonic's 4 MiB and never finishing: 2,000
-//! of them held 750 MiB of the port's memory until the connection's maximum age.
+//! no more calls open at once on a connection than the port allows, no more sent by a call than
+//! its kind's `Allowance::bytes`, no more of one caller's calls waiting for their request than
+//! its `Allowance::waiting` (the caller being the address, the member or the client), and no
+//! call kept open past the port's call timeout by a request that never ends. Without these, one
+//! connection with no token opened calls to health without end, each sending most of tonic's
+//! 4 MiB and never finishing: 2,000 of them held 750 MiB of the port's memory until the
+//! connection's maximum age.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
-use miclub_platform::access::{OPEN_CALL_BYTES, OPEN_CALLS_PER_CLIENT, Policy};
+use miclub_platform::access::{Access, Policy};
 use miclub_platform::grpc::{self, ServerSettings};
 use miclub_platform::shutdown::ShutdownTrigger;
 use miclub_platform::testing::{TestKeys, health_status, serve_port};
+use miclub_proto::missions::v1::missions_service_server::{MissionsService, MissionsServiceServer};
+use miclub_proto::missions::v1::{
+    HasMissionsRequest, HasMissionsResponse, ListMyMissionsRequest, ListMyMissionsResponse,
+    SetHistoryLoadingRequest, SetHistoryLoadingResponse, UpsertMissionRequest,
+    UpsertMissionResponse,
+};
 
 const HEALTH: &str = "/grpc.health.v1.Health/Check";
 
@@ -42,24 +49,62 @@ async fn raw_connection(port: u16) -> h2::client::SendRequest<Bytes> {
     client
 }
 
-/// Starts a health check whose message says `declared` bytes and sends `sent` of them; the
-/// request is never finished.
+/// A message of `declared` bytes whose field 1 is a string of s's: to health, a request for
+/// the unknown service "ss…s", answered NOT_FOUND once read whole; to `SetHistoryLoading`, a
+/// member id; to a method whose request has no fields, one it skips.
+fn message(declared: u32) -> Vec<u8> {
+    let declared = declared as usize;
+    let string_len = (1..=5)
+        .map(|prefix| declared - 1 - prefix)
+        .find(|&len| prost::encoding::encoded_len_varint(len as u64) == declared - 1 - len)
+        .expect("a length that fits");
+    let message = prost::Message::encode_to_vec(&tonic_health::pb::HealthCheckRequest {
+        service: "s".repeat(string_len),
+    });
+    assert_eq!(message.len(), declared);
+    message
+}
+
+/// Starts a call of `path` (with `token` as its bearer) whose [`message`] says `declared` bytes
+/// and sends `sent` of them; the request is never finished unless the caller sends the rest.
+fn start_call(
+    client: &mut h2::client::SendRequest<Bytes>,
+    port: u16,
+    path: &str,
+    token: Option<&str>,
+    declared: u32,
+    sent: usize,
+) -> (h2::client::ResponseFuture, h2::SendStream<Bytes>) {
+    let mut request = http::Request::post(format!("http://127.0.0.1:{port}{path}"))
+        .header("content-type", "application/grpc")
+        .header("te", "trailers");
+    if let Some(token) = token {
+        request = request.header("authorization", format!("Bearer {token}"));
+    }
+    let (response, mut body) = client
+        .send_request(request.body(()).unwrap(), false)
+        .unwrap();
+    let mut frame = vec![0u8; 5];
+    frame[1..5].copy_from_slice(&declared.to_be_bytes());
+    frame.extend_from_slice(&message(declared)[..sent]);
+    body.send_data(Bytes::from(frame), false).unwrap();
+    (response, body)
+}
+
+/// A health check with no token, as [`start_call`].
 fn unfinished_call(
     client: &mut h2::client::SendRequest<Bytes>,
     port: u16,
     declared: u32,
     sent: usize,
 ) -> (h2::client::ResponseFuture, h2::SendStream<Bytes>) {
-    let request = http::Request::post(format!("http://127.0.0.1:{port}{HEALTH}"))
-        .header("content-type", "application/grpc")
-        .header("te", "trailers")
-        .body(())
-        .unwrap();
-    let (response, mut body) = client.send_request(request, false).unwrap();
-    let mut frame = vec![0u8; 5 + sent];
-    frame[1..5].copy_from_slice(&declared.to_be_bytes());
-    body.send_data(Bytes::from(frame), false).unwrap();
-    (response, body)
+    start_call(client, port, HEALTH, None, declared, sent)
+}
+
+/// Sends the rest of a call [`start_call`] began with 3 of 10 bytes. A call the port refused
+/// meanwhile has its stream closed already, which its status then tells.
+fn finish(mut body: h2::SendStream<Bytes>) {
+    let _ = body.send_data(Bytes::from(message(10)[3..].to_vec()), true);
 }
 
 /// The gRPC status of an answer: its `grpc-status` header (a trailers-only answer) or trailer.
@@ -104,9 +149,10 @@ async fn a_connection_is_told_how_many_calls_it_may_have_open_and_others_are_ser
 async fn a_call_anyone_may_make_sends_at_most_its_limit_and_is_refused_at_once_past_it() {
     let (port, _stop) = serve(ServerSettings::default()).await;
     // Health answers NOT_FOUND for a service it does not know: the call ran.
-    let within = health_check(port, "s".repeat(OPEN_CALL_BYTES - 100)).await;
+    let limit = Access::Open.allowance().bytes;
+    let within = health_check(port, "s".repeat(limit - 100)).await;
     assert_eq!(within.unwrap_err().code(), tonic::Code::NotFound);
-    let past = health_check(port, "s".repeat(OPEN_CALL_BYTES + 1)).await;
+    let past = health_check(port, "s".repeat(limit + 1)).await;
     assert_eq!(past.unwrap_err().code(), tonic::Code::ResourceExhausted);
 
     // An attacker's call that says 4 MB and sends 64 KiB of it is refused, not held.
@@ -129,41 +175,213 @@ async fn a_call_whose_request_never_ends_is_answered_at_the_call_timeout() {
 }
 
 #[tokio::test]
-async fn an_address_may_have_only_its_share_of_calls_anyone_may_make_open_at_once() {
+async fn an_address_may_keep_only_its_share_of_calls_anyone_may_make_waiting_and_its_whole_calls_are_still_served()
+ {
     let (port, _stop) = serve(ServerSettings::default()).await;
+    let share = Access::Open.allowance().waiting;
     let mut client = raw_connection(port).await;
-    let held: Vec<_> = (0..OPEN_CALLS_PER_CLIENT)
+    let held: Vec<_> = (0..share)
         .map(|_| unfinished_call(&mut client, port, 10, 3))
         .collect();
-    // Held, as the port has them open: from another connection of the same address, one more
-    // is refused at once.
+    // From another connection of the same address, one more call that keeps the port waiting
+    // is refused at once …
+    let mut other = raw_connection(port).await;
     let mut refused = None;
     for _ in 0..100 {
-        match health_check(port, String::new()).await {
-            Err(status) if status.code() == tonic::Code::ResourceExhausted => {
+        let (response, _body) = unfinished_call(&mut other, port, 10, 3);
+        match tokio::time::timeout(Duration::from_millis(200), grpc_status(response)).await {
+            Ok(status) => {
                 refused = Some(status);
                 break;
             }
-            // The held calls may not all have reached the gate yet.
-            _ => tokio::time::sleep(Duration::from_millis(20)).await,
+            // The held calls may not all have been read up to their wait yet.
+            Err(_) => continue,
+        }
+    }
+    assert_eq!(refused.as_deref(), Some("8"), "RESOURCE_EXHAUSTED");
+    // … while a call whose request comes whole, as every caller of ours sends one, is served.
+    let mut served = None;
+    for _ in 0..100 {
+        match health_check(port, String::new()).await {
+            Ok(status) => {
+                served = Some(status);
+                break;
+            }
+            // Its request may still have been on its way when the port first read it.
+            Err(status) => assert_eq!(status.code(), tonic::Code::ResourceExhausted),
+        }
+    }
+    assert_eq!(served, Some(1), "SERVING while the share is held");
+
+    // Once the caller gives its calls up, the address may keep calls waiting again: one that
+    // waits, then sends the rest of its request, runs (NOT_FOUND, for the service it names).
+    drop(held);
+    let mut waited = false;
+    for _ in 0..250 {
+        let (response, body) = unfinished_call(&mut other, port, 10, 3);
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        finish(body);
+        if grpc_status(response).await == "5" {
+            waited = true;
+            break;
         }
     }
     assert!(
-        refused.is_some(),
-        "a call past the address's share was served"
+        waited,
+        "a waiting call was still refused once the share was given up"
     );
+}
 
-    // Once the caller gives its calls up, the address is served again.
-    drop(held);
-    let mut answered = None;
-    for _ in 0..250 {
-        match health_check(port, String::new()).await {
-            Ok(status) => {
-                answered = Some(status);
-                break;
-            }
-            Err(_) => tokio::time::sleep(Duration::from_millis(20)).await,
+const MY_MISSIONS: &str = "/miclub.missions.v1.MissionsService/ListMyMissions";
+const HISTORY: &str = "/miclub.missions.v1.MissionsService/SetHistoryLoading";
+
+/// A stand-in for missions that answers every call it is given: under test are the port and
+/// the policy in front of it, which read each request before the service sees it.
+#[derive(Debug, Clone, Copy)]
+struct Answers;
+
+#[tonic::async_trait]
+impl MissionsService for Answers {
+    async fn list_my_missions(
+        &self,
+        _: tonic::Request<ListMyMissionsRequest>,
+    ) -> Result<tonic::Response<ListMyMissionsResponse>, tonic::Status> {
+        Ok(tonic::Response::new(ListMyMissionsResponse::default()))
+    }
+
+    async fn has_missions(
+        &self,
+        _: tonic::Request<HasMissionsRequest>,
+    ) -> Result<tonic::Response<HasMissionsResponse>, tonic::Status> {
+        Ok(tonic::Response::new(HasMissionsResponse::default()))
+    }
+
+    async fn upsert_mission(
+        &self,
+        _: tonic::Request<UpsertMissionRequest>,
+    ) -> Result<tonic::Response<UpsertMissionResponse>, tonic::Status> {
+        Ok(tonic::Response::new(UpsertMissionResponse::default()))
+    }
+
+    async fn set_history_loading(
+        &self,
+        _: tonic::Request<SetHistoryLoadingRequest>,
+    ) -> Result<tonic::Response<SetHistoryLoadingResponse>, tonic::Status> {
+        Ok(tonic::Response::new(SetHistoryLoadingResponse::default()))
+    }
+}
+
+/// A port serving [`Answers`] behind a policy that trusts `keys`.
+async fn serve_missions(keys: &TestKeys) -> (u16, ShutdownTrigger) {
+    let gate = Policy::new(Arc::new(keys.verifier(None)));
+    serve_port(
+        &ServerSettings::default(),
+        |routes| routes.add_service(MissionsServiceServer::new(Answers)),
+        gate,
+    )
+    .await
+}
+
+/// The status of a whole call of `path`: a [`message`] of `len` bytes sent at once.
+async fn whole_call(port: u16, path: &str, token: &str, len: u32) -> String {
+    let mut client = raw_connection(port).await;
+    let (response, mut body) = start_call(&mut client, port, path, Some(token), len, 0);
+    body.send_data(Bytes::from(message(len)), true).unwrap();
+    grpc_status(response).await
+}
+
+#[tokio::test]
+async fn a_call_made_with_a_token_sends_at_most_its_kinds_limit() {
+    let keys = TestKeys::new();
+    let (port, _stop) = serve_missions(&keys).await;
+    let member = keys.member_token("member-a", "sid-a", 600);
+    let till = keys.scoped_token("till-1", &[&HISTORY[1..]], 600);
+    let member_limit = Access::Member.allowance().bytes as u32;
+
+    assert_eq!(
+        whole_call(port, MY_MISSIONS, &member, member_limit - 5).await,
+        "0"
+    );
+    assert_eq!(
+        whole_call(port, MY_MISSIONS, &member, member_limit - 4).await,
+        "8"
+    );
+    // A member's call that says 4 MB is refused once it has sent past the limit, not held.
+    let mut client = raw_connection(port).await;
+    let (response, _body) = start_call(
+        &mut client,
+        port,
+        MY_MISSIONS,
+        Some(&member),
+        4_000_000,
+        member_limit as usize,
+    );
+    assert_eq!(grpc_status(response).await, "8", "RESOURCE_EXHAUSTED");
+    // A client's call may send what a mission's member list needs.
+    assert_eq!(whole_call(port, HISTORY, &till, 1024 * 1024).await, "0");
+}
+
+/// Holds `share` waiting calls of `path` made with `tokens` (one caller's), spread over two
+/// connections, and checks that one more from that caller is refused at once while a waiting
+/// call of `other` (another caller, on the same connections and address) runs.
+async fn share_is_the_callers(port: u16, path: &str, tokens: [&str; 2], other: &str, share: usize) {
+    let mut clients = [raw_connection(port).await, raw_connection(port).await];
+    let _held: Vec<_> = (0..share)
+        .map(|n| start_call(&mut clients[n % 2], port, path, Some(tokens[n % 2]), 10, 3))
+        .collect();
+    let mut refused = None;
+    for _ in 0..100 {
+        let (response, _body) = start_call(&mut clients[1], port, path, Some(tokens[0]), 10, 3);
+        if let Ok(status) =
+            tokio::time::timeout(Duration::from_millis(200), grpc_status(response)).await
+        {
+            refused = Some(status);
+            break;
         }
     }
-    assert_eq!(answered, Some(1), "SERVING once the held calls ended");
+    assert_eq!(refused.as_deref(), Some("8"), "{path}: RESOURCE_EXHAUSTED");
+
+    let (response, body) = start_call(&mut clients[0], port, path, Some(other), 10, 3);
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    finish(body);
+    assert_eq!(
+        grpc_status(response).await,
+        "0",
+        "{path}: another caller's call ran"
+    );
+}
+
+#[tokio::test]
+async fn a_member_or_a_client_may_keep_only_its_share_of_calls_waiting_whichever_tokens_and_connections_it_uses()
+ {
+    let keys = TestKeys::new();
+    let (port, _stop) = serve_missions(&keys).await;
+    let member = [
+        keys.member_token("member-a", "sid-1", 600),
+        keys.member_token("member-a", "sid-2", 600),
+    ];
+    let other_member = keys.member_token("member-b", "sid-3", 600);
+    share_is_the_callers(
+        port,
+        MY_MISSIONS,
+        [&member[0], &member[1]],
+        &other_member,
+        Access::Member.allowance().waiting,
+    )
+    .await;
+
+    let scope = [&HISTORY[1..]];
+    let till = [
+        keys.scoped_token("till-1", &scope, 600),
+        keys.scoped_token("till-1", &scope, 600),
+    ];
+    let other_till = keys.scoped_token("till-2", &scope, 600);
+    share_is_the_callers(
+        port,
+        HISTORY,
+        [&till[0], &till[1]],
+        &other_till,
+        Access::Scoped.allowance().waiting,
+    )
+    .await;
 }

@@ -107,7 +107,7 @@ pub struct Accepted {
     peer: SocketAddr,
     end: Option<Pin<Box<Sleep>>>,
     ended: bool,
-    _counted: Counted,
+    _counted: Counted<std::net::IpAddr>,
     _slot: OwnedSemaphorePermit,
 }
 
