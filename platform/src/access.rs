@@ -17,8 +17,8 @@
 //! extensions, where [`TokenVerifier::member`] and [`TokenVerifier::service`] find them instead
 //! of verifying the token a second time. Refusals are `UNAUTHENTICATED` (no or a bad token) or
 //! `PERMISSION_DENIED` with `ERR_FORBIDDEN` (a valid token of the wrong kind or without the
-//! scope), each logged with the method and the client. What a call may send, and how many of one
-//! caller's calls the port may wait on for their request, is its kind's [`Allowance`]
+//! scope), each logged with the method and the client. What a call may send, and what one
+//! caller's requests may hold of the port while they arrive, is its kind's [`Allowance`]
 //! (`arriving`).
 //!
 //! The calling side is [`ServiceChannel`]: a channel that adds the process's own service token
@@ -40,7 +40,7 @@ use crate::tokens::{
 mod arriving;
 
 pub use arriving::Allowance;
-use arriving::{Arriving, Caller, Waiting};
+use arriving::{Arriving, Caller, Shares};
 
 /// How a method may be called.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -150,15 +150,15 @@ pub fn in_scope(claims: &Claims, method: &str) -> bool {
 #[derive(Debug, Clone)]
 pub struct Policy {
     verifier: Arc<TokenVerifier>,
-    /// Calls whose request the port is waiting for, by caller ([`Allowance::waiting`]).
-    waiting: Waiting,
+    /// What each caller's calls hold while their requests arrive ([`Allowance`]).
+    shares: Shares,
 }
 
 impl Policy {
     pub fn new(verifier: Arc<TokenVerifier>) -> Arc<Self> {
         Arc::new(Self {
             verifier,
-            waiting: Waiting::default(),
+            shares: Shares::default(),
         })
     }
 
@@ -215,9 +215,9 @@ impl Gate for Policy {
                 None => peer_ip(&request).map(|ip| Caller::Address(ip.to_canonical())),
             };
             let uri = request.uri().clone();
-            let waiting = self.waiting.clone();
+            let shares = self.shares.clone();
             Ok(request.map(|body| {
-                axum::body::Body::new(Arriving::new(body, access, caller, waiting, uri))
+                axum::body::Body::new(Arriving::new(body, access, caller, shares, uri))
             }))
         })
     }

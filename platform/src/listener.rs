@@ -308,8 +308,8 @@ fn nagle_off(stream: &TcpStream) {
     }
 }
 
-/// How many of something each key holds (connections or calls), each counted until its
-/// [`Counted`] drops; a key is forgotten at zero, so the map holds only current holders.
+/// How much of something each key holds (connections, calls, bytes), each part counted until
+/// its [`Counted`] drops; a key is forgotten at zero, so the map holds only current holders.
 #[derive(Debug)]
 pub(crate) struct Counts<K>(Arc<Mutex<HashMap<K, usize>>>);
 
@@ -328,15 +328,24 @@ impl<K> Clone for Counts<K> {
 impl<K: std::hash::Hash + Eq + Clone> Counts<K> {
     /// Counts one more for `key`, unless it already holds `cap` (0: no cap).
     pub(crate) fn admit(&self, key: K, cap: usize) -> Option<Counted<K>> {
+        self.take(key, 1, cap)
+    }
+
+    /// Counts `amount` more for `key`, unless that would take it past `cap` (0: no cap).
+    pub(crate) fn take(&self, key: K, amount: usize, cap: usize) -> Option<Counted<K>> {
         let mut counts = self.0.lock().unwrap_or_else(|e| e.into_inner());
         let count = counts.entry(key.clone()).or_default();
-        if cap != 0 && *count >= cap {
+        if cap != 0 && *count + amount > cap {
+            if *count == 0 {
+                counts.remove(&key);
+            }
             return None;
         }
-        *count += 1;
+        *count += amount;
         Some(Counted {
             counts: self.clone(),
             key,
+            amount,
         })
     }
 }
@@ -370,18 +379,35 @@ pub(crate) fn refused_per_client(listener: &'static str, ip: IpAddr, cap: usize)
     );
 }
 
-/// One counted connection or call; uncounted when dropped.
+/// One counted part of what a key holds; uncounted when dropped.
 #[derive(Debug)]
 pub(crate) struct Counted<K: std::hash::Hash + Eq> {
     counts: Counts<K>,
     key: K,
+    amount: usize,
+}
+
+impl<K: std::hash::Hash + Eq> Counted<K> {
+    /// Counts `more` for the same key, unless that would take it past `cap` (0: no cap).
+    pub(crate) fn grow(&mut self, more: usize, cap: usize) -> bool {
+        let mut counts = self.counts.0.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(count) = counts.get_mut(&self.key) else {
+            return false;
+        };
+        if cap != 0 && *count + more > cap {
+            return false;
+        }
+        *count += more;
+        self.amount += more;
+        true
+    }
 }
 
 impl<K: std::hash::Hash + Eq> Drop for Counted<K> {
     fn drop(&mut self) {
         let mut counts = self.counts.0.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(count) = counts.get_mut(&self.key) {
-            *count -= 1;
+            *count -= self.amount;
             if *count == 0 {
                 counts.remove(&self.key);
             }
@@ -421,6 +447,26 @@ mod tests {
         );
         drop(first);
         assert!(counts.admit(ip, 2).is_some());
+    }
+
+    #[test]
+    fn an_amount_is_held_within_its_cap_grows_within_it_and_is_given_back_whole() {
+        let counts: Counts<&str> = Counts::default();
+        let mut first = counts.take("member-a", 40, 100).unwrap();
+        assert!(first.grow(50, 100));
+        assert!(!first.grow(11, 100), "past the cap");
+        assert!(counts.take("member-a", 11, 100).is_none());
+        assert!(counts.take("member-b", 100, 100).is_some(), "another key");
+        let second = counts.take("member-a", 10, 100).unwrap();
+        drop(first);
+        assert_eq!(counts.0.lock().unwrap()["member-a"], 10);
+        drop(second);
+        assert!(counts.0.lock().unwrap().is_empty(), "forgotten at zero");
+        assert!(counts.take("member-c", 101, 100).is_none());
+        assert!(
+            counts.0.lock().unwrap().is_empty(),
+            "a refusal leaves nothing"
+        );
     }
 
     #[test]

@@ -1,8 +1,10 @@
 //! What one caller can make a gRPC port hold, against a real port behind a real access policy:
 //! no more calls open at once on a connection than the port allows, no more sent by a call than
-//! its kind's `Allowance::bytes`, no more of one caller's calls waiting for their request than
-//! its `Allowance::waiting` (the caller being the address, the member or the client), and no
-//! call kept open past the port's call timeout by a request that never ends. Without these, one
+//! its kind's `Allowance::bytes`, no more of one caller's requests held while they arrive than
+//! its `Allowance::arriving` (the caller being the address, the member or the client), no more
+//! open calls waited on from one address than `Allowance::waiting`, and no call kept open past
+//! the port's call timeout by a request that never ends; while a burst of whole calls, however
+//! many, is all served. Without these, one
 //! connection with no token opened calls to health without end, each sending most of tonic's
 //! 4 MiB and never finishing: 2,000 of them held 750 MiB of the port's memory until the
 //! connection's maximum age.
@@ -15,6 +17,8 @@ use miclub_platform::access::{Access, Policy};
 use miclub_platform::grpc::{self, ServerSettings};
 use miclub_platform::shutdown::ShutdownTrigger;
 use miclub_platform::testing::{TestKeys, health_status, serve_port};
+use miclub_platform::tokens::with_bearer;
+use miclub_proto::missions::v1::missions_service_client::MissionsServiceClient;
 use miclub_proto::missions::v1::missions_service_server::{MissionsService, MissionsServiceServer};
 use miclub_proto::missions::v1::{
     HasMissionsRequest, HasMissionsResponse, ListMyMissionsRequest, ListMyMissionsResponse,
@@ -321,38 +325,8 @@ async fn a_call_made_with_a_token_sends_at_most_its_kinds_limit() {
     assert_eq!(whole_call(port, HISTORY, &till, 1024 * 1024).await, "0");
 }
 
-/// Holds `share` waiting calls of `path` made with `tokens` (one caller's), spread over two
-/// connections, and checks that one more from that caller is refused at once while a waiting
-/// call of `other` (another caller, on the same connections and address) runs.
-async fn share_is_the_callers(port: u16, path: &str, tokens: [&str; 2], other: &str, share: usize) {
-    let mut clients = [raw_connection(port).await, raw_connection(port).await];
-    let _held: Vec<_> = (0..share)
-        .map(|n| start_call(&mut clients[n % 2], port, path, Some(tokens[n % 2]), 10, 3))
-        .collect();
-    let mut refused = None;
-    for _ in 0..100 {
-        let (response, _body) = start_call(&mut clients[1], port, path, Some(tokens[0]), 10, 3);
-        if let Ok(status) =
-            tokio::time::timeout(Duration::from_millis(200), grpc_status(response)).await
-        {
-            refused = Some(status);
-            break;
-        }
-    }
-    assert_eq!(refused.as_deref(), Some("8"), "{path}: RESOURCE_EXHAUSTED");
-
-    let (response, body) = start_call(&mut clients[0], port, path, Some(other), 10, 3);
-    tokio::time::sleep(Duration::from_millis(100)).await;
-    finish(body);
-    assert_eq!(
-        grpc_status(response).await,
-        "0",
-        "{path}: another caller's call ran"
-    );
-}
-
 #[tokio::test]
-async fn a_member_or_a_client_may_keep_only_its_share_of_calls_waiting_whichever_tokens_and_connections_it_uses()
+async fn a_member_may_hold_only_its_share_of_requests_arriving_whichever_sessions_and_connections_it_uses()
  {
     let keys = TestKeys::new();
     let (port, _stop) = serve_missions(&keys).await;
@@ -361,27 +335,90 @@ async fn a_member_or_a_client_may_keep_only_its_share_of_calls_waiting_whichever
         keys.member_token("member-a", "sid-2", 600),
     ];
     let other_member = keys.member_token("member-b", "sid-3", 600);
-    share_is_the_callers(
+    let allowance = Access::Member.allowance();
+    let (declared, sent) = (60 * 1024, 40 * 1024);
+    let within_share = allowance.arriving / (5 + sent);
+    let mut clients = [raw_connection(port).await, raw_connection(port).await];
+    // Calls that send part of their request and wait: each holds what it sent, until the
+    // member's share is taken and one more is refused at once.
+    let mut held = Vec::new();
+    let mut refused = None;
+    for n in 0..within_share + 3 {
+        let (response, body) = start_call(
+            &mut clients[n % 2],
+            port,
+            MY_MISSIONS,
+            Some(&member[n % 2]),
+            declared,
+            sent,
+        );
+        let mut response = Box::pin(grpc_status(response));
+        match tokio::time::timeout(Duration::from_millis(300), &mut response).await {
+            Ok(status) => {
+                refused = Some(status);
+                break;
+            }
+            Err(_) => held.push((response, body)),
+        }
+    }
+    assert_eq!(refused.as_deref(), Some("8"), "RESOURCE_EXHAUSTED");
+    assert!(
+        (within_share..=within_share + 1).contains(&held.len()),
+        "{} calls held before the refusal; the share holds {within_share}",
+        held.len()
+    );
+
+    // Another member on the same connections and address sends as much and is served.
+    let (response, mut body) = start_call(
+        &mut clients[0],
         port,
         MY_MISSIONS,
-        [&member[0], &member[1]],
-        &other_member,
-        Access::Member.allowance().waiting,
-    )
-    .await;
+        Some(&other_member),
+        declared,
+        sent,
+    );
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    // A refused call's stream is closed already; its status tells.
+    let _ = body.send_data(Bytes::from(message(declared)[sent..].to_vec()), true);
+    assert_eq!(
+        grpc_status(response).await,
+        "0",
+        "another member's call ran"
+    );
+}
 
-    let scope = [&HISTORY[1..]];
-    let till = [
-        keys.scoped_token("till-1", &scope, 600),
-        keys.scoped_token("till-1", &scope, 600),
-    ];
-    let other_till = keys.scoped_token("till-2", &scope, 600);
-    share_is_the_callers(
-        port,
-        HISTORY,
-        [&till[0], &till[1]],
-        &other_till,
-        Access::Scoped.allowance().waiting,
-    )
-    .await;
+#[tokio::test]
+async fn a_burst_of_whole_calls_from_one_client_or_one_member_is_all_served() {
+    let keys = TestKeys::new();
+    let (port, _stop) = serve_missions(&keys).await;
+    let channel = grpc::ClientSettings::for_url(format!("http://127.0.0.1:{port}"))
+        .channel()
+        .unwrap();
+    let till = keys.scoped_token("till-1", &[&HISTORY[1..]], 600);
+    let member = keys.member_token("member-a", "sid-1", 600);
+    let mut calls = tokio::task::JoinSet::new();
+    for n in 0..200 {
+        let mut client = MissionsServiceClient::new(channel.clone());
+        let (till, member) = (till.clone(), member.clone());
+        calls.spawn(async move {
+            if n % 2 == 0 {
+                let request = SetHistoryLoadingRequest {
+                    member_id: "s".repeat(2_000),
+                    loading: true,
+                };
+                client
+                    .set_history_loading(with_bearer(request, &till))
+                    .await
+                    .map(drop)
+            } else {
+                client
+                    .list_my_missions(with_bearer(ListMyMissionsRequest {}, &member))
+                    .await
+                    .map(drop)
+            }
+        });
+    }
+    while let Some(answer) = calls.join_next().await {
+        answer.unwrap().expect("every call of the burst served");
+    }
 }
