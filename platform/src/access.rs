@@ -103,21 +103,13 @@ pub fn access_of(method: &str) -> Access {
 /// Every method the ports serve (`package.Service/Method`), read from the compiled contract;
 /// the identity verifier is an outside service we call, not one we serve.
 pub fn served_methods() -> Vec<String> {
-    use prost::Message as _;
-    let set = prost_types::FileDescriptorSet::decode(miclub_proto::FILE_DESCRIPTOR_SET)
-        .expect("the compiled descriptor set decodes");
-    let mut methods = Vec::new();
-    for file in set.file {
-        let package = file.package();
-        if !package.starts_with("miclub.") || package.starts_with("miclub.identity.") {
-            continue;
-        }
-        for service in &file.service {
-            for method in &service.method {
-                methods.push(format!("{package}.{}/{}", service.name(), method.name()));
-            }
-        }
-    }
+    let mut methods: Vec<String> =
+        crate::grpc::described_methods(miclub_proto::FILE_DESCRIPTOR_SET)
+            .into_iter()
+            .filter(|method| {
+                method.starts_with("miclub.") && !method.starts_with("miclub.identity.")
+            })
+            .collect();
     methods.sort();
     methods
 }

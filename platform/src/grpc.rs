@@ -465,17 +465,59 @@ async fn guard(
     }
 }
 
+/// The methods (`package.Service/Method`) of the services an encoded descriptor set describes.
+pub(crate) fn described_methods(encoded: &[u8]) -> Vec<String> {
+    use prost::Message as _;
+    let set =
+        prost_types::FileDescriptorSet::decode(encoded).expect("a compiled descriptor set decodes");
+    let mut methods = Vec::new();
+    for file in set.file {
+        let package = file.package();
+        for service in &file.service {
+            for method in &service.method {
+                methods.push(format!("{package}.{}/{}", service.name(), method.name()));
+            }
+        }
+    }
+    methods
+}
+
+/// Whether `path` (`/package.Service/Method`) names a method of the compiled contract, of
+/// health or of reflection: a fixed set, whatever paths callers send.
+fn is_served(path: &str) -> bool {
+    static SERVED: std::sync::OnceLock<std::collections::HashSet<String>> =
+        std::sync::OnceLock::new();
+    SERVED
+        .get_or_init(|| {
+            [
+                miclub_proto::FILE_DESCRIPTOR_SET,
+                tonic_health::pb::FILE_DESCRIPTOR_SET,
+                tonic_reflection::pb::v1::FILE_DESCRIPTOR_SET,
+                tonic_reflection::pb::v1alpha::FILE_DESCRIPTOR_SET,
+            ]
+            .into_iter()
+            .flat_map(described_methods)
+            .collect()
+        })
+        .contains(path.trim_start_matches('/'))
+}
+
 /// Records the call's method, status code and latency. The code is the `grpc-status` header
 /// of an error answered at once (tonic's trailers-only response); a call answered with a
-/// message reports its status in the trailers, which is OK for unary calls.
+/// message reports its status in the trailers, which is OK for unary calls. A call that ends
+/// unanswered here (the port's call timeout, or a caller that gave up) is counted `Cancelled`,
+/// what tonic answers at the timeout.
 async fn count_call(
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> axum::response::Response {
-    let uri = request.uri().clone();
-    let started = Instant::now();
+    let mut call = CountedCall {
+        uri: request.uri().clone(),
+        started: Instant::now(),
+        code: tonic::Code::Cancelled,
+    };
     let response = next.run(request).await;
-    let code = response
+    call.code = response
         .headers()
         .get("grpc-status")
         .and_then(|value| value.to_str().ok())
@@ -486,12 +528,50 @@ async fn count_call(
         } else {
             tonic::Code::Unknown
         });
-    // Unknown methods share one series, so stray paths cannot grow the metric without bound.
-    let method = if code == tonic::Code::Unimplemented {
-        "unimplemented"
-    } else {
-        uri.path()
-    };
-    record_grpc_call(method, code, started.elapsed());
     response
+}
+
+/// One call being counted: recorded when dropped, answered or not.
+struct CountedCall {
+    uri: http::Uri,
+    started: Instant,
+    code: tonic::Code,
+}
+
+impl Drop for CountedCall {
+    fn drop(&mut self) {
+        // Unknown methods share one series, so stray paths cannot grow the metric without
+        // bound; a call dropped unanswered may name any path, so its own is checked.
+        let method = match self.code {
+            tonic::Code::Unimplemented => "unimplemented",
+            tonic::Code::Cancelled if !is_served(self.uri.path()) => "unimplemented",
+            _ => self.uri.path(),
+        };
+        record_grpc_call(method, self.code, self.started.elapsed());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_call_dropped_unanswered_is_counted_under_its_path_only_when_a_port_serves_it() {
+        for served in [
+            "/miclub.accounts.v1.AccountsService/GetBalance",
+            "/grpc.health.v1.Health/Watch",
+            "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
+            "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
+        ] {
+            assert!(is_served(served), "{served}");
+        }
+        for stray in [
+            "/miclub.accounts.v1.AccountsService/GetBalance2",
+            "/miclub.identity.v1.IdentityVerifier/Nope",
+            "/x",
+            "",
+        ] {
+            assert!(!is_served(stray), "{stray}");
+        }
+    }
 }

@@ -27,6 +27,7 @@ use miclub_proto::missions::v1::{
 };
 
 const HEALTH: &str = "/grpc.health.v1.Health/Check";
+const WATCH: &str = "/grpc.health.v1.Health/Watch";
 
 /// A port (health only) with `settings`, every call passing a [`Policy`] first.
 async fn serve(settings: ServerSettings) -> (u16, ShutdownTrigger) {
@@ -176,6 +177,17 @@ async fn a_call_whose_request_never_ends_is_answered_at_the_call_timeout() {
     let (response, _body) = unfinished_call(&mut client, port, 10, 3);
     assert_eq!(grpc_status(response).await, "1", "CANCELLED");
     assert_eq!(health_check(port, String::new()).await.unwrap(), 1);
+
+    // Counted as the call's status, as every answered call is: a call no other test makes.
+    let metrics = miclub_platform::telemetry::metrics_handle();
+    let (response, _body) = start_call(&mut client, port, WATCH, None, 10, 3);
+    assert_eq!(grpc_status(response).await, "1", "CANCELLED");
+    let series = format!(r#"grpc_server_calls_total{{method="{WATCH}",code="Cancelled"}} 1"#);
+    let rendered = metrics.render();
+    assert!(
+        rendered.lines().any(|line| line == series),
+        "{series} not in {rendered}"
+    );
 }
 
 #[tokio::test]
