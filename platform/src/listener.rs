@@ -388,17 +388,19 @@ pub(crate) struct Counted<K: std::hash::Hash + Eq> {
 }
 
 impl<K: std::hash::Hash + Eq> Counted<K> {
-    /// Counts `more` for the same key, unless that would take it past `cap` (0: no cap).
-    pub(crate) fn grow(&mut self, more: usize, cap: usize) -> bool {
+    /// Counts `amount` for the same key instead of what this part counted, unless that would
+    /// take the key past `cap` (0: no cap); a smaller amount is always counted.
+    pub(crate) fn resize(&mut self, amount: usize, cap: usize) -> bool {
         let mut counts = self.counts.0.lock().unwrap_or_else(|e| e.into_inner());
         let Some(count) = counts.get_mut(&self.key) else {
             return false;
         };
-        if cap != 0 && *count + more > cap {
+        let total = *count - self.amount + amount;
+        if amount > self.amount && cap != 0 && total > cap {
             return false;
         }
-        *count += more;
-        self.amount += more;
+        *count = total;
+        self.amount = amount;
         true
     }
 }
@@ -450,14 +452,20 @@ mod tests {
     }
 
     #[test]
-    fn an_amount_is_held_within_its_cap_grows_within_it_and_is_given_back_whole() {
+    fn an_amount_is_held_within_its_cap_changes_within_it_and_is_given_back_whole() {
         let counts: Counts<&str> = Counts::default();
         let mut first = counts.take("member-a", 40, 100).unwrap();
-        assert!(first.grow(50, 100));
-        assert!(!first.grow(11, 100), "past the cap");
+        assert!(first.resize(90, 100));
+        assert!(!first.resize(101, 100), "past the cap");
         assert!(counts.take("member-a", 11, 100).is_none());
         assert!(counts.take("member-b", 100, 100).is_some(), "another key");
         let second = counts.take("member-a", 10, 100).unwrap();
+        assert!(first.resize(95, 0), "no cap");
+        assert!(
+            first.resize(20, 100),
+            "a smaller amount, though the key is past its cap"
+        );
+        assert_eq!(counts.0.lock().unwrap()["member-a"], 30);
         drop(first);
         assert_eq!(counts.0.lock().unwrap()["member-a"], 10);
         drop(second);

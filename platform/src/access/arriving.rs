@@ -7,11 +7,13 @@
 //! [`Allowance`]:
 //! - a call may send at most [`Allowance::bytes`], past which it is answered
 //!   `RESOURCE_EXHAUSTED` at once, as tonic refuses a message past its own limit;
-//! - the port holds at most [`Allowance::arriving`] bytes of one caller's requests that are
-//!   still arriving: a frame read while more of its request is to come counts until the
-//!   request is whole or given up, and one past the share ends its call the same way. A request
-//!   that comes whole in one frame, as ours do, counts nothing, however many a caller sends at
-//!   once (a till posting a burst of purchases);
+//! - the port holds at most [`Allowance::arriving`] bytes for one caller's requests that are
+//!   still arriving. What a request holds is what tonic does for it: once a message's head has
+//!   come, tonic reserves the whole length it declares, so a call that says 4 MB and sends 5
+//!   bytes holds 4 MB. A message in progress counts that length until it is whole or given up,
+//!   and one past the share, or past the call's own bytes, ends its call at its head, before
+//!   tonic reserves anything. A request that comes whole in one frame, as ours do, counts
+//!   nothing, however many a caller sends at once (a till posting a burst of purchases);
 //! - for open methods, whose legitimate callers make a few calls at a time, one address may also
 //!   have only [`Allowance::waiting`] calls the port is waiting on for the rest of their
 //!   request, so that calls sending nothing at all are bounded too. A call that never has to be
@@ -26,7 +28,7 @@ use std::net::IpAddr;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use bytes::{Buf as _, Bytes};
+use bytes::Bytes;
 use http_body::{Body, Frame, SizeHint};
 
 use super::Access;
@@ -103,8 +105,9 @@ pub(crate) struct Arriving {
     shares: Shares,
     /// This call's place among its caller's waited-on calls, once it had to be waited on.
     waited: Option<Counted<Caller>>,
-    /// The bytes of this request read while more of it was to come.
+    /// What this request holds of its caller's share while more of it is to come.
     held: Option<Counted<Caller>>,
+    framing: Framing,
     /// The call's path, for the refusals' log lines (a shared clone of the request's).
     uri: http::Uri,
 }
@@ -125,6 +128,7 @@ impl Arriving {
             shares,
             waited: None,
             held: None,
+            framing: Framing::default(),
             uri,
         }
     }
@@ -145,15 +149,19 @@ impl Arriving {
         }
     }
 
-    /// Counts `len` more bytes of this request as held while the rest of it comes.
-    fn hold(&mut self, len: usize) -> Result<(), tonic::Status> {
+    /// Counts `amount` as what this request holds while the rest of it comes (0 once whole).
+    fn hold(&mut self, amount: usize) -> Result<(), tonic::Status> {
         let Some(caller) = &self.caller else {
             return Ok(());
         };
         let cap = self.allowance.arriving;
-        let held = match &mut self.held {
-            Some(held) => held.grow(len, cap),
-            None => match self.shares.arriving.take(caller.clone(), len, cap) {
+        let held = match (&mut self.held, amount) {
+            (held, 0) => {
+                *held = None;
+                true
+            }
+            (Some(held), _) => held.resize(amount, cap),
+            (None, _) => match self.shares.arriving.take(caller.clone(), amount, cap) {
                 Some(held) => {
                     self.held = Some(held);
                     true
@@ -166,6 +174,22 @@ impl Arriving {
         } else {
             Err(self.past_share("bytes of requests arriving", cap))
         }
+    }
+
+    /// Reads a frame of the request: its messages' heads, and what it then holds.
+    fn read(&mut self, data: &[u8]) -> Result<(), BoxError> {
+        let limit = self.allowance.bytes;
+        if let Err(declared) = self.framing.read(data, limit) {
+            tracing::warn!(method = self.uri.path(), caller = ?self.caller, declared, limit, "grpc call past its size refused");
+            return Err(Box::new(too_large(limit)));
+        }
+        let holding = if self.body.is_end_stream() {
+            0
+        } else {
+            self.framing.in_progress()
+        };
+        self.hold(holding)
+            .map_err(|status| Box::new(status) as BoxError)
     }
 
     /// The refusal of a call that would take its caller past its share of `what`.
@@ -185,9 +209,65 @@ impl Arriving {
         }
         let limit = self.allowance.bytes;
         tracing::warn!(method = self.uri.path(), caller = ?self.caller, limit, "grpc call past its size refused");
-        Box::new(tonic::Status::resource_exhausted(format!(
-            "a call of this kind may send at most {limit} bytes"
-        )))
+        Box::new(too_large(limit))
+    }
+}
+
+/// The refusal of a call that sends, or says it will send, more than `limit` bytes.
+fn too_large(limit: usize) -> tonic::Status {
+    tonic::Status::resource_exhausted(format!(
+        "a call of this kind may send at most {limit} bytes"
+    ))
+}
+
+/// Where a request stands in gRPC's framing: each message is a 5-byte head (a compression flag
+/// and the message's length) and then that many bytes, and a head may come split over frames.
+#[derive(Debug, Default)]
+struct Framing {
+    head: [u8; 5],
+    head_read: usize,
+    /// The message in progress, its head included.
+    message: usize,
+    body_left: usize,
+}
+
+impl Framing {
+    /// Reads `data`; fails with the length a head declares when the message, its head
+    /// included, would be past `limit`.
+    fn read(&mut self, mut data: &[u8], limit: usize) -> Result<(), usize> {
+        while !data.is_empty() {
+            if self.body_left > 0 {
+                let n = self.body_left.min(data.len());
+                self.body_left -= n;
+                data = &data[n..];
+                continue;
+            }
+            let n = (self.head.len() - self.head_read).min(data.len());
+            self.head[self.head_read..self.head_read + n].copy_from_slice(&data[..n]);
+            self.head_read += n;
+            data = &data[n..];
+            if self.head_read == self.head.len() {
+                self.head_read = 0;
+                let [_, length @ ..] = self.head;
+                let declared = u32::from_be_bytes(length) as usize;
+                if declared.saturating_add(self.head.len()) > limit {
+                    return Err(declared);
+                }
+                self.message = declared + self.head.len();
+                self.body_left = declared;
+            }
+        }
+        Ok(())
+    }
+
+    /// What the port holds for the message in progress: all of it once its head has come (tonic
+    /// reserves the declared length), the part of its head otherwise, nothing between messages.
+    fn in_progress(&self) -> usize {
+        if self.body_left > 0 {
+            self.message
+        } else {
+            self.head_read
+        }
     }
 }
 
@@ -207,13 +287,10 @@ impl Body for Arriving {
                 Err(status) => refused(status),
             },
             Poll::Ready(Some(Ok(frame))) => {
-                let more_to_come = !this.body.is_end_stream();
-                let len = frame.data_ref().map_or(0, |data| data.remaining());
-                if more_to_come
-                    && len > 0
-                    && let Err(status) = this.hold(len)
+                if let Some(data) = frame.data_ref()
+                    && let Err(err) = this.read(data)
                 {
-                    return refused(status);
+                    return Poll::Ready(Some(Err(err)));
                 }
                 Poll::Ready(Some(Ok(frame)))
             }
@@ -232,5 +309,44 @@ impl Body for Arriving {
 
     fn size_hint(&self) -> SizeHint {
         self.body.size_hint()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A message's head: no compression, `len` bytes to follow.
+    fn head(len: u32) -> Vec<u8> {
+        let mut head = vec![0];
+        head.extend_from_slice(&len.to_be_bytes());
+        head
+    }
+
+    #[test]
+    fn a_message_holds_its_declared_length_from_its_head_however_its_frames_are_cut() {
+        let mut framing = Framing::default();
+        let first = [head(100), vec![7; 10]].concat();
+        // The head comes in two pieces: its part is held, then the whole declared message.
+        assert_eq!(framing.read(&first[..3], 1_000), Ok(()));
+        assert_eq!(framing.in_progress(), 3);
+        assert_eq!(framing.read(&first[3..], 1_000), Ok(()));
+        assert_eq!(framing.in_progress(), 105);
+        assert_eq!(framing.read(&[7; 90], 1_000), Ok(()));
+        assert_eq!(framing.in_progress(), 0, "whole");
+        // A second message in the same frame as the end of a first (a stream's).
+        let next = [head(2), vec![1, 2], head(50)].concat();
+        assert_eq!(framing.read(&next, 1_000), Ok(()));
+        assert_eq!(framing.in_progress(), 55);
+    }
+
+    #[test]
+    fn a_head_that_declares_more_than_the_limit_is_refused_whatever_follows_it() {
+        assert_eq!(Framing::default().read(&head(996), 1_000), Err(996));
+        assert_eq!(Framing::default().read(&head(995), 1_000), Ok(()));
+        assert_eq!(
+            Framing::default().read(&head(u32::MAX), u32::MAX as usize),
+            Err(u32::MAX as usize)
+        );
     }
 }
