@@ -43,7 +43,7 @@ describe('Mi Tarjeta', () => {
     expect(screen.getByTestId('card-balance')).toHaveTextContent('$12.345');
     expect(screen.getByTestId('card-stamp')).toHaveTextContent('Actualizado el 21 de noviembre de 2026 a las 12:00.');
     expect(screen.getByText(/Sube el brillo de tu pantalla/)).toBeInTheDocument();
-    expect(document.title).toBe('Mi Tarjeta · Mi Club');
+    await waitFor(() => expect(document.title).toBe('Mi Tarjeta · Mi Club'));
     expect(sent.filter((r) => r.path === '/api/card')).toHaveLength(1);
   });
 

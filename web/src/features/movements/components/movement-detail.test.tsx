@@ -39,7 +39,7 @@ describe('a movement explained', () => {
     );
     await waitFor(() => expect(currentUrl()).toBe('/mi-club/movimientos/nov-3'));
     expect(await screen.findByRole('heading', { level: 2, name: 'Compra en Lider Providencia' })).toBeInTheDocument();
-    expect(document.title).toBe('Detalle del movimiento · Mi Club');
+    await waitFor(() => expect(document.title).toBe('Detalle del movimiento · Mi Club'));
     await user.click(screen.getByRole('link', { name: 'Volver a Mis Movimientos' }));
     await waitFor(() => expect(currentUrl()).toBe('/mi-club/movimientos'));
   });

@@ -40,7 +40,7 @@ describe('Actividad de la cuenta', () => {
     await screen.findByRole('heading', { level: 2, name: 'Actividad de la cuenta' });
     expect(currentLocation()).toBe(ACTIVITY);
     expect(accountMenuLink('Mis Datos')).toHaveAttribute('aria-current', 'page');
-    expect(document.title).toBe('Actividad de la cuenta · Mi Club');
+    await waitFor(() => expect(document.title).toBe('Actividad de la cuenta · Mi Club'));
   });
 
   it('lists the open sessions with browser, system and es-CL dates, this one marked and not closable', async () => {
