@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use axum::extract::{ConnectInfo, Request};
 use axum::http::HeaderMap;
+use miclub_platform::listener::client_address;
 use miclub_platform::telemetry::RemoteTrace;
 
 /// One trusted address or range: the network's address and its prefix length.
@@ -27,7 +28,7 @@ impl Range {
         let network: IpAddr = address
             .parse()
             .map_err(|_| anyhow::anyhow!("gateway.trusted_proxies: {text:?} is not an address"))?;
-        let network = network.to_canonical();
+        let network = client_address(network);
         let max = if network.is_ipv4() { 32 } else { 128 };
         let prefix = match prefix {
             None => max,
@@ -39,7 +40,7 @@ impl Range {
     }
 
     fn contains(&self, ip: IpAddr) -> bool {
-        match (self.network, ip.to_canonical()) {
+        match (self.network, client_address(ip)) {
             (IpAddr::V4(net), IpAddr::V4(ip)) => {
                 same_prefix(u32::from(net).into(), u32::from(ip).into(), self.prefix, 32)
             }
@@ -89,7 +90,7 @@ impl TrustedProxies {
     /// untrusted hop may have been written by the client). A hop that is not an address ends
     /// the walk at the last trusted one.
     pub fn client(&self, peer: IpAddr, headers: &HeaderMap) -> IpAddr {
-        let peer = peer.to_canonical();
+        let peer = client_address(peer);
         if !self.contains(peer) {
             return peer;
         }
@@ -107,7 +108,7 @@ impl TrustedProxies {
                 tracing::debug!(hop, "x-forwarded-for hop is not an address; stopping there");
                 break;
             };
-            client = ip.to_canonical();
+            client = client_address(ip);
             if !self.contains(client) {
                 break;
             }

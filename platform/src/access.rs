@@ -33,6 +33,7 @@ use std::task::{Context, Poll};
 
 use crate::error::{ErrorBody, ErrorCode};
 use crate::grpc::{Gate, TracedChannel};
+use crate::listener::client_address;
 use crate::tokens::{
     Admitted, Claims, ServiceTokens, TokenKind, TokenVerifier, VerifyError, bearer_of_headers,
 };
@@ -204,7 +205,7 @@ impl Gate for Policy {
                     request.extensions_mut().insert(Admitted(claims));
                     Some(caller)
                 }
-                None => peer_ip(&request).map(|ip| Caller::Address(ip.to_canonical())),
+                None => peer_ip(&request).map(|ip| Caller::Address(client_address(ip))),
             };
             let uri = request.uri().clone();
             let shares = self.shares.clone();

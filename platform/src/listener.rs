@@ -355,11 +355,17 @@ impl<K: std::hash::Hash + Eq + Clone> Counts<K> {
 pub(crate) struct ClientCounts(Counts<IpAddr>);
 
 impl ClientCounts {
-    /// Counts one more connection from `ip`, unless it already holds `cap` (0: no cap). An
-    /// IPv4 address written as IPv4-mapped IPv6 is the same client.
+    /// Counts one more connection from `ip`'s [`client_address`], unless it already holds `cap`
+    /// (0: no cap).
     pub(crate) fn admit(&self, ip: IpAddr, cap: usize) -> Option<Counted<IpAddr>> {
-        self.0.admit(ip.to_canonical(), cap)
+        self.0.admit(client_address(ip), cap)
     }
+}
+
+/// The client an address stands for in every per-client count: an IPv4 address written as
+/// IPv4-mapped IPv6 (a dual-stack listener's view of it) is the same client.
+pub fn client_address(ip: IpAddr) -> IpAddr {
+    ip.to_canonical()
 }
 
 /// Records a connection closed because `ip` already held its `cap` on the listener named

@@ -178,10 +178,8 @@ impl Arriving {
 
     /// Reads a frame of the request: its messages' heads, and what it then holds.
     fn read(&mut self, data: &[u8]) -> Result<(), BoxError> {
-        let limit = self.allowance.bytes;
-        if let Err(declared) = self.framing.read(data, limit) {
-            tracing::warn!(method = self.uri.path(), caller = ?self.caller, declared, limit, "grpc call past its size refused");
-            return Err(Box::new(too_large(limit)));
+        if let Err(declared) = self.framing.read(data, self.allowance.bytes) {
+            return Err(self.too_large(Some(declared)));
         }
         let holding = if self.body.is_end_stream() {
             0
@@ -204,20 +202,22 @@ impl Arriving {
 
     /// The error that ends the request: past its bytes, the call's refusal.
     fn failed(&self, err: BoxError) -> BoxError {
-        if !err.is::<http_body_util::LengthLimitError>() {
-            return err;
+        if err.is::<http_body_util::LengthLimitError>() {
+            self.too_large(None)
+        } else {
+            err
         }
-        let limit = self.allowance.bytes;
-        tracing::warn!(method = self.uri.path(), caller = ?self.caller, limit, "grpc call past its size refused");
-        Box::new(too_large(limit))
     }
-}
 
-/// The refusal of a call that sends, or says it will send, more than `limit` bytes.
-fn too_large(limit: usize) -> tonic::Status {
-    tonic::Status::resource_exhausted(format!(
-        "a call of this kind may send at most {limit} bytes"
-    ))
+    /// The refusal of a call that sends more than its bytes, or whose message head `declared`
+    /// more (refused before tonic reserves it).
+    fn too_large(&self, declared: Option<usize>) -> BoxError {
+        let limit = self.allowance.bytes;
+        tracing::warn!(method = self.uri.path(), caller = ?self.caller, declared, limit, "grpc call past its size refused");
+        Box::new(tonic::Status::resource_exhausted(format!(
+            "a call of this kind may send at most {limit} bytes"
+        )))
+    }
 }
 
 /// Where a request stands in gRPC's framing: each message is a 5-byte head (a compression flag
