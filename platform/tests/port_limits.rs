@@ -2,7 +2,7 @@
 //! no more calls open at once on a connection than the port allows, no more sent by a call than
 //! its kind's `Allowance::bytes`, no more of one caller's requests held while they arrive than
 //! its `Allowance::arriving` (the caller being the address, the member or the client), no more
-//! open calls waited on from one address than `Allowance::waiting`, and no call kept open past
+//! calls waited on from one caller than `Allowance::waiting`, and no call kept open past
 //! the port's call timeout by a request that never ends; while a burst of whole calls, however
 //! many, is all served. Without these, one
 //! connection with no token opened calls to health without end, each sending most of tonic's
@@ -94,6 +94,40 @@ fn start_call(
     frame.extend_from_slice(&message(declared)[..sent]);
     body.send_data(Bytes::from(frame), false).unwrap();
     (response, body)
+}
+
+/// Starts a call of `path` with `token` as its bearer that sends its headers and nothing
+/// else: it holds the port's stream and call until its caller finishes or gives it up.
+fn stalled_call(
+    client: &mut h2::client::SendRequest<Bytes>,
+    port: u16,
+    path: &str,
+    token: &str,
+) -> (h2::client::ResponseFuture, h2::SendStream<Bytes>) {
+    let request = http::Request::post(format!("http://127.0.0.1:{port}{path}"))
+        .header("content-type", "application/grpc")
+        .header("te", "trailers")
+        .header("authorization", format!("Bearer {token}"));
+    client
+        .send_request(request.body(()).unwrap(), false)
+        .unwrap()
+}
+
+/// The status of the first of up to 100 calls `start` makes that is answered within 200 ms,
+/// each given up when it is not: once a caller's share is held, the next call is refused at
+/// once, but the calls holding it may not all have been read up to their wait yet.
+async fn first_answer(
+    mut start: impl FnMut() -> (h2::client::ResponseFuture, h2::SendStream<Bytes>),
+) -> Option<String> {
+    for _ in 0..100 {
+        let (response, _body) = start();
+        if let Ok(status) =
+            tokio::time::timeout(Duration::from_millis(200), grpc_status(response)).await
+        {
+            return Some(status);
+        }
+    }
+    None
 }
 
 /// A health check with no token, as [`start_call`].
@@ -202,18 +236,7 @@ async fn an_address_may_keep_only_its_share_of_calls_anyone_may_make_waiting_and
     // From another connection of the same address, one more call that keeps the port waiting
     // is refused at once …
     let mut other = raw_connection(port).await;
-    let mut refused = None;
-    for _ in 0..100 {
-        let (response, _body) = unfinished_call(&mut other, port, 10, 3);
-        match tokio::time::timeout(Duration::from_millis(200), grpc_status(response)).await {
-            Ok(status) => {
-                refused = Some(status);
-                break;
-            }
-            // The held calls may not all have been read up to their wait yet.
-            Err(_) => continue,
-        }
-    }
+    let refused = first_answer(|| unfinished_call(&mut other, port, 10, 3)).await;
     assert_eq!(refused.as_deref(), Some("8"), "RESOURCE_EXHAUSTED");
     // … while a call whose request comes whole, as every caller of ours sends one, is served.
     let mut served = None;
@@ -393,6 +416,40 @@ async fn a_member_may_hold_only_its_share_of_requests_arriving_whichever_session
         "0",
         "another member's call ran"
     );
+}
+
+#[tokio::test]
+async fn a_member_may_keep_only_its_share_of_calls_waiting_for_a_request_it_never_sends() {
+    let keys = TestKeys::new();
+    let (port, _stop) = serve_missions(&keys).await;
+    let member = keys.member_token("member-a", "sid-1", 600);
+    let other_member = keys.member_token("member-b", "sid-2", 600);
+    let share = Access::Member.allowance().waiting;
+    let streams = ServerSettings::default().max_concurrent_streams as usize;
+    // The share is more than one connection may have open: the member's calls over several.
+    let mut clients = Vec::new();
+    for _ in 0..share.div_ceil(streams) {
+        clients.push(raw_connection(port).await);
+    }
+    let held: Vec<_> = (0..share)
+        .map(|n| stalled_call(&mut clients[n / streams], port, MY_MISSIONS, &member))
+        .collect();
+    // One more, from another connection and another session of the same member, is refused.
+    let second_session = keys.member_token("member-a", "sid-3", 600);
+    let mut other = raw_connection(port).await;
+    let refused =
+        first_answer(|| stalled_call(&mut other, port, MY_MISSIONS, &second_session)).await;
+    assert_eq!(refused.as_deref(), Some("8"), "RESOURCE_EXHAUSTED");
+    // Another member on the same connection is served, its call waited on for its request.
+    let (response, mut body) = stalled_call(&mut other, port, MY_MISSIONS, &other_member);
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    body.send_data(Bytes::from_static(&[0; 5]), true).unwrap();
+    assert_eq!(
+        grpc_status(response).await,
+        "0",
+        "another member's call ran"
+    );
+    drop(held);
 }
 
 #[tokio::test]

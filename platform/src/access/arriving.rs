@@ -14,11 +14,16 @@
 //!   and one past the share, or past the call's own bytes, ends its call at its head, before
 //!   tonic reserves anything. A request that comes whole in one frame, as ours do, counts
 //!   nothing, however many a caller sends at once (a till posting a burst of purchases);
-//! - for open methods, whose legitimate callers make a few calls at a time, one address may also
-//!   have only [`Allowance::waiting`] calls the port is waiting on for the rest of their
-//!   request, so that calls sending nothing at all are bounded too. A call that never has to be
-//!   waited on takes none, so a stranger keeping calls waiting from an address it shares with
-//!   others (a mesh's sidecar) does not deny them their health checks.
+//! - one caller may have only [`Allowance::waiting`] calls the port is waiting on for the rest
+//!   of their request, so that calls sending nothing at all are bounded too: each holds its
+//!   stream, its future and tonic's decode buffer, about 19 KiB (measured on the release
+//!   binary), and a caller could otherwise open 200 per connection on each of its address's 256
+//!   connections, 1 GiB, for the call timeout. A call that never has to be waited on takes
+//!   none, so a stranger keeping calls waiting from an address it shares with others (a mesh's
+//!   sidecar) does not deny them their health checks. A call whose whole request is on its way
+//!   may be polled before its frame has arrived, and so waited on for a moment: a token
+//!   holder's share is larger than one connection's streams, so that a burst of whole calls
+//!   over one channel (a till's postings, the gateway's calls for one member) is never refused.
 //!
 //! The caller is the address for a call without a token (anyone who reaches the port), the
 //! member for a member's token and the client for a service token, so a member's or a client's
@@ -44,7 +49,7 @@ pub struct Allowance {
     /// The most the port holds at once of one caller's requests that are still arriving.
     pub arriving: usize,
     /// The calls of one caller the port may be waiting on at once for the rest of their
-    /// request; 0 for no count (a token holder's calls come in bursts, bounded by bytes).
+    /// request.
     pub waiting: usize,
 }
 
@@ -60,6 +65,12 @@ impl Access {
     ///   every member request is fields of a few hundred characters at most;
     /// - scoped: tonic's 4 MiB, which a mission's member list or the terms may need, and sixteen
     ///   such requests arriving at once.
+    ///
+    /// Calls waited on: open callers make a few at a time; a member's or a client's may be a
+    /// burst, polled before its frames have come, as many as a connection's streams (200 by
+    /// default) over each channel, so more than one connection's worth: 256 for a member (its
+    /// calls come through the gateway's one channel to a service), 4,096 for a client (the
+    /// stores' systems over several).
     pub const fn allowance(self) -> Allowance {
         match self {
             Access::Open => Allowance {
@@ -70,12 +81,12 @@ impl Access {
             Access::Member => Allowance {
                 bytes: 64 * 1024,
                 arriving: 4 * 64 * 1024,
-                waiting: 0,
+                waiting: 256,
             },
             Access::Scoped => Allowance {
                 bytes: TONIC_MESSAGE_BYTES + 5,
                 arriving: 16 * (TONIC_MESSAGE_BYTES + 5),
-                waiting: 0,
+                waiting: 4096,
             },
         }
     }
@@ -133,11 +144,11 @@ impl Arriving {
         }
     }
 
-    /// Takes one of the caller's waited-on calls, unless it holds one already or the count
-    /// does not apply.
+    /// Takes one of the caller's waited-on calls, unless it holds one already or its caller is
+    /// unknown.
     fn wait(&mut self) -> Result<(), tonic::Status> {
         let cap = self.allowance.waiting;
-        let (Some(caller), None, true) = (&self.caller, &self.waited, cap > 0) else {
+        let (Some(caller), None) = (&self.caller, &self.waited) else {
             return Ok(());
         };
         match self.shares.waiting.admit(caller.clone(), cap) {
