@@ -19,7 +19,7 @@
 //! `PERMISSION_DENIED` with `ERR_FORBIDDEN` (a valid token of the wrong kind or without the
 //! scope), each logged with the method and the client. What a call may send, and what one
 //! caller's requests may hold of the port while they arrive, is its kind's [`Allowance`]
-//! (`arriving`).
+//! (`arriving`), which also bounds the answers a caller leaves unread (`answering`).
 //!
 //! The calling side is [`ServiceChannel`]: a channel that adds the process's own service token
 //! to every call that carries no token of its own, so anonymous calls made on a visitor's behalf
@@ -32,14 +32,16 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use crate::error::{ErrorBody, ErrorCode};
-use crate::grpc::{Gate, TracedChannel};
+use crate::grpc::{Gate, Pass, TracedChannel};
 use crate::listener::client_address;
 use crate::tokens::{
     Admitted, Claims, ServiceTokens, TokenKind, TokenVerifier, VerifyError, bearer_of_headers,
 };
 
+mod answering;
 mod arriving;
 
+use answering::Answering;
 pub use arriving::Allowance;
 use arriving::{Arriving, Caller, Shares};
 
@@ -191,8 +193,7 @@ impl Gate for Policy {
     fn admit<'a>(
         &'a self,
         mut request: axum::extract::Request,
-    ) -> Pin<Box<dyn Future<Output = Result<axum::extract::Request, tonic::Status>> + Send + 'a>>
-    {
+    ) -> Pin<Box<dyn Future<Output = Result<Pass, tonic::Status>> + Send + 'a>> {
         Box::pin(async move {
             let method = request.uri().path().trim_start_matches('/');
             let access = access_of(method);
@@ -208,10 +209,16 @@ impl Gate for Policy {
                 None => peer_ip(&request).map(|ip| Caller::Address(client_address(ip))),
             };
             let uri = request.uri().clone();
+            let answer = caller.clone().map(|caller| {
+                let answering = Answering::new(caller, access, self.shares.clone());
+                Box::new(move |body| axum::body::Body::new(answering.send(body)))
+                    as Box<dyn FnOnce(axum::body::Body) -> axum::body::Body + Send>
+            });
             let shares = self.shares.clone();
-            Ok(request.map(|body| {
+            let request = request.map(|body| {
                 axum::body::Body::new(Arriving::new(body, access, caller, shares, uri))
-            }))
+            });
+            Ok(Pass { request, answer })
         })
     }
 

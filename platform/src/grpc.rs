@@ -256,12 +256,11 @@ pub async fn server(
 /// What decides, before a service sees a call, whether its caller may make it: every port has
 /// one (`access::Policy`; defined here so serving does not depend on token verification).
 pub trait Gate: Send + Sync + 'static {
-    /// The request to serve (possibly with what the gate learnt in its extensions), or the
-    /// status that refuses it.
+    /// The call to serve, or the status that refuses it.
     fn admit<'a>(
         &'a self,
         request: axum::extract::Request,
-    ) -> Pin<Box<dyn Future<Output = Result<axum::extract::Request, tonic::Status>> + Send + 'a>>;
+    ) -> Pin<Box<dyn Future<Output = Result<Pass, tonic::Status>> + Send + 'a>>;
 
     /// Whether the caller is known to be one of ours from the headers of its call alone, at
     /// once (the call's span is made before [`Self::admit`] runs): the span then continues the
@@ -269,6 +268,25 @@ pub trait Gate: Send + Sync + 'static {
     /// neither the trace id of its calls' log lines nor whether they are sampled. Says nothing
     /// about what the caller may call.
     fn vouches_for(&self, headers: &http::HeaderMap) -> bool;
+}
+
+/// A call a [`Gate`] lets through.
+pub struct Pass {
+    /// The request to serve, possibly with what the gate learnt in its extensions.
+    pub request: axum::extract::Request,
+    /// What the answer's body is sent through, for a gate that follows the answer until the
+    /// caller has taken it; `None` sends it as the service made it.
+    pub answer: Option<Box<dyn FnOnce(axum::body::Body) -> axum::body::Body + Send>>,
+}
+
+impl Pass {
+    /// A call whose answer is sent as the service made it.
+    pub fn through(request: axum::extract::Request) -> Self {
+        Self {
+            request,
+            answer: None,
+        }
+    }
 }
 
 /// How long a connection may live on a gRPC port.
@@ -460,7 +478,14 @@ async fn guard(
     next: axum::middleware::Next,
 ) -> axum::response::Response {
     match gate.admit(request).await {
-        Ok(request) => next.run(request).await,
+        Ok(Pass {
+            request,
+            answer: None,
+        }) => next.run(request).await,
+        Ok(Pass {
+            request,
+            answer: Some(answer),
+        }) => next.run(request).await.map(answer),
         Err(status) => status.into_http(),
     }
 }

@@ -310,8 +310,10 @@ fn nagle_off(stream: &TcpStream) {
 
 /// How much of something each key holds (connections, calls, bytes), each part counted until
 /// its [`Counted`] drops; a key is forgotten at zero, so the map holds only current holders.
+/// Keyed with foldhash (randomly seeded per map) rather than SipHash: a gRPC answer takes and
+/// gives back a count, and SipHash over a member id was most of that cost.
 #[derive(Debug)]
-pub(crate) struct Counts<K>(Arc<Mutex<HashMap<K, usize>>>);
+pub(crate) struct Counts<K>(Arc<Mutex<HashMap<K, usize, foldhash::fast::RandomState>>>);
 
 impl<K> Default for Counts<K> {
     fn default() -> Self {

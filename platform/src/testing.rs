@@ -453,13 +453,9 @@ impl crate::grpc::Gate for AdmitAll {
         &'a self,
         request: axum::extract::Request,
     ) -> std::pin::Pin<
-        Box<
-            dyn std::future::Future<Output = Result<axum::extract::Request, tonic::Status>>
-                + Send
-                + 'a,
-        >,
+        Box<dyn std::future::Future<Output = Result<crate::grpc::Pass, tonic::Status>> + Send + 'a>,
     > {
-        Box::pin(async move { Ok(request) })
+        Box::pin(async move { Ok(crate::grpc::Pass::through(request)) })
     }
 
     /// Every caller, as a test's stand-in trusts the test.

@@ -2,7 +2,8 @@
 //! no more calls open at once on a connection than the port allows, no more sent by a call than
 //! its kind's `Allowance::bytes`, no more of one caller's requests held while they arrive than
 //! its `Allowance::arriving` (the caller being the address, the member or the client), no more
-//! calls waited on from one caller than `Allowance::waiting`, and no call kept open past
+//! calls waited on from one caller than `Allowance::waiting`, no more of its answers left
+//! unread with the port than `Allowance::unsent`, and no call kept open past
 //! the port's call timeout by a request that never ends; while a burst of whole calls, however
 //! many, is all served. Without these, one
 //! connection with no token opened calls to health without end, each sending most of tonic's
@@ -38,10 +39,18 @@ async fn serve(settings: ServerSettings) -> (u16, ShutdownTrigger) {
 /// An HTTP/2 connection to `port` made by hand, so a test can leave a call's request unfinished
 /// as an attacker would; returned once the port's settings have arrived.
 async fn raw_connection(port: u16) -> h2::client::SendRequest<Bytes> {
+    raw_connection_with(port, &h2::client::Builder::new()).await
+}
+
+/// As [`raw_connection`], with `builder`'s settings (the caller's window, say).
+async fn raw_connection_with(
+    port: u16,
+    builder: &h2::client::Builder,
+) -> h2::client::SendRequest<Bytes> {
     let tcp = tokio::net::TcpStream::connect(("127.0.0.1", port))
         .await
         .unwrap();
-    let (client, connection) = h2::client::handshake(tcp).await.unwrap();
+    let (client, connection) = builder.handshake(tcp).await.unwrap();
     tokio::spawn(connection);
     let client = client.ready().await.unwrap();
     // The server's SETTINGS come after the handshake; until then the limit reads as none.
@@ -449,6 +458,86 @@ async fn a_member_may_keep_only_its_share_of_calls_waiting_for_a_request_it_neve
         "0",
         "another member's call ran"
     );
+    drop(held);
+}
+
+/// Makes a whole call of `path` (its request has no fields) and waits up to 200 ms for what
+/// becomes of its answer: `Some(true)` when it is refused (its stream reset once its headers
+/// came), `Some(false)` when it comes, `None` when it stays with the port.
+async fn answer_refused(
+    client: &mut h2::client::SendRequest<Bytes>,
+    port: u16,
+    path: &str,
+    token: &str,
+) -> (Option<bool>, h2::client::ResponseFuture) {
+    let (response, mut body) = stalled_call(client, port, path, token);
+    body.send_data(Bytes::from_static(&[0; 5]), true).unwrap();
+    let mut response = response;
+    let became = tokio::time::timeout(Duration::from_millis(200), async {
+        // The reset may come before the headers are read.
+        let mut answer = match (&mut response).await {
+            Ok(answer) => answer.into_body(),
+            Err(err) => return err.is_reset(),
+        };
+        match answer.data().await {
+            Some(Err(err)) => err.is_reset(),
+            _ => false,
+        }
+    })
+    .await
+    .ok();
+    (became, response)
+}
+
+#[tokio::test]
+async fn a_member_may_leave_only_its_share_of_answers_unread_and_another_member_is_served() {
+    let keys = TestKeys::new();
+    let (port, _stop) = serve_missions(&keys).await;
+    let member = keys.member_token("member-a", "sid-1", 600);
+    let other_member = keys.member_token("member-b", "sid-2", 600);
+    let share = Access::Member.allowance().waiting;
+    let streams = ServerSettings::default().max_concurrent_streams as usize;
+    // A caller that opens no window for its answers: each call is answered (headers need no
+    // window) and its message stays with the port.
+    let mut unread = h2::client::Builder::new();
+    unread.initial_window_size(0);
+    let mut clients = Vec::new();
+    for _ in 0..=share.div_ceil(streams) {
+        clients.push(raw_connection_with(port, &unread).await);
+    }
+    let mut held = Vec::new();
+    for n in 0..share - 1 {
+        let (response, mut body) =
+            stalled_call(&mut clients[n / streams], port, MY_MISSIONS, &member);
+        body.send_data(Bytes::from_static(&[0; 5]), true).unwrap();
+        held.push(response);
+    }
+    // The last answer of the share, from another session, stays with the port …
+    let second_session = keys.member_token("member-a", "sid-3", 600);
+    let last = clients.last_mut().unwrap();
+    let (became, response) = answer_refused(last, port, MY_MISSIONS, &second_session).await;
+    assert_eq!(
+        became, None,
+        "an answer within the share stays with the port"
+    );
+    held.push(response);
+    // … and one more is refused (its stream reset) rather than held, once the answers before
+    // it have all been made.
+    let mut refused = false;
+    for _ in 0..50 {
+        let (became, response) = answer_refused(last, port, MY_MISSIONS, &second_session).await;
+        held.push(response);
+        if became.is_some() {
+            assert_eq!(became, Some(true), "the answer past the share is reset");
+            refused = true;
+            break;
+        }
+    }
+    assert!(refused, "an answer past the member's share was held");
+    // Another member, on a connection that reads its answers, is served.
+    let mut reading = raw_connection(port).await;
+    let (became, _response) = answer_refused(&mut reading, port, MY_MISSIONS, &other_member).await;
+    assert_eq!(became, Some(false), "another member's answer came");
     drop(held);
 }
 

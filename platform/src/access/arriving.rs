@@ -25,6 +25,8 @@
 //!   holder's share is larger than one connection's streams, so that a burst of whole calls
 //!   over one channel (a till's postings, the gateway's calls for one member) is never refused.
 //!
+//! What a caller's answers hold while it does not take them is `answering`'s.
+//!
 //! The caller is the address for a call without a token (anyone who reaches the port), the
 //! member for a member's token and the client for a service token, so a member's or a client's
 //! share does not grow with the sessions, tokens or connections it uses.
@@ -51,6 +53,9 @@ pub struct Allowance {
     /// The calls of one caller the port may be waiting on at once for the rest of their
     /// request.
     pub waiting: usize,
+    /// The answers of one caller the port may hold at once, waiting for room in the caller's
+    /// window (`answering`).
+    pub unsent: usize,
 }
 
 /// tonic's own limit on a message it decodes, which the servers keep.
@@ -70,23 +75,27 @@ impl Access {
     /// burst, polled before its frames have come, as many as a connection's streams (200 by
     /// default) over each channel, so more than one connection's worth: 256 for a member (its
     /// calls come through the gateway's one channel to a service), 4,096 for a client (the
-    /// stores' systems over several).
+    /// stores' systems over several). Answers unsent, the same: a caller that reads its answers
+    /// gives each place back as soon as hyper has written it.
     pub const fn allowance(self) -> Allowance {
         match self {
             Access::Open => Allowance {
                 bytes: 16 * 1024,
                 arriving: 32 * 16 * 1024,
                 waiting: 32,
+                unsent: 32,
             },
             Access::Member => Allowance {
                 bytes: 64 * 1024,
                 arriving: 4 * 64 * 1024,
                 waiting: 256,
+                unsent: 256,
             },
             Access::Scoped => Allowance {
                 bytes: TONIC_MESSAGE_BYTES + 5,
                 arriving: 16 * (TONIC_MESSAGE_BYTES + 5),
                 waiting: 4096,
+                unsent: 4096,
             },
         }
     }
@@ -100,11 +109,39 @@ pub(crate) enum Caller {
     Client(String),
 }
 
-/// What each caller's calls hold on one port: the calls being waited on, the bytes arriving.
+/// What each caller's calls hold on one port: the calls waiting for the rest of their request,
+/// the bytes arriving, the answers waiting for room in its window.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Shares {
     waiting: Counts<Caller>,
     arriving: Counts<Caller>,
+    unsent: Counts<Caller>,
+}
+
+impl Shares {
+    /// One more of `caller`'s answers the port holds, unless it has `cap` already.
+    pub(super) fn hold_unsent(&self, caller: &Caller, cap: usize) -> Option<Counted<Caller>> {
+        self.unsent.admit(caller.clone(), cap)
+    }
+}
+
+/// The refusal of a call that would take `caller` past its share of `what`, its `cap`.
+pub(super) fn past_share(
+    method: Option<&str>,
+    caller: Option<&Caller>,
+    what: &'static str,
+    cap: usize,
+) -> tonic::Status {
+    // Counted as the call's status; one line per refusal only at `debug`, so a flood is not a
+    // flood of log lines.
+    tracing::debug!(
+        method,
+        ?caller,
+        share = what,
+        cap,
+        "grpc call refused: its caller holds its share of the port"
+    );
+    tonic::Status::resource_exhausted(format!("one caller may have at most {cap} {what} at once"))
 }
 
 /// A call's request body read within its caller's [`Allowance`] (see the module header).
@@ -203,12 +240,7 @@ impl Arriving {
 
     /// The refusal of a call that would take its caller past its share of `what`.
     fn past_share(&self, what: &'static str, cap: usize) -> tonic::Status {
-        // Counted as the call's status; one line per refusal only at `debug`, so a flood is
-        // not a flood of log lines.
-        tracing::debug!(method = self.uri.path(), caller = ?self.caller, share = what, cap, "grpc call refused: its caller holds its share of the port");
-        tonic::Status::resource_exhausted(format!(
-            "one caller may have at most {cap} {what} at once"
-        ))
+        past_share(Some(self.uri.path()), self.caller.as_ref(), what, cap)
     }
 
     /// The error that ends the request: past its bytes, the call's refusal.
