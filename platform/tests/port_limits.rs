@@ -495,7 +495,7 @@ async fn a_member_may_leave_only_its_share_of_answers_unread_and_another_member_
     let (port, _stop) = serve_missions(&keys).await;
     let member = keys.member_token("member-a", "sid-1", 600);
     let other_member = keys.member_token("member-b", "sid-2", 600);
-    let share = Access::Member.allowance().waiting;
+    let share = Access::Member.allowance().unsent;
     let streams = ServerSettings::default().max_concurrent_streams as usize;
     // A caller that opens no window for its answers: each call is answered (headers need no
     // window) and its message stays with the port.
