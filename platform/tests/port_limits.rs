@@ -330,6 +330,45 @@ async fn serve_missions(keys: &TestKeys) -> (u16, ShutdownTrigger) {
     .await
 }
 
+/// A missions port and the tokens the member-share tests call it with: two sessions of one
+/// member, and another member.
+struct MemberPort {
+    port: u16,
+    _stop: ShutdownTrigger,
+    member: String,
+    second_session: String,
+    other_member: String,
+}
+
+impl MemberPort {
+    async fn serve() -> Self {
+        let keys = TestKeys::new();
+        let (port, _stop) = serve_missions(&keys).await;
+        Self {
+            port,
+            _stop,
+            member: keys.member_token("member-a", "sid-1", 600),
+            second_session: keys.member_token("member-a", "sid-2", 600),
+            other_member: keys.member_token("member-b", "sid-3", 600),
+        }
+    }
+
+    /// Connections made with `builder`, as many as `calls` open at once need, plus `spare`.
+    async fn connections(
+        &self,
+        calls: usize,
+        spare: usize,
+        builder: &h2::client::Builder,
+    ) -> Vec<h2::client::SendRequest<Bytes>> {
+        let streams = ServerSettings::default().max_concurrent_streams as usize;
+        let mut clients = Vec::new();
+        for _ in 0..calls.div_ceil(streams) + spare {
+            clients.push(raw_connection_with(self.port, builder).await);
+        }
+        clients
+    }
+}
+
 /// The status of a whole call of `path`: a [`message`] of `len` bytes sent at once.
 async fn whole_call(port: u16, path: &str, token: &str, len: u32) -> String {
     let mut client = raw_connection(port).await;
@@ -367,13 +406,14 @@ async fn a_call_made_with_a_token_sends_at_most_its_kinds_limit() {
 #[tokio::test]
 async fn a_member_may_hold_only_its_share_of_requests_arriving_whichever_sessions_and_connections_it_uses()
  {
-    let keys = TestKeys::new();
-    let (port, _stop) = serve_missions(&keys).await;
-    let member = [
-        keys.member_token("member-a", "sid-1", 600),
-        keys.member_token("member-a", "sid-2", 600),
-    ];
-    let other_member = keys.member_token("member-b", "sid-3", 600);
+    let MemberPort {
+        port,
+        _stop,
+        member,
+        second_session,
+        other_member,
+    } = MemberPort::serve().await;
+    let member = [member, second_session];
     let allowance = Access::Member.allowance();
     let (declared, sent) = (60 * 1024, 40 * 1024);
     // What a call holds is the length it declared (tonic reserves it), not what it sent.
@@ -429,28 +469,24 @@ async fn a_member_may_hold_only_its_share_of_requests_arriving_whichever_session
 
 #[tokio::test]
 async fn a_member_may_keep_only_its_share_of_calls_waiting_for_a_request_it_never_sends() {
-    let keys = TestKeys::new();
-    let (port, _stop) = serve_missions(&keys).await;
-    let member = keys.member_token("member-a", "sid-1", 600);
-    let other_member = keys.member_token("member-b", "sid-2", 600);
+    let calls = MemberPort::serve().await;
+    let (port, member) = (calls.port, &calls.member);
     let share = Access::Member.allowance().waiting;
     let streams = ServerSettings::default().max_concurrent_streams as usize;
     // The share is more than one connection may have open: the member's calls over several.
-    let mut clients = Vec::new();
-    for _ in 0..share.div_ceil(streams) {
-        clients.push(raw_connection(port).await);
-    }
+    let mut clients = calls
+        .connections(share, 0, &h2::client::Builder::new())
+        .await;
     let held: Vec<_> = (0..share)
-        .map(|n| stalled_call(&mut clients[n / streams], port, MY_MISSIONS, &member))
+        .map(|n| stalled_call(&mut clients[n / streams], port, MY_MISSIONS, member))
         .collect();
     // One more, from another connection and another session of the same member, is refused.
-    let second_session = keys.member_token("member-a", "sid-3", 600);
     let mut other = raw_connection(port).await;
     let refused =
-        first_answer(|| stalled_call(&mut other, port, MY_MISSIONS, &second_session)).await;
+        first_answer(|| stalled_call(&mut other, port, MY_MISSIONS, &calls.second_session)).await;
     assert_eq!(refused.as_deref(), Some("8"), "RESOURCE_EXHAUSTED");
     // Another member on the same connection is served, its call waited on for its request.
-    let (response, mut body) = stalled_call(&mut other, port, MY_MISSIONS, &other_member);
+    let (response, mut body) = stalled_call(&mut other, port, MY_MISSIONS, &calls.other_member);
     tokio::time::sleep(Duration::from_millis(50)).await;
     body.send_data(Bytes::from_static(&[0; 5]), true).unwrap();
     assert_eq!(
@@ -491,31 +527,26 @@ async fn answer_refused(
 
 #[tokio::test]
 async fn a_member_may_leave_only_its_share_of_answers_unread_and_another_member_is_served() {
-    let keys = TestKeys::new();
-    let (port, _stop) = serve_missions(&keys).await;
-    let member = keys.member_token("member-a", "sid-1", 600);
-    let other_member = keys.member_token("member-b", "sid-2", 600);
+    let calls = MemberPort::serve().await;
+    let (port, member) = (calls.port, &calls.member);
     let share = Access::Member.allowance().unsent;
     let streams = ServerSettings::default().max_concurrent_streams as usize;
     // A caller that opens no window for its answers: each call is answered (headers need no
     // window) and its message stays with the port.
     let mut unread = h2::client::Builder::new();
     unread.initial_window_size(0);
-    let mut clients = Vec::new();
-    for _ in 0..=share.div_ceil(streams) {
-        clients.push(raw_connection_with(port, &unread).await);
-    }
+    let mut clients = calls.connections(share, 1, &unread).await;
     let mut held = Vec::new();
     for n in 0..share - 1 {
         let (response, mut body) =
-            stalled_call(&mut clients[n / streams], port, MY_MISSIONS, &member);
+            stalled_call(&mut clients[n / streams], port, MY_MISSIONS, member);
         body.send_data(Bytes::from_static(&[0; 5]), true).unwrap();
         held.push(response);
     }
     // The last answer of the share, from another session, stays with the port …
-    let second_session = keys.member_token("member-a", "sid-3", 600);
+    let second_session = &calls.second_session;
     let last = clients.last_mut().unwrap();
-    let (became, response) = answer_refused(last, port, MY_MISSIONS, &second_session).await;
+    let (became, response) = answer_refused(last, port, MY_MISSIONS, second_session).await;
     assert_eq!(
         became, None,
         "an answer within the share stays with the port"
@@ -525,7 +556,7 @@ async fn a_member_may_leave_only_its_share_of_answers_unread_and_another_member_
     // it have all been made.
     let mut refused = false;
     for _ in 0..50 {
-        let (became, response) = answer_refused(last, port, MY_MISSIONS, &second_session).await;
+        let (became, response) = answer_refused(last, port, MY_MISSIONS, second_session).await;
         held.push(response);
         if became.is_some() {
             assert_eq!(became, Some(true), "the answer past the share is reset");
@@ -536,7 +567,8 @@ async fn a_member_may_leave_only_its_share_of_answers_unread_and_another_member_
     assert!(refused, "an answer past the member's share was held");
     // Another member, on a connection that reads its answers, is served.
     let mut reading = raw_connection(port).await;
-    let (became, _response) = answer_refused(&mut reading, port, MY_MISSIONS, &other_member).await;
+    let (became, _response) =
+        answer_refused(&mut reading, port, MY_MISSIONS, &calls.other_member).await;
     assert_eq!(became, Some(false), "another member's answer came");
     drop(held);
 }
