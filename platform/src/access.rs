@@ -164,14 +164,14 @@ impl Policy {
         access: Access,
         method: &str,
         headers: &http::HeaderMap,
-    ) -> Result<Option<Claims>, tonic::Status> {
+    ) -> Result<Option<Arc<Claims>>, tonic::Status> {
         let kind = match access {
             Access::Open => return Ok(None),
             Access::Member => TokenKind::Member,
             Access::Scoped => TokenKind::Service,
         };
         let verified = match bearer_of_headers(headers) {
-            Some(token) => self.verifier.verify_kind(token, kind).await,
+            Some(token) => self.verifier.verify_shared(token, kind).await,
             None => Err(VerifyError::Missing),
         };
         let claims = match verified {
@@ -200,8 +200,8 @@ impl Gate for Policy {
             let caller = match self.admit(access, method, request.headers()).await? {
                 Some(claims) => {
                     let caller = match access {
-                        Access::Member => Caller::Member(claims.sub.clone()),
-                        _ => Caller::Client(claims.sub.clone()),
+                        Access::Member => Caller::Member(claims.sub.as_str().into()),
+                        _ => Caller::Client(claims.sub.as_str().into()),
                     };
                     request.extensions_mut().insert(Admitted(claims));
                     Some(caller)

@@ -330,6 +330,18 @@ impl TokenVerifier {
 
     /// Verifies a token of `kind`: its `kind` claim and its audience must both be that kind's.
     pub async fn verify_kind(&self, token: &str, kind: TokenKind) -> Result<Claims, VerifyError> {
+        self.verify_shared(token, kind)
+            .await
+            .map(|claims| Claims::clone(&claims))
+    }
+
+    /// [`Self::verify_kind`], the claims shared with the verified-token cache rather than copied:
+    /// what a port's gate keeps for the call ([`Admitted`]).
+    pub(crate) async fn verify_shared(
+        &self,
+        token: &str,
+        kind: TokenKind,
+    ) -> Result<Arc<Claims>, VerifyError> {
         let claims = match self.cached(token) {
             Some(claims) => claims,
             None => self.remember(token, self.check_signature(token).await?),
@@ -349,7 +361,7 @@ impl TokenVerifier {
                 Err(err) => tracing::warn!(error = %err, "revocation check skipped"),
             }
         }
-        Ok(Claims::clone(&claims))
+        Ok(claims)
     }
 
     /// Whether `token` is one auth signed and still valid (signature, `typ`, issuer, audience,
@@ -449,7 +461,7 @@ impl TokenVerifier {
         if let Some(admitted) = request.extensions().get::<Admitted>()
             && admitted.0.kind == kind
         {
-            return Ok(admitted.0.clone());
+            return Ok(Claims::clone(&admitted.0));
         }
         let token = bearer(request.metadata()).ok_or(VerifyError::Missing);
         let claims = match token {
@@ -524,7 +536,7 @@ fn signing_kid(token: &str) -> Result<String, VerifyError> {
 /// request's extensions so [`TokenVerifier::member`] and [`TokenVerifier::service`] do not
 /// verify the token again.
 #[derive(Debug, Clone)]
-pub(crate) struct Admitted(pub(crate) Claims);
+pub(crate) struct Admitted(pub(crate) Arc<Claims>);
 
 /// The token of an `authorization: Bearer …` header.
 pub fn bearer(metadata: &tonic::metadata::MetadataMap) -> Option<&str> {

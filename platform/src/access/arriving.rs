@@ -33,6 +33,7 @@
 
 use std::net::IpAddr;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use bytes::Bytes;
@@ -101,12 +102,13 @@ impl Access {
     }
 }
 
-/// Whose share a call counts against.
+/// Whose share a call counts against. A member's or a client's id is shared, not copied, by
+/// the call's request, its answer and each count it takes.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(crate) enum Caller {
     Address(IpAddr),
-    Member(String),
-    Client(String),
+    Member(Arc<str>),
+    Client(Arc<str>),
 }
 
 /// What each caller's calls hold on one port: the calls waiting for the rest of their request,
