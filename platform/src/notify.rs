@@ -3,7 +3,8 @@
 //! Production sends email over SMTP, off the request path: [`build`] wraps the SMTP sender in
 //! a [`QueuedNotifier`], whose `send` returns once the message is queued (so a member and a
 //! stranger get their answers in the same time) and whose background task sends with a few
-//! retries. Development and standalone use the [`DevMailbox`]: each message is logged (code
+//! retries; a stopping service lets it send what is still queued, within a bound
+//! ([`Notifier::settle`]). Development and standalone use the [`DevMailbox`]: each message is logged (code
 //! included) and kept in memory for `GET /api/dev/mailbox`; it does no I/O, so it is not
 //! queued and tests read codes the moment the call that sent them answers. Production
 //! configuration refuses to start with the dev mailbox.
@@ -37,6 +38,11 @@ pub struct Outgoing {
 #[async_trait]
 pub trait Notifier: Send + Sync + std::fmt::Debug + 'static {
     async fn send(&self, message: Outgoing) -> anyhow::Result<()>;
+
+    /// Sends what is still waiting to go before the process stops, within a bound, and logs
+    /// what it could not. A service calls it once it serves no more calls. A notifier that
+    /// sends as it is called has nothing waiting.
+    async fn settle(&self) {}
 }
 
 pub type SharedNotifier = Arc<dyn Notifier>;
@@ -207,6 +213,12 @@ impl QueuedNotifier {
     pub const SEND_TIMEOUT: Duration = Duration::from_secs(30);
     /// Wait before the second try; doubled before each later one.
     const FIRST_BACKOFF: Duration = Duration::from_millis(500);
+    /// How long a stopping process keeps sending what it queued ([`Notifier::settle`]): what
+    /// is queued then is a member's code or a security notice (the previous address's restore
+    /// link exists nowhere else), and a rollout stops every replica. It fits the pod's
+    /// `terminationGracePeriodSeconds` (30 s) after the preStop sleep (5 s), the drain (5 s)
+    /// and the calls' grace (10 s).
+    pub const SETTLE_WITHIN: Duration = Duration::from_secs(8);
 
     /// Starts the sending task on the current tokio runtime; it ends when the notifier is
     /// dropped and the queue is empty.
@@ -228,6 +240,27 @@ impl QueuedNotifier {
             pending,
             drained,
         })
+    }
+
+    /// [`Notifier::settle`] within `bound`.
+    async fn settle_within(&self, bound: Duration) {
+        let waiting = self.pending.load(Ordering::Acquire);
+        if waiting == 0 {
+            return;
+        }
+        tracing::info!(
+            messages = waiting,
+            within_ms = bound.as_millis() as u64,
+            "sending the mail still queued before stopping"
+        );
+        match tokio::time::timeout(bound, self.drained()).await {
+            Ok(()) => tracing::info!(messages = waiting, "queued mail sent or given up"),
+            Err(_) => tracing::error!(
+                messages = self.pending.load(Ordering::Acquire),
+                within_ms = bound.as_millis() as u64,
+                "mail still queued when the process stops: not sent"
+            ),
+        }
     }
 
     /// Returns once every message queued so far has been sent or given up on.
@@ -272,6 +305,10 @@ impl Notifier for QueuedNotifier {
             anyhow::bail!("mail queue cannot take the message: {err}");
         }
         Ok(())
+    }
+
+    async fn settle(&self) {
+        self.settle_within(Self::SETTLE_WITHIN).await;
     }
 }
 
@@ -367,6 +404,36 @@ mod tests {
         queued.drained().await;
         assert_eq!(flaky.tries.load(Ordering::SeqCst), QueuedNotifier::TRIES);
         assert!(flaky.mailbox.list().is_empty());
+    }
+
+    #[tokio::test]
+    async fn settling_sends_what_is_queued_and_gives_up_at_its_bound() {
+        // Every message still queued is sent, the one being retried included.
+        let flaky = Arc::new(Flaky {
+            failures: 1,
+            ..Flaky::default()
+        });
+        let queued = QueuedNotifier::spawn(flaky.clone(), 4);
+        queued.send(message("uno")).await.unwrap();
+        queued.send(message("dos")).await.unwrap();
+        queued.settle_within(Duration::from_secs(10)).await;
+        let subjects: Vec<_> = flaky
+            .mailbox
+            .list()
+            .into_iter()
+            .map(|m| m.subject)
+            .collect();
+        assert_eq!(subjects, ["dos", "uno"]);
+        // A relay that never answers holds the process only for the bound.
+        let stuck = QueuedNotifier::spawn(Arc::new(Stuck), 4);
+        stuck.send(message("tres")).await.unwrap();
+        tokio::time::timeout(
+            Duration::from_secs(5),
+            stuck.settle_within(Duration::from_millis(100)),
+        )
+        .await
+        .expect("settling ends at its bound");
+        assert_eq!(stuck.pending.load(Ordering::Acquire), 1, "still queued");
     }
 
     #[tokio::test]

@@ -91,6 +91,8 @@ pub struct Application {
     relay_interval: Duration,
     /// Numbers the club accounts opened before card numbers existed, once, while serving.
     accounts: Accounts,
+    /// Links and notices to members; what it still holds is sent before the process stops.
+    notifier: Arc<dyn Notifier>,
 }
 
 /// Club accounts the card-number backfill reads at a time.
@@ -117,7 +119,7 @@ impl Application {
         let profile = Profile::new(
             store.clone(),
             deps.store.clone(),
-            deps.notifier,
+            deps.notifier.clone(),
             deps.login_emails,
             ConfirmationSettings {
                 public_url: settings.public_url.clone(),
@@ -165,6 +167,7 @@ impl Application {
             relay,
             relay_interval: settings.relay.interval(),
             accounts,
+            notifier: deps.notifier,
         })
     }
 
@@ -173,8 +176,8 @@ impl Application {
         self.grpc.port()
     }
 
-    /// Serves until `shutdown` fires, then drains (NOT_SERVING first) and closes the pool.
-    /// Meanwhile background tasks confirm due accruals every `confirm_interval_secs` and ask
+    /// Serves until `shutdown` fires, then drains (NOT_SERVING first), sends the mail still
+    /// queued (`Notifier::settle`) and closes the pool. Meanwhile background tasks confirm due accruals every `confirm_interval_secs` and ask
     /// auth to disable pending credentials every `credentials_retry_interval_secs`, and relay
     /// the outbox to the event bus every `relay.interval_ms`; they stop on the same shutdown
     /// and are awaited before the pool closes. Once at start, the club accounts opened before
@@ -207,6 +210,7 @@ impl Application {
         if let Err(err) = numbering.await {
             tracing::error!(error = %err, "card number backfill task failed");
         }
+        self.notifier.settle().await;
         self.store.database().close().await;
         served
     }

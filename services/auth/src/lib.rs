@@ -68,6 +68,8 @@ pub struct Application {
     /// The gRPC port, behind who may call which method (`platform::access`).
     grpc: Port,
     auth: Arc<Auth>,
+    /// Codes and notices to members; what it still holds is sent before the process stops.
+    notifier: SharedNotifier,
 }
 
 impl Application {
@@ -90,7 +92,7 @@ impl Application {
         let auth = Arc::new(Auth::new(
             store,
             deps.store,
-            deps.notifier,
+            deps.notifier.clone(),
             keys,
             hasher,
             &settings,
@@ -103,7 +105,11 @@ impl Application {
             gate,
         )
         .await?;
-        Ok(Self { grpc, auth })
+        Ok(Self {
+            grpc,
+            auth,
+            notifier: deps.notifier,
+        })
     }
 
     /// The port the gRPC listener is bound to.
@@ -111,13 +117,14 @@ impl Application {
         self.grpc.port()
     }
 
-    /// Serves until `shutdown` fires, then drains (NOT_SERVING first) and closes the pool.
-    /// Meanwhile a background task deletes expired refresh tokens every hour; it is stopped
-    /// before the pool closes.
+    /// Serves until `shutdown` fires, then drains (NOT_SERVING first), sends the mail still
+    /// queued (`Notifier::settle`) and closes the pool. Meanwhile a background task deletes
+    /// expired refresh tokens every hour; it is stopped before the pool closes.
     pub async fn run_until_stopped(self, shutdown: Shutdown) -> anyhow::Result<()> {
         let purge = tokio::spawn(purge_expired_refresh_tokens(self.auth.clone()));
         let served = self.grpc.serve(shutdown).await;
         purge.abort();
+        self.notifier.settle().await;
         self.auth.store().database().close().await;
         served
     }

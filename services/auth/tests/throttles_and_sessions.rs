@@ -11,12 +11,13 @@ mod support;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use async_trait::async_trait;
 use miclub_platform::backend_tests;
 use miclub_platform::demo::DEMO_PASSWORD;
 use miclub_platform::error::{ErrorBody, ErrorCode};
-use miclub_platform::notify::{Notifier, Outgoing, QueuedNotifier};
+use miclub_platform::notify::{DevMailbox, Notifier, Outgoing, QueuedNotifier};
 use miclub_platform::storage::{Database, now_millis};
 use miclub_platform::testing::TestEnv;
 use miclub_proto::auth::v1 as pb;
@@ -449,6 +450,40 @@ impl Notifier for NeverSends {
     }
 }
 
+/// Delivers to its mailbox after a pause, as a slow relay does.
+#[derive(Debug)]
+struct SlowRelay {
+    mailbox: Arc<DevMailbox>,
+}
+
+#[async_trait]
+impl Notifier for SlowRelay {
+    async fn send(&self, message: Outgoing) -> anyhow::Result<()> {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        self.mailbox.send(message).await
+    }
+}
+
+async fn a_code_still_queued_when_auth_stops_is_sent_before_it_stops(env: TestEnv) {
+    let app = spawn_app_mailing(
+        env,
+        |_| {},
+        |mailbox| QueuedNotifier::spawn(Arc::new(SlowRelay { mailbox }), 16),
+    )
+    .await;
+    let mailbox = app.mailbox.clone();
+    app.start_login(ANA_LOGIN, DEMO_PASSWORD)
+        .await
+        .expect("password step");
+    assert!(mailbox.list().is_empty(), "the code is still queued");
+    // A rollout stops the pod now: its code reaches the member all the same.
+    app.stopped().await;
+    let mails = mailbox.list();
+    assert_eq!(mails.len(), 1, "{mails:?}");
+    assert_eq!(mails[0].to, ana().email);
+    assert!(mails[0].code.is_some());
+}
+
 async fn a_recovery_for_a_member_answers_like_a_strangers_while_the_mail_is_still_pending(
     env: TestEnv,
 ) {
@@ -489,4 +524,5 @@ backend_tests!(
     refreshes_go_on_while_requests_keep_coming_and_are_not_activity,
     a_session_past_its_absolute_limit_cannot_be_refreshed_whatever_the_refreshes,
     a_recovery_for_a_member_answers_like_a_strangers_while_the_mail_is_still_pending,
+    a_code_still_queued_when_auth_stops_is_sent_before_it_stops,
 );

@@ -220,6 +220,35 @@ async fn the_previous_address_is_told_and_can_restore_within_7_days(env: TestEnv
     assert_eq!(app.login_emails.ended(), [member.id.as_str().to_owned()]);
 }
 
+async fn the_previous_address_is_told_though_accounts_stops_while_the_notice_is_queued(
+    env: TestEnv,
+) {
+    let app = TestApp::spawn_with_a_mail_queue(env).await;
+    let member = app.add_member_with_account().await;
+    assert!(
+        update(&app, &member, ATTACKER, PASSWORD)
+            .await
+            .expect("update")
+    );
+    let link = loop {
+        if let Some(link) = app.mail.sent().into_iter().next() {
+            break link;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    };
+    app.mail.slow(true);
+    confirm(&app, &link_token(&link)).await.expect("confirmed");
+    assert_eq!(app.mail.sent().len(), 1, "the notice is still queued");
+    // A rollout stops the pod now: the notice and its restore link (which exists nowhere
+    // else) reach the previous address all the same.
+    let mail = app.mail.clone();
+    app.stopped().await;
+    let notice = mail.sent().into_iter().next().expect("notice");
+    assert_eq!(notice.subject, "Tu correo de Mi Club cambió");
+    assert_eq!(notice.to, member.email.as_str());
+    assert!(ConfirmationToken::parse(&restore_token(&notice)).is_some());
+}
+
 async fn a_restore_link_does_not_work_after_7_days(env: TestEnv) {
     let app = TestApp::spawn(env).await;
     let member = app.add_member_with_account().await;
@@ -525,6 +554,7 @@ backend_tests!(
     a_throttled_password_check_answers_auths_wait_and_changes_nothing,
     updates_that_keep_the_email_need_no_password,
     the_previous_address_is_told_and_can_restore_within_7_days,
+    the_previous_address_is_told_though_accounts_stops_while_the_notice_is_queued,
     a_restore_link_does_not_work_after_7_days,
     a_restore_link_works_once,
     an_attacker_using_the_link_of_a_later_change_cannot_void_the_owners_link,

@@ -22,7 +22,7 @@ use miclub_platform::events::{
     self, Delivery, Event, EventBus, EventBusSettings, EventError, SharedBus,
 };
 use miclub_platform::grpc::ServerSettings;
-use miclub_platform::notify::{DevMailbox, Mail, Notifier, Outgoing};
+use miclub_platform::notify::{DevMailbox, Mail, Notifier, Outgoing, QueuedNotifier};
 use miclub_platform::shutdown::{self, ShutdownTrigger};
 use miclub_platform::testing::{Bearer, BearerChannel, TestEnv, TestKeys};
 use miclub_platform::tokens::with_bearer;
@@ -189,11 +189,17 @@ impl LoginEmails for FakeLoginEmails {
 pub struct TestMail {
     mailbox: DevMailbox,
     failing: AtomicBool,
+    slow: AtomicBool,
 }
 
 impl TestMail {
     pub fn fail(&self, failing: bool) {
         self.failing.store(failing, Ordering::SeqCst);
+    }
+
+    /// Makes each send take 300 ms, as a slow relay's does.
+    pub fn slow(&self, slow: bool) {
+        self.slow.store(slow, Ordering::SeqCst);
     }
 
     /// Every mail delivered, newest first.
@@ -205,6 +211,9 @@ impl TestMail {
 #[async_trait]
 impl Notifier for TestMail {
     async fn send(&self, message: Outgoing) -> anyhow::Result<()> {
+        if self.slow.load(Ordering::SeqCst) {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+        }
         if self.failing.load(Ordering::SeqCst) {
             anyhow::bail!("smtp relay unreachable (test)");
         }
@@ -371,7 +380,8 @@ pub struct TestApp {
     pub login_emails: Arc<FakeLoginEmails>,
     /// The bus accounts' outbox relay publishes to.
     pub bus: Arc<TestBus>,
-    _shutdown: ShutdownTrigger,
+    shutdown: ShutdownTrigger,
+    running: tokio::task::JoinHandle<anyhow::Result<()>>,
 }
 
 /// How often the test app's relay runs unless a test says otherwise: short, so an event is on
@@ -397,6 +407,23 @@ impl TestApp {
         env: TestEnv,
         seed_demo: bool,
         relay_interval: Duration,
+    ) -> Self {
+        Self::spawn_mailing(env, seed_demo, relay_interval, |mail| mail).await
+    }
+
+    /// Accounts whose mail goes through the queue production sends it from, to [`Self::mail`].
+    pub async fn spawn_with_a_mail_queue(env: TestEnv) -> Self {
+        Self::spawn_mailing(env, false, TEST_RELAY_INTERVAL, |mail| {
+            QueuedNotifier::spawn(mail, QueuedNotifier::DEFAULT_CAPACITY)
+        })
+        .await
+    }
+
+    async fn spawn_mailing(
+        env: TestEnv,
+        seed_demo: bool,
+        relay_interval: Duration,
+        notifier: impl FnOnce(Arc<TestMail>) -> Arc<dyn Notifier>,
     ) -> Self {
         let keys = TestKeys::new();
         let settings = Settings {
@@ -424,7 +451,7 @@ impl TestApp {
         let deps = Dependencies {
             store: env.store.clone(),
             key_source: keys.key_source(),
-            notifier: mail.clone(),
+            notifier: notifier(mail.clone()),
             login_emails: login_emails.clone(),
             bus: bus.clone(),
         };
@@ -433,7 +460,7 @@ impl TestApp {
             .expect("accounts builds");
         let port = app.port();
         let (trigger, shutdown) = shutdown::channel();
-        tokio::spawn(app.run_until_stopped(shutdown));
+        let running = tokio::spawn(app.run_until_stopped(shutdown));
         let store = Store::connect(&env.database).await.expect("test store");
         Self {
             port,
@@ -443,8 +470,18 @@ impl TestApp {
             mail,
             login_emails,
             bus,
-            _shutdown: trigger,
+            shutdown: trigger,
+            running,
         }
+    }
+
+    /// Stops accounts as SIGTERM does and returns once its `run_until_stopped` has.
+    pub async fn stopped(self) {
+        self.shutdown.trigger();
+        self.running
+            .await
+            .expect("accounts' task")
+            .expect("accounts stopped cleanly");
     }
 
     /// A client that adds no token: calls carry only what the test puts on them.

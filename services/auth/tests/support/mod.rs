@@ -72,6 +72,7 @@ pub struct TestApp {
     pub client: AuthServiceClient<BearerChannel>,
     pub mailbox: Arc<DevMailbox>,
     stop: ShutdownTrigger,
+    running: Option<tokio::task::JoinHandle<anyhow::Result<()>>>,
 }
 
 impl Drop for TestApp {
@@ -141,7 +142,7 @@ pub async fn spawn_app_mailing(
         .expect("build auth");
     let port = app.port();
     let (stop, shutdown) = shutdown::channel();
-    tokio::spawn(app.run_until_stopped(shutdown));
+    let running = Some(tokio::spawn(app.run_until_stopped(shutdown)));
     let channel = Channel::from_shared(format!("http://127.0.0.1:{port}"))
         .unwrap()
         .connect()
@@ -165,6 +166,7 @@ pub async fn spawn_app_mailing(
         client,
         mailbox,
         stop,
+        running,
     }
 }
 
@@ -177,6 +179,17 @@ fn answer<T>(result: Result<tonic::Response<T>, tonic::Status>) -> Answer<T> {
 }
 
 impl TestApp {
+    /// Stops auth as SIGTERM does and returns once its `run_until_stopped` has.
+    pub async fn stopped(mut self) {
+        self.stop.trigger();
+        if let Some(running) = self.running.take() {
+            running
+                .await
+                .expect("auth's task")
+                .expect("auth stopped cleanly");
+        }
+    }
+
     pub fn client(&self) -> AuthServiceClient<BearerChannel> {
         self.client.clone()
     }
