@@ -28,10 +28,9 @@ use miclub_platform::storage::now_millis;
 use miclub_platform::tokens::{Claims, TokenKind};
 use secrecy::{ExposeSecret, SecretString};
 use sha2::{Digest, Sha256};
-use subtle::ConstantTimeEq;
 
 use super::Auth;
-use super::types::hex;
+use super::types::{hex, same_digest};
 use crate::config::Settings;
 use crate::error::{AuthError, AuthResult};
 
@@ -115,8 +114,7 @@ impl ServiceClients {
             Some(digest) => (digest.as_str(), true),
             None => (DUMMY, false),
         };
-        let equal: bool = presented.as_bytes().ct_eq(expected.as_bytes()).into();
-        known & equal
+        known & same_digest(&presented, expected)
     }
 }
 

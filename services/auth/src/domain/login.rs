@@ -18,14 +18,15 @@ use miclub_platform::identity::LoginId;
 use miclub_platform::notify::Outgoing;
 use miclub_platform::storage::now_millis;
 use serde::{Deserialize, Serialize};
-use subtle::ConstantTimeEq;
 
 use super::Auth;
 use super::code_attempts::StoredChallenge;
 use super::hashing::HashScheme;
 use super::security::EventKind;
 use super::sessions::IssuedSession;
-use super::types::{ChallengeId, MemberId, OtpCode, Password, mask_email, stored_member_id};
+use super::types::{
+    ChallengeId, MemberId, OtpCode, Password, mask_email, same_digest, stored_member_id,
+};
 use crate::error::{AuthError, AuthResult};
 
 const DAILY_WINDOW: Duration = Duration::from_secs(24 * 3600);
@@ -263,7 +264,7 @@ impl Auth {
             .counted_try::<Challenge>(&challenge_key(&id), &tries_key(&id), "login")
             .await?;
         let digest = code.digest(self.keys.codes(), &id);
-        if !bool::from(digest.as_bytes().ct_eq(challenge.code_digest.as_bytes())) {
+        if !same_digest(&digest, &challenge.code_digest) {
             tracing::info!(member_id = %challenge.member_id, tries, "wrong one-time code");
             self.record_event(&challenge.member_id, EventKind::WrongCode, user_agent)
                 .await;
@@ -277,7 +278,7 @@ impl Auth {
             .ok_or(AuthError::OtpExpired)?;
         let raw = taken;
         let taken = Challenge::decode(&raw)?;
-        if !bool::from(digest.as_bytes().ct_eq(taken.code_digest.as_bytes())) {
+        if !same_digest(&digest, &taken.code_digest) {
             // A resend replaced the code between our read and our take: put the new one back.
             self.put_back_taken(&challenge_key(&id), &raw, taken.expires_at)
                 .await?;

@@ -20,7 +20,6 @@ use miclub_platform::identity::LoginId;
 use miclub_platform::notify::Outgoing;
 use miclub_platform::storage::now_millis;
 use serde::{Deserialize, Serialize};
-use subtle::ConstantTimeEq;
 
 use super::Auth;
 use super::code_attempts::StoredChallenge;
@@ -28,7 +27,7 @@ use super::login::{CodeBudget, CodeSent};
 use super::password_change::PasswordChanged;
 use super::password_rules::NewPassword;
 use super::security::EventKind;
-use super::types::{ChallengeId, MemberId, OtpCode, random_token, stored_member_id};
+use super::types::{ChallengeId, MemberId, OtpCode, random_token, same_digest, stored_member_id};
 use crate::error::{AuthError, AuthResult};
 
 fn ip_key(ip: &str) -> String {
@@ -205,7 +204,7 @@ impl Auth {
             .counted_try::<ResetChallenge>(&challenge_key(&id), &tries_key(&id), "recovery")
             .await?;
         let digest = code.digest(self.keys.codes(), &id);
-        if !bool::from(digest.as_bytes().ct_eq(challenge.code_digest.as_bytes())) {
+        if !same_digest(&digest, &challenge.code_digest) {
             tracing::info!(tries, "wrong recovery code");
             // A decoy's wrong codes are nobody's events.
             if let Some(member_id) = &challenge.member_id {
@@ -224,11 +223,7 @@ impl Auth {
         let taken = ResetChallenge::decode(&raw)?;
         let started_at = taken.started_at;
         let member_id = match taken.member_id {
-            Some(member_id)
-                if bool::from(digest.as_bytes().ct_eq(taken.code_digest.as_bytes())) =>
-            {
-                member_id
-            }
+            Some(member_id) if same_digest(&digest, &taken.code_digest) => member_id,
             // A resend replaced the code between our read and our take: put the new one back.
             _ => {
                 self.put_back_taken(&challenge_key(&id), &raw, taken.expires_at)

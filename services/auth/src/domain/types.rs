@@ -20,6 +20,7 @@ use miclub_platform::member::{EmailError, MemberIdError};
 use rand::Rng;
 use secrecy::{ExposeSecret, SecretString};
 use sha2::{Digest, Sha256};
+use subtle::ConstantTimeEq;
 
 use crate::error::{AuthError, AuthResult, Field, Problem};
 
@@ -105,6 +106,12 @@ impl OtpCode {
     pub fn digest(&self, key: &CodeKey, challenge: &ChallengeId) -> String {
         key.digest(&[challenge.as_str().as_bytes(), b":", self.0.as_bytes()])
     }
+}
+
+/// Whether a digest just computed is the stored one (a code's, a client secret's), compared in
+/// constant time: how long the answer takes tells nothing of how much of it matched.
+pub fn same_digest(computed: &str, stored: &str) -> bool {
+    bool::from(computed.as_bytes().ct_eq(stored.as_bytes()))
 }
 
 impl fmt::Debug for OtpCode {
@@ -380,6 +387,14 @@ mod tests {
             assert_eq!(code.as_str().len(), 6);
             assert!(code.as_str().bytes().all(|b| b.is_ascii_digit()));
         }
+    }
+
+    #[test]
+    fn a_digest_matches_only_itself_whatever_its_length() {
+        assert!(same_digest("ab12", "ab12"));
+        assert!(!same_digest("ab12", "ab13"));
+        assert!(!same_digest("ab12", "ab1"));
+        assert!(!same_digest("", "ab12"));
     }
 
     #[test]
