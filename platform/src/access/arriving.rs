@@ -121,6 +121,18 @@ pub(crate) struct Shares {
 }
 
 impl Shares {
+    /// One more of `caller`'s calls waited on for the rest of their request, unless it has
+    /// `cap` already.
+    fn hold_waiting(&self, caller: &Caller, cap: usize) -> Option<Counted<Caller>> {
+        self.waiting.admit(caller.clone(), cap)
+    }
+
+    /// `amount` more bytes of `caller`'s requests still arriving, unless that takes it past
+    /// `cap`.
+    fn hold_arriving(&self, caller: &Caller, amount: usize, cap: usize) -> Option<Counted<Caller>> {
+        self.arriving.take(caller.clone(), amount, cap)
+    }
+
     /// One more of `caller`'s answers the port holds, unless it has `cap` already.
     pub(super) fn hold_unsent(&self, caller: &Caller, cap: usize) -> Option<Counted<Caller>> {
         self.unsent.admit(caller.clone(), cap)
@@ -190,7 +202,7 @@ impl Arriving {
         let (Some(caller), None) = (&self.caller, &self.waited) else {
             return Ok(());
         };
-        match self.shares.waiting.admit(caller.clone(), cap) {
+        match self.shares.hold_waiting(caller, cap) {
             Some(waited) => {
                 self.waited = Some(waited);
                 Ok(())
@@ -211,7 +223,7 @@ impl Arriving {
                 true
             }
             (Some(held), _) => held.resize(amount, cap),
-            (None, _) => match self.shares.arriving.take(caller.clone(), amount, cap) {
+            (None, _) => match self.shares.hold_arriving(caller, amount, cap) {
                 Some(held) => {
                     self.held = Some(held);
                     true
