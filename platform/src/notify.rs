@@ -2,17 +2,18 @@
 //!
 //! Production sends email over SMTP, off the request path: [`build`] wraps the SMTP sender in
 //! a [`QueuedNotifier`], whose `send` returns once the message is queued (so a member and a
-//! stranger get their answers in the same time) and whose background task sends with a few
-//! retries; a stopping service lets it send what is still queued, within a bound
-//! ([`Notifier::settle`]). Development and standalone use the [`DevMailbox`]: each message is logged (code
-//! included) and kept in memory for `GET /api/dev/mailbox`; it does no I/O, so it is not
-//! queued and tests read codes the moment the call that sent them answers. Production
-//! configuration refuses to start with the dev mailbox.
+//! stranger get their answers in the same time) and whose background task sends, retrying
+//! through a relay outage for as long as a code lives; a stopping service lets it send what is
+//! still queued, within a bound ([`Notifier::settle`]). Development and standalone use the
+//! [`DevMailbox`]: each message is logged (code included) and kept in memory for
+//! `GET /api/dev/mailbox`; it does no I/O, so it is not queued and tests read codes the moment
+//! the call that sent them answers. Production configuration refuses to start with the dev
+//! mailbox.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use async_trait::async_trait;
@@ -185,20 +186,43 @@ impl Notifier for SmtpNotifier {
     async fn send(&self, message: Outgoing) -> anyhow::Result<()> {
         let email = lettre::Message::builder()
             .from(self.from.clone())
-            .to(message.to.parse().context("recipient address")?)
+            .to(message
+                .to
+                .parse()
+                .map_err(|err| Refused(format!("recipient address: {err}")))?)
             .subject(message.subject)
-            .body(message.body)?;
-        self.transport.send(email).await.context("sending email")?;
-        Ok(())
+            .body(message.body)
+            .map_err(|err| Refused(format!("message: {err}")))?;
+        match self.transport.send(email).await {
+            Ok(_) => Ok(()),
+            // 5xx: the relay will not take this message, however often it is offered.
+            Err(err) if err.is_permanent() => Err(Refused(format!("relay: {err}")).into()),
+            Err(err) => Err(anyhow::Error::new(err).context("sending email")),
+        }
     }
 }
 
+/// A message no retry can send: its address or content is invalid, or the relay refused it for
+/// good (an SMTP 5xx). Every other failure of a send is taken as passing (the relay unreachable,
+/// busy or answering 4xx) and retried.
+#[derive(Debug)]
+pub struct Refused(pub String);
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "refused for good: {}", self.0)
+    }
+}
+
+impl std::error::Error for Refused {}
+
 /// A notifier that hands messages to a bounded queue and sends them from a background task,
-/// retrying a failed send a few times and logging the ones that still fail. `send` answers as
-/// soon as the message is queued; a full queue is an error (callers answer UNAVAILABLE).
+/// retrying a failed send while it may pass ([`QueuedNotifier::RETRY_FOR`]) and logging the
+/// ones that still fail. `send` answers as soon as the message is queued; a full queue is an
+/// error (callers answer UNAVAILABLE).
 #[derive(Debug)]
 pub struct QueuedNotifier {
-    queue: tokio::sync::mpsc::Sender<Outgoing>,
+    queue: tokio::sync::mpsc::Sender<(Outgoing, Instant)>,
     /// Messages queued or being sent.
     pending: Arc<AtomicUsize>,
     drained: Arc<tokio::sync::Notify>,
@@ -207,12 +231,19 @@ pub struct QueuedNotifier {
 impl QueuedNotifier {
     /// Messages that may wait at once.
     pub const DEFAULT_CAPACITY: usize = 1024;
-    /// Tries per message, the first included.
-    pub const TRIES: u32 = 3;
+    /// How long after it was queued a message is still tried while its sends fail in a way
+    /// that may pass (the relay unreachable or answering 4xx). Three quick tries lost every
+    /// message of a relay outage longer than about two seconds, a previous address's notice of
+    /// a changed email included; a code is worth trying for as long as it lives (5 minutes),
+    /// and a member who waited that long has asked for another. A message the relay refuses
+    /// for good ([`Refused`]) is given up at once.
+    pub const RETRY_FOR: Duration = Duration::from_secs(300);
     /// Longest a single try may take before it counts as failed.
     pub const SEND_TIMEOUT: Duration = Duration::from_secs(30);
-    /// Wait before the second try; doubled before each later one.
+    /// Wait before the second try; doubled before each later one, up to [`Self::MAX_BACKOFF`].
     const FIRST_BACKOFF: Duration = Duration::from_millis(500);
+    /// Longest wait between two tries.
+    const MAX_BACKOFF: Duration = Duration::from_secs(30);
     /// How long a stopping process keeps sending what it queued ([`Notifier::settle`]): what
     /// is queued then is a member's code or a security notice (the previous address's restore
     /// link exists nowhere else), and a rollout stops every replica. It fits the pod's
@@ -223,13 +254,22 @@ impl QueuedNotifier {
     /// Starts the sending task on the current tokio runtime; it ends when the notifier is
     /// dropped and the queue is empty.
     pub fn spawn(inner: SharedNotifier, capacity: usize) -> Arc<Self> {
-        let (queue, mut messages) = tokio::sync::mpsc::channel::<Outgoing>(capacity.max(1));
+        Self::spawn_retrying_for(inner, capacity, Self::RETRY_FOR)
+    }
+
+    /// [`Self::spawn`], each message tried for `retry_for` after it was queued.
+    fn spawn_retrying_for(
+        inner: SharedNotifier,
+        capacity: usize,
+        retry_for: Duration,
+    ) -> Arc<Self> {
+        let (queue, mut messages) = tokio::sync::mpsc::channel(capacity.max(1));
         let pending = Arc::new(AtomicUsize::new(0));
         let drained = Arc::new(tokio::sync::Notify::new());
         let (task_pending, task_drained) = (pending.clone(), drained.clone());
         tokio::spawn(async move {
-            while let Some(message) = messages.recv().await {
-                send_with_retries(inner.as_ref(), message).await;
+            while let Some((message, queued_at)) = messages.recv().await {
+                send_with_retries(inner.as_ref(), message, queued_at + retry_for).await;
                 if task_pending.fetch_sub(1, Ordering::AcqRel) == 1 {
                     task_drained.notify_waiters();
                 }
@@ -275,24 +315,30 @@ impl QueuedNotifier {
     }
 }
 
-async fn send_with_retries(inner: &dyn Notifier, message: Outgoing) {
+/// Tries `message` until it is sent, refused for good, or the next try would start past
+/// `deadline`.
+async fn send_with_retries(inner: &dyn Notifier, message: Outgoing, deadline: Instant) {
     let mut backoff = QueuedNotifier::FIRST_BACKOFF;
-    for attempt in 1..=QueuedNotifier::TRIES {
+    for attempt in 1.. {
         let outcome =
             tokio::time::timeout(QueuedNotifier::SEND_TIMEOUT, inner.send(message.clone()))
                 .await
                 .unwrap_or_else(|_| Err(anyhow::anyhow!("send timed out")));
-        match outcome {
+        let err = match outcome {
             Ok(()) => return,
-            Err(err) if attempt < QueuedNotifier::TRIES => {
-                tracing::warn!(subject = %message.subject, attempt, error = format!("{err:#}"), "message not sent, retrying");
-                tokio::time::sleep(backoff).await;
-                backoff *= 2;
-            }
-            Err(err) => {
-                tracing::error!(subject = %message.subject, attempts = attempt, error = format!("{err:#}"), "message not sent, given up");
-            }
+            Err(err) => err,
+        };
+        if err.downcast_ref::<Refused>().is_some() {
+            tracing::error!(subject = %message.subject, attempts = attempt, error = format!("{err:#}"), "message refused, not sent");
+            return;
         }
+        if Instant::now() + backoff > deadline {
+            tracing::error!(subject = %message.subject, attempts = attempt, error = format!("{err:#}"), "message not sent, given up");
+            return;
+        }
+        tracing::warn!(subject = %message.subject, attempt, retry_in_ms = backoff.as_millis() as u64, error = format!("{err:#}"), "message not sent, retrying");
+        tokio::time::sleep(backoff).await;
+        backoff = (backoff * 2).min(QueuedNotifier::MAX_BACKOFF);
     }
 }
 
@@ -300,7 +346,7 @@ async fn send_with_retries(inner: &dyn Notifier, message: Outgoing) {
 impl Notifier for QueuedNotifier {
     async fn send(&self, message: Outgoing) -> anyhow::Result<()> {
         self.pending.fetch_add(1, Ordering::AcqRel);
-        if let Err(err) = self.queue.try_send(message) {
+        if let Err(err) = self.queue.try_send((message, Instant::now())) {
             self.pending.fetch_sub(1, Ordering::AcqRel);
             anyhow::bail!("mail queue cannot take the message: {err}");
         }
@@ -394,16 +440,52 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_message_that_keeps_failing_is_given_up_after_the_last_try() {
+    async fn a_message_is_retried_through_a_relay_outage_and_given_up_past_its_time() {
+        // Down for three tries (0.5 + 1 + 2 s of waits), more than it once had: sent on the
+        // fourth.
         let flaky = Arc::new(Flaky {
-            failures: u32::MAX,
+            failures: 3,
             ..Flaky::default()
         });
         let queued = QueuedNotifier::spawn(flaky.clone(), 4);
         queued.send(message("uno")).await.unwrap();
         queued.drained().await;
-        assert_eq!(flaky.tries.load(Ordering::SeqCst), QueuedNotifier::TRIES);
-        assert!(flaky.mailbox.list().is_empty());
+        assert_eq!(flaky.tries.load(Ordering::SeqCst), 4);
+        assert_eq!(flaky.mailbox.list()[0].subject, "uno");
+        // Down for longer than a message is tried: given up.
+        let down = Arc::new(Flaky {
+            failures: u32::MAX,
+            ..Flaky::default()
+        });
+        let queued =
+            QueuedNotifier::spawn_retrying_for(down.clone(), 4, Duration::from_millis(1_200));
+        queued.send(message("uno")).await.unwrap();
+        queued.drained().await;
+        assert_eq!(down.tries.load(Ordering::SeqCst), 2, "at 0 and 0.5 s");
+        assert!(down.mailbox.list().is_empty());
+    }
+
+    /// Refuses every message for good, as a relay answering 5xx does.
+    #[derive(Debug, Default)]
+    struct Refusing {
+        tries: AtomicU32,
+    }
+
+    #[async_trait]
+    impl Notifier for Refusing {
+        async fn send(&self, _message: Outgoing) -> anyhow::Result<()> {
+            self.tries.fetch_add(1, Ordering::SeqCst);
+            Err(Refused("550 no such mailbox".into()).into())
+        }
+    }
+
+    #[tokio::test]
+    async fn a_message_refused_for_good_is_not_tried_again() {
+        let refusing = Arc::new(Refusing::default());
+        let queued = QueuedNotifier::spawn(refusing.clone(), 4);
+        queued.send(message("uno")).await.unwrap();
+        queued.drained().await;
+        assert_eq!(refusing.tries.load(Ordering::SeqCst), 1);
     }
 
     #[tokio::test]
