@@ -478,14 +478,13 @@ async fn guard(
     next: axum::middleware::Next,
 ) -> axum::response::Response {
     match gate.admit(request).await {
-        Ok(Pass {
-            request,
-            answer: None,
-        }) => next.run(request).await,
-        Ok(Pass {
-            request,
-            answer: Some(answer),
-        }) => next.run(request).await.map(answer),
+        Ok(Pass { request, answer }) => {
+            let response = next.run(request).await;
+            match answer {
+                Some(answer) => response.map(answer),
+                None => response,
+            }
+        }
         Err(status) => status.into_http(),
     }
 }
