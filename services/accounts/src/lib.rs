@@ -177,11 +177,12 @@ impl Application {
     }
 
     /// Serves until `shutdown` fires, then drains (NOT_SERVING first), sends the mail still
-    /// queued (`Notifier::settle`) and closes the pool. Meanwhile background tasks confirm due accruals every `confirm_interval_secs` and ask
-    /// auth to disable pending credentials every `credentials_retry_interval_secs`, and relay
-    /// the outbox to the event bus every `relay.interval_ms`; they stop on the same shutdown
-    /// and are awaited before the pool closes. Once at start, the club accounts opened before
-    /// card numbers existed get theirs ([`assign_card_numbers`]).
+    /// queued (`Notifier::settle`) and closes the pool. Meanwhile background tasks confirm due
+    /// accruals every `confirm_interval_secs`, ask auth to disable pending credentials every
+    /// `credentials_retry_interval_secs` and relay the outbox to the event bus every
+    /// `relay.interval_ms`; they stop on the same shutdown and are awaited before the pool
+    /// closes. Once at start, the club accounts opened before card numbers existed get theirs
+    /// ([`assign_card_numbers`]).
     pub async fn run_until_stopped(self, shutdown: Shutdown) -> anyhow::Result<()> {
         let numbering = tokio::spawn(assign_card_numbers(self.accounts, shutdown.clone()));
         let confirmations = tokio::spawn(self.ledger.confirm_periodically(
