@@ -42,6 +42,14 @@ pub struct Outgoing {
 pub trait Notifier: Send + Sync + std::fmt::Debug + 'static {
     async fn send(&self, message: Outgoing) -> anyhow::Result<()>;
 
+    /// Sends `message` now and answers whether the relay took it ([`Refused`] when it never
+    /// will): for a caller that keeps the message durably and retries on its own schedule, for
+    /// whom a queue in memory would only be a place to lose it. A notifier that sends as it is
+    /// called does just that.
+    async fn send_unqueued(&self, message: Outgoing) -> anyhow::Result<()> {
+        self.send(message).await
+    }
+
     /// Sends what is still waiting to go before the process stops, within a bound, and logs
     /// what it could not. A service calls it once it serves no more calls. A notifier that
     /// sends as it is called has nothing waiting.

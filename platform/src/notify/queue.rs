@@ -17,6 +17,8 @@ use super::{Notifier, Outgoing, Refused, SharedNotifier};
 #[derive(Debug)]
 pub struct QueuedNotifier {
     queue: tokio::sync::mpsc::Sender<(Outgoing, Instant)>,
+    /// The sender the task sends through, also used straight by [`Notifier::send_unqueued`].
+    inner: SharedNotifier,
     /// Messages queued, being sent or waiting to be tried again.
     pending: Arc<AtomicUsize>,
     /// The most `pending` may be: a relay outage fills it, and then `send` fails.
@@ -29,8 +31,8 @@ impl QueuedNotifier {
     pub const DEFAULT_CAPACITY: usize = 1024;
     /// How long after it was queued a message is still tried while its sends fail in a way
     /// that may pass (the relay unreachable or answering 4xx). Three quick tries lost every
-    /// message of a relay outage longer than about two seconds, a previous address's notice of
-    /// a changed email included; a code is worth trying for as long as it lives (5 minutes),
+    /// message of a relay outage longer than about two seconds; a code is worth trying for as
+    /// long as it lives (5 minutes),
     /// and a member who waited that long has asked for another. A message the relay refuses
     /// for good ([`Refused`]) is given up at once.
     pub const RETRY_FOR: Duration = Duration::from_secs(300);
@@ -41,8 +43,9 @@ impl QueuedNotifier {
     /// Longest wait between two tries.
     const MAX_BACKOFF: Duration = Duration::from_secs(30);
     /// How long a stopping process keeps sending what it queued ([`Notifier::settle`]): what
-    /// is queued then is a member's code or a security notice (the previous address's restore
-    /// link exists nowhere else), and a rollout stops every replica. It fits the pod's
+    /// is queued then is a member's code or a security notice, and a rollout stops every
+    /// replica. (The one notice no loss is acceptable for, the email change notice, does not
+    /// use the queue: accounts keeps it in a durable outbox.) It fits the pod's
     /// `terminationGracePeriodSeconds` (30 s) after the preStop sleep (5 s), the drain (5 s)
     /// and the calls' grace (10 s).
     pub const SETTLE_WITHIN: Duration = Duration::from_secs(8);
@@ -64,7 +67,7 @@ impl QueuedNotifier {
         let pending = Arc::new(AtomicUsize::new(0));
         let drained = Arc::new(tokio::sync::Notify::new());
         tokio::spawn(sending(
-            inner,
+            inner.clone(),
             messages,
             retry_for,
             pending.clone(),
@@ -72,6 +75,7 @@ impl QueuedNotifier {
         ));
         Arc::new(Self {
             queue,
+            inner,
             pending,
             capacity,
             drained,
@@ -221,6 +225,15 @@ impl Notifier for QueuedNotifier {
             anyhow::bail!("mail queue cannot take the message: {err}");
         }
         Ok(())
+    }
+
+    /// Straight to the relay, past the queue, within [`Self::SEND_TIMEOUT`].
+    async fn send_unqueued(&self, message: Outgoing) -> anyhow::Result<()> {
+        tokio::time::timeout(Self::SEND_TIMEOUT, self.inner.send(message))
+            .await
+            .map_err(|_| {
+                anyhow::anyhow!("mail relay did not answer within {:?}", Self::SEND_TIMEOUT)
+            })?
     }
 
     async fn settle(&self) {

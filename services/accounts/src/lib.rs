@@ -37,8 +37,8 @@ pub use login_emails::GrpcLoginEmails;
 
 use crate::config::AccrualSettings;
 use crate::domain::{
-    Accounts, ConfirmationSettings, InUseNotices, Ledger, OutboxRelay, Profile, Registration,
-    Unsubscriptions,
+    Accounts, ChangeNotices, ConfirmationSettings, InUseNotices, Ledger, OutboxRelay, Profile,
+    Registration, Unsubscriptions,
 };
 use crate::grpc::AccountsGrpc;
 use crate::store::Store;
@@ -89,6 +89,8 @@ pub struct Application {
     /// Publishes the outbox's purchase events to the bus.
     relay: OutboxRelay,
     relay_interval: Duration,
+    /// Mails the previous address's notices of a changed email from their outbox.
+    change_notices: ChangeNotices,
     /// Numbers the club accounts opened before card numbers existed, once, while serving.
     accounts: Accounts,
     /// Links and notices to members; what it still holds is sent before the process stops.
@@ -116,15 +118,23 @@ impl Application {
             markers: deps.store.clone(),
             public_url: settings.public_url.clone(),
         };
+        let confirmation = ConfirmationSettings {
+            public_url: settings.public_url.clone(),
+            ttl_hours: settings.email_confirmation_ttl_hours,
+        };
+        let change_notices = ChangeNotices::new(
+            store.clone(),
+            deps.notifier.clone(),
+            confirmation.clone(),
+            settings.relay.batch,
+        );
         let profile = Profile::new(
             store.clone(),
             deps.store.clone(),
             deps.notifier.clone(),
             deps.login_emails,
-            ConfirmationSettings {
-                public_url: settings.public_url.clone(),
-                ttl_hours: settings.email_confirmation_ttl_hours,
-            },
+            confirmation,
+            change_notices.clone(),
         );
         let verifier = Arc::new(TokenVerifier::new(
             &settings.tokens,
@@ -166,6 +176,7 @@ impl Application {
             ),
             relay,
             relay_interval: settings.relay.interval(),
+            change_notices,
             accounts,
             notifier: deps.notifier,
         })
@@ -179,8 +190,8 @@ impl Application {
     /// Serves until `shutdown` fires, then drains (NOT_SERVING first), sends the mail still
     /// queued (`Notifier::settle`) and closes the pool. Meanwhile background tasks confirm due
     /// accruals every `confirm_interval_secs`, ask auth to disable pending credentials every
-    /// `credentials_retry_interval_secs` and relay the outbox to the event bus every
-    /// `relay.interval_ms`; they stop on the same shutdown and are awaited before the pool
+    /// `credentials_retry_interval_secs`, relay the outbox to the event bus and mail the email
+    /// change notices due every `relay.interval_ms`; they stop on the same shutdown and are awaited before the pool
     /// closes. Once at start, the club accounts opened before card numbers existed get theirs
     /// ([`assign_card_numbers`]).
     pub async fn run_until_stopped(self, shutdown: Shutdown) -> anyhow::Result<()> {
@@ -198,6 +209,10 @@ impl Application {
             self.relay
                 .relay_periodically(self.relay_interval, shutdown.clone()),
         );
+        let noticing = tokio::spawn(
+            self.change_notices
+                .deliver_periodically(self.relay_interval, shutdown.clone()),
+        );
         let served = self.grpc.serve(shutdown).await;
         if let Err(err) = confirmations.await {
             tracing::error!(error = %err, "accrual confirmation task failed");
@@ -207,6 +222,9 @@ impl Application {
         }
         if let Err(err) = relaying.await {
             tracing::error!(error = %err, "outbox relay task failed");
+        }
+        if let Err(err) = noticing.await {
+            tracing::error!(error = %err, "email change notice task failed");
         }
         if let Err(err) = numbering.await {
             tracing::error!(error = %err, "card number backfill task failed");

@@ -7,6 +7,7 @@
 
 mod accounts;
 mod card;
+mod change_notice;
 mod ledger;
 mod member;
 mod outbox;
@@ -17,6 +18,7 @@ mod unsubscribe;
 
 pub use accounts::{Accounts, MemberCard};
 pub use card::CardNumber;
+pub use change_notice::{ChangeNotices, DueNotice, NoticeRound};
 pub use ledger::{
     Balance, Ledger, ManualMovement, Month, Movement, MovementDetail, MovementId, MovementKind,
     MovementStatus, MovementsPage, NewPurchase, OutboxEvent, PageRequest, PurchaseExplanation,

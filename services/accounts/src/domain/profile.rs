@@ -20,7 +20,8 @@
 //! Confirming first claims the address for the member (`email_claims`, whose primary key
 //! serialises two members confirming the same address: the second is refused). Once a new
 //! address is confirmed, the previous confirmed address gets the "Tu correo de Mi Club cambió"
-//! notice with a restore link (same kind of token, valid [`RESTORE_TTL`], single use): opening
+//! notice with a restore link (same kind of token, valid [`RESTORE_TTL`], single use), written
+//! with the confirmation and mailed from that durable outbox by `change_notice.rs`. Opening
 //! it ([`Profile::restore_email`]) hands the previous address back to auth, ends every session
 //! of the member at auth, and only then writes it here, so a failure of auth leaves everything
 //! as it was and the same link works again. Notices never carry a code or a password.
@@ -42,6 +43,7 @@ use miclub_platform::notify::{Outgoing, SharedNotifier};
 use miclub_platform::storage::now_millis;
 use sha2::{Digest, Sha256};
 
+use super::change_notice::ChangeNotices;
 use super::{
     BirthDate, Email, GENDERS, Gender, GenderId, Member, MemberId, MemberRecord, PersonName,
     PhoneNumber, TermsAgreement, TermsDecision,
@@ -341,7 +343,7 @@ impl ConfirmationSettings {
         i64::from(self.ttl_hours) * 60 * 60 * 1_000
     }
 
-    fn restore_link(&self, token: &ConfirmationToken) -> String {
+    pub(super) fn restore_link(&self, token: &ConfirmationToken) -> String {
         format!(
             "{}/restaurar-correo?token={}",
             self.public_url.trim_end_matches('/'),
@@ -359,6 +361,8 @@ pub struct Profile {
     notifier: SharedNotifier,
     login_emails: Arc<dyn LoginEmails>,
     settings: ConfirmationSettings,
+    /// Woken once a confirmation has written a change notice.
+    notices: ChangeNotices,
 }
 
 impl Profile {
@@ -368,6 +372,7 @@ impl Profile {
         notifier: SharedNotifier,
         login_emails: Arc<dyn LoginEmails>,
         settings: ConfirmationSettings,
+        notices: ChangeNotices,
     ) -> Self {
         Self {
             store,
@@ -375,6 +380,7 @@ impl Profile {
             notifier,
             login_emails,
             settings,
+            notices,
         }
     }
 
@@ -573,13 +579,13 @@ impl Profile {
         self.login_emails
             .set(&stored.member_id, &stored.email)
             .await?;
-        let restore_token = ConfirmationToken::generate();
         let restore = stored
             .previous_email
             .as_ref()
             .filter(|previous| **previous != stored.email)
             .map(|previous| NewRestore {
-                digest: restore_token.digest(),
+                // Of a token never mailed: the notice relay mints the link's as it sends.
+                digest: ConfirmationToken::generate().digest(),
                 previous_email: previous.clone(),
                 expires_at: now + RESTORE_TTL.as_millis() as i64,
             });
@@ -601,16 +607,8 @@ impl Profile {
             previous_told = restore.is_some(),
             "email confirmed"
         );
-        if let Some(restore) = restore
-            && let Err(err) = self
-                .send_changed_notice(&restore.previous_email, &stored.email, &restore_token, now)
-                .await
-        {
-            tracing::error!(
-                member_id = %stored.member_id,
-                error = %format!("{err:#}"),
-                "email change notice to the previous address not sent"
-            );
+        if restore.is_some() {
+            self.notices.wake();
         }
         Ok(EmailConfirmation::Confirmed(stored.email))
     }
@@ -717,39 +715,6 @@ impl Profile {
             digest: token.digest(),
             expires_at: now + self.settings.ttl_millis(),
         }
-    }
-
-    /// The "Tu correo de Mi Club cambió" notice to `previous`, with its restore link.
-    async fn send_changed_notice(
-        &self,
-        previous: &Email,
-        new: &Email,
-        token: &ConfirmationToken,
-        at: i64,
-    ) -> anyhow::Result<()> {
-        let link = self.settings.restore_link(token);
-        let when = chile_date_time(at);
-        let masked = new.masked();
-        let body = format!(
-            "Hola:\n\n\
-             El {when} (hora de Chile) el correo electrónico de tu cuenta de Mi Club cambió \
-             de esta dirección a {masked}. Desde entonces tus códigos de acceso y la \
-             recuperación de contraseña van a la nueva dirección.\n\n\
-             Si fuiste tú, no necesitas hacer nada.\n\n\
-             Si no fuiste tú, abre este enlace dentro de los próximos 7 días para volver a \
-             usar esta dirección y cerrar todas las sesiones abiertas de tu cuenta:\n\n\
-             {link}\n\n\
-             Después, cambia tu contraseña. Mi Club nunca te pedirá tu contraseña ni tus \
-             códigos por correo.\n"
-        );
-        self.notifier
-            .send(Outgoing {
-                to: previous.as_str().to_owned(),
-                subject: EMAIL_CHANGED_SUBJECT.to_owned(),
-                body,
-                code: None,
-            })
-            .await
     }
 
     /// The notice to an address a member typed while another member has it: no link, and

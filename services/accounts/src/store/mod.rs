@@ -21,6 +21,7 @@ use crate::domain::{
 use crate::error::{AccountsError, Result};
 
 mod card;
+mod change_notices;
 mod joining;
 mod ledger;
 mod outbox;

@@ -144,7 +144,8 @@ impl Store {
     }
 
     /// Marks `confirmation.email` confirmed (and the member's confirmed address) and the link
-    /// used, and stores `restore` for the previous address, in one transaction, provided the
+    /// used, and stores `restore` for the previous address with its change notice due (the
+    /// notice relay's outbox, `change_notices.rs`), in one transaction, provided the
     /// link is still unused and unexpired at `at`, the address still the member's, and their
     /// confirmed address still `confirmation.previous_email`; false (nothing changed) otherwise.
     pub async fn complete_email_confirmation(
@@ -194,7 +195,7 @@ impl Store {
         if let Some(restore) = restore {
             sqlx::query(
                 "INSERT INTO email_restores (token_hash, member_id, previous_email, new_email, \
-                 expires_at, created_at) VALUES ($1, $2, $3, $4, $5, $6)",
+                 expires_at, created_at, notice_due_at) VALUES ($1, $2, $3, $4, $5, $6, $6)",
             )
             .bind(&restore.digest)
             .bind(member_id.as_str())

@@ -205,7 +205,9 @@ async fn a_second_open_of_a_used_link_says_already_confirmed_and_does_nothing_ag
     let app = TestApp::spawn(env).await;
     let member = app.add_member_with_account().await;
     let token = change_email(&app, &member, NEW_EMAIL).await;
+    let before = app.mail.sent().len();
     assert!(!already_confirmed(&app, &token).await.expect("first use"));
+    app.mail.after(before).await;
     let mails = app.mail.sent().len();
     let restores = count(&app.store, "email_restores").await;
 

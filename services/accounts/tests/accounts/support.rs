@@ -22,7 +22,7 @@ use miclub_platform::events::{
     self, Delivery, Event, EventBus, EventBusSettings, EventError, SharedBus,
 };
 use miclub_platform::grpc::ServerSettings;
-use miclub_platform::notify::{DevMailbox, Mail, Notifier, Outgoing, QueuedNotifier};
+use miclub_platform::notify::{DevMailbox, Mail, Notifier, Outgoing, QueuedNotifier, Refused};
 use miclub_platform::shutdown::{self, ShutdownTrigger};
 use miclub_platform::testing::{Bearer, BearerChannel, TestEnv, TestKeys};
 use miclub_platform::tokens::with_bearer;
@@ -189,33 +189,50 @@ impl LoginEmails for FakeLoginEmails {
 pub struct TestMail {
     mailbox: DevMailbox,
     failing: AtomicBool,
-    slow: AtomicBool,
+    refusing: AtomicBool,
 }
 
 impl TestMail {
-    pub fn fail(&self, failing: bool) {
-        self.failing.store(failing, Ordering::SeqCst);
+    /// From now on every send is refused for good, as a relay's 5xx is (`true`), or not.
+    pub fn refuse(&self, refusing: bool) {
+        self.refusing.store(refusing, Ordering::SeqCst);
     }
 
-    /// Makes each send take 300 ms, as a slow relay's does.
-    pub fn slow(&self, slow: bool) {
-        self.slow.store(slow, Ordering::SeqCst);
+    pub fn fail(&self, failing: bool) {
+        self.failing.store(failing, Ordering::SeqCst);
     }
 
     /// Every mail delivered, newest first.
     pub fn sent(&self) -> Vec<Mail> {
         self.mailbox.list()
     }
+
+    /// The newest mail once more than `count` were sent, waited for up to 5 s: for mail a
+    /// background task sends (the change notice's relay, the queue).
+    pub async fn after(&self, count: usize) -> Mail {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+        loop {
+            let sent = self.sent();
+            if sent.len() > count {
+                return sent.into_iter().next().expect("a mail");
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "no mail after the {count} sent within 5 s"
+            );
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
 }
 
 #[async_trait]
 impl Notifier for TestMail {
     async fn send(&self, message: Outgoing) -> anyhow::Result<()> {
-        if self.slow.load(Ordering::SeqCst) {
-            tokio::time::sleep(Duration::from_millis(300)).await;
-        }
         if self.failing.load(Ordering::SeqCst) {
             anyhow::bail!("smtp relay unreachable (test)");
+        }
+        if self.refusing.load(Ordering::SeqCst) {
+            return Err(Refused("550 no such user (test)".into()).into());
         }
         self.mailbox.send(message).await
     }
@@ -475,13 +492,15 @@ impl TestApp {
         }
     }
 
-    /// Stops accounts as SIGTERM does and returns once its `run_until_stopped` has.
-    pub async fn stopped(self) {
+    /// Stops accounts as SIGTERM does and returns once its `run_until_stopped` has, with the
+    /// test's storage for the next accounts to start on.
+    pub async fn stopped(self) -> TestEnv {
         self.shutdown.trigger();
         self.running
             .await
             .expect("accounts' task")
             .expect("accounts stopped cleanly");
+        self.env
     }
 
     /// A client that adds no token: calls carry only what the test puts on them.

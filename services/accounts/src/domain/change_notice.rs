@@ -1,0 +1,229 @@
+//! The "Tu correo de Mi Club cambió" notice to the previous address once a new one is confirmed,
+//! delivered from a durable outbox: the takeover control of issue #16, whose restore link is the
+//! owner's only way back, so no stop, crash or relay outage may lose it.
+//!
+//! The restore row, written in the transaction that confirms the new address, says the notice
+//! is due (`store::change_notices`). This relay mails it: woken by the confirmation, and every
+//! interval for what is due again or was left by a replica that died. It mints the restore
+//! token as it sends, claiming the row and swapping in the token's SHA-256 in one guarded
+//! `UPDATE`, so the token itself is never stored and two replicas never mail the same row. The
+//! message goes straight to the mail relay ([`Notifier::send_unqueued`](miclub_platform::notify::Notifier::send_unqueued)),
+//! and the row is marked sent only once the relay took it; a failure that may pass is tried
+//! again with a backoff for as long as the link lives, and a refusal for good is given up and
+//! logged. A relay that took the message but died before marking it sends a second notice with
+//! a new link once its lease passes; the earlier link then answers as invalid.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use miclub_platform::notify::{Outgoing, Refused, SharedNotifier};
+use miclub_platform::shutdown::Shutdown;
+use miclub_platform::storage::now_millis;
+use tokio::sync::Notify;
+
+use super::profile::chile_date_time;
+use super::{ConfirmationSettings, ConfirmationToken, EMAIL_CHANGED_SUBJECT, StoredRestore};
+use crate::error::Result;
+use crate::store::Store;
+
+/// A restore row whose notice is due.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DueNotice {
+    /// The row's current `token_hash`: the digest of a token never mailed, or of the link of a
+    /// try that failed.
+    pub digest: String,
+    pub restore: StoredRestore,
+    /// When the new address was confirmed (Unix ms), which the notice names.
+    pub changed_at: i64,
+    /// Tries made so far.
+    pub tries: i64,
+}
+
+/// What one round did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct NoticeRound {
+    /// Notices the mail relay took.
+    pub sent: usize,
+    /// Notices whose try failed in a way that may pass, due again later.
+    pub retrying: usize,
+    /// Notices given up: refused for good, or whose link can no longer restore anything.
+    pub given_up: usize,
+}
+
+/// The relay of change notices; cheap to clone, every clone wakes the same relay.
+#[derive(Debug, Clone)]
+pub struct ChangeNotices {
+    store: Store,
+    notifier: SharedNotifier,
+    settings: ConfirmationSettings,
+    batch: i64,
+    wake: Arc<Notify>,
+}
+
+impl ChangeNotices {
+    /// How long a claim keeps other relays off a row: beyond the longest send
+    /// (`QueuedNotifier::SEND_TIMEOUT`, 30 s), so only a relay that died mid-send lets its
+    /// row be claimed again.
+    pub const LEASE: Duration = Duration::from_secs(300);
+    /// Wait before the second try, doubled before each later one up to [`Self::MAX_RETRY`]:
+    /// through an outage of hours a notice is still tried every few minutes, until its link
+    /// expires.
+    pub const FIRST_RETRY: Duration = Duration::from_secs(1);
+    pub const MAX_RETRY: Duration = Duration::from_secs(600);
+
+    pub fn new(
+        store: Store,
+        notifier: SharedNotifier,
+        settings: ConfirmationSettings,
+        batch: u32,
+    ) -> Self {
+        Self {
+            store,
+            notifier,
+            settings,
+            batch: i64::from(batch.max(1)),
+            wake: Arc::new(Notify::new()),
+        }
+    }
+
+    /// Asks the relay for a round now (a notice was just written); a round under way is
+    /// followed by another.
+    pub fn wake(&self) {
+        self.wake.notify_one();
+    }
+
+    /// One round: tries every notice due at `now`, up to a batch.
+    pub async fn deliver_due(&self, now: i64) -> Result<NoticeRound> {
+        let mut round = NoticeRound::default();
+        for notice in self.store.due_change_notices(now, self.batch).await? {
+            let member_id = &notice.restore.member_id;
+            if !notice.restore.is_usable(now) {
+                self.store.change_notice_due(&notice.digest, None).await?;
+                tracing::info!(
+                    member_id = %member_id,
+                    "email change notice not sent: its link is used or expired, or the member left"
+                );
+                round.given_up += 1;
+                continue;
+            }
+            let token = ConfirmationToken::generate();
+            let digest = token.digest();
+            let lease_until = now.saturating_add(Self::LEASE.as_millis() as i64);
+            if !self
+                .store
+                .claim_change_notice(&notice.digest, &digest, now, lease_until)
+                .await?
+            {
+                // Another replica's relay is sending it.
+                continue;
+            }
+            let tries = notice.tries + 1;
+            match self
+                .notifier
+                .send_unqueued(self.message(&notice, &token))
+                .await
+            {
+                Ok(()) => {
+                    self.store.change_notice_sent(&digest, now_millis()).await?;
+                    tracing::info!(member_id = %member_id, tries, "email change notice sent");
+                    round.sent += 1;
+                }
+                Err(err) if err.is::<Refused>() => {
+                    self.store.change_notice_due(&digest, None).await?;
+                    tracing::error!(
+                        member_id = %member_id,
+                        error = %format!("{err:#}"),
+                        "email change notice refused by the mail relay: not sent"
+                    );
+                    round.given_up += 1;
+                }
+                Err(err) => {
+                    let wait = Self::retry_after(tries);
+                    let due = now_millis().saturating_add(wait.as_millis() as i64);
+                    self.store.change_notice_due(&digest, Some(due)).await?;
+                    tracing::warn!(
+                        member_id = %member_id,
+                        tries,
+                        retry_in_ms = wait.as_millis() as u64,
+                        error = %format!("{err:#}"),
+                        "email change notice not sent yet: trying again later"
+                    );
+                    round.retrying += 1;
+                }
+            }
+        }
+        Ok(round)
+    }
+
+    /// Runs a round when woken and every `interval`, until `shutdown`. A round under way when
+    /// the service stops is finished: what it has not tried stays due for the next process.
+    pub async fn deliver_periodically(self, interval: Duration, shutdown: Shutdown) {
+        let stopped = shutdown.wait();
+        tokio::pin!(stopped);
+        loop {
+            tokio::select! {
+                () = &mut stopped => break,
+                () = self.wake.notified() => {}
+                () = tokio::time::sleep(interval) => {}
+            }
+            match self.deliver_due(now_millis()).await {
+                Ok(round) if round != NoticeRound::default() => tracing::info!(
+                    sent = round.sent,
+                    retrying = round.retrying,
+                    given_up = round.given_up,
+                    "email change notices delivered"
+                ),
+                Ok(_) => {}
+                Err(err) => tracing::error!(error = %err, "delivering email change notices failed"),
+            }
+        }
+        tracing::info!("email change notice relay stopped");
+    }
+
+    /// The wait after the `tries`-th failed try.
+    fn retry_after(tries: i64) -> Duration {
+        let doublings = u32::try_from(tries.saturating_sub(1).clamp(0, 20)).unwrap_or(20);
+        Self::FIRST_RETRY
+            .saturating_mul(1 << doublings)
+            .min(Self::MAX_RETRY)
+    }
+
+    /// The notice, with the restore link of `token` and the new address masked.
+    fn message(&self, notice: &DueNotice, token: &ConfirmationToken) -> Outgoing {
+        let link = self.settings.restore_link(token);
+        let when = chile_date_time(notice.changed_at);
+        let masked = notice.restore.new_email.masked();
+        let body = format!(
+            "Hola:\n\n\
+             El {when} (hora de Chile) el correo electrónico de tu cuenta de Mi Club cambió \
+             de esta dirección a {masked}. Desde entonces tus códigos de acceso y la \
+             recuperación de contraseña van a la nueva dirección.\n\n\
+             Si fuiste tú, no necesitas hacer nada.\n\n\
+             Si no fuiste tú, abre este enlace dentro de los próximos 7 días para volver a \
+             usar esta dirección y cerrar todas las sesiones abiertas de tu cuenta:\n\n\
+             {link}\n\n\
+             Después, cambia tu contraseña. Mi Club nunca te pedirá tu contraseña ni tus \
+             códigos por correo.\n"
+        );
+        Outgoing {
+            to: notice.restore.previous_email.as_str().to_owned(),
+            subject: EMAIL_CHANGED_SUBJECT.to_owned(),
+            body,
+            code: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tries_wait_one_second_then_double_up_to_ten_minutes() {
+        let waits: Vec<u64> = (1..=12)
+            .map(|tries| ChangeNotices::retry_after(tries).as_secs())
+            .collect();
+        assert_eq!(waits, [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 600, 600]);
+        assert_eq!(ChangeNotices::retry_after(10_000).as_secs(), 600);
+    }
+}
