@@ -206,10 +206,31 @@ impl Notifier for SmtpNotifier {
         match self.transport.send(email).await {
             Ok(_) => Ok(()),
             // 5xx: the relay will not take this message, however often it is offered.
-            Err(err) if err.is_permanent() => Err(Refused(format!("relay: {err}")).into()),
-            Err(err) => Err(anyhow::Error::new(err).context("sending email")),
+            Err(err) if err.is_permanent() => {
+                Err(Refused(format!("relay: {}", without_addresses(&err.to_string()))).into())
+            }
+            Err(err) => Err(anyhow::anyhow!(
+                "sending email: {}",
+                without_addresses(&err.to_string())
+            )),
         }
     }
+}
+
+/// `text` with every word that holds an `@` masked: a relay's answer often names the recipient
+/// (`550 5.1.1 <ana@correo.cl>: no such user`), and the logs it ends up in hold no personal
+/// data.
+fn without_addresses(text: &str) -> String {
+    text.split(' ')
+        .map(|word| {
+            if word.contains('@') {
+                "<address>"
+            } else {
+                word
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// A message no retry can send: its address or content is invalid, or the relay refused it for
@@ -247,5 +268,22 @@ pub fn build(
             )
         }
         NotifierKind::DevMailbox => Ok(mailbox.unwrap_or_default()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_relays_answer_keeps_its_code_and_reason_but_not_the_addresses_it_names() {
+        assert_eq!(
+            without_addresses("permanent error (550): 5.1.1 <ana@correo.cl>: no such user"),
+            "permanent error (550): 5.1.1 <address> no such user"
+        );
+        assert_eq!(
+            without_addresses("transient error (451): try again later"),
+            "transient error (451): try again later"
+        );
     }
 }
