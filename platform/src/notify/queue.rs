@@ -24,6 +24,8 @@ pub struct QueuedNotifier {
     /// The most `pending` may be: a relay outage fills it, and then `send` fails.
     capacity: usize,
     drained: Arc<tokio::sync::Notify>,
+    /// Tells the task the process is stopping: what waits for a retry is tried at once.
+    hurry: Arc<tokio::sync::Notify>,
 }
 
 impl QueuedNotifier {
@@ -66,12 +68,14 @@ impl QueuedNotifier {
         let (queue, messages) = tokio::sync::mpsc::channel(capacity);
         let pending = Arc::new(AtomicUsize::new(0));
         let drained = Arc::new(tokio::sync::Notify::new());
+        let hurry = Arc::new(tokio::sync::Notify::new());
         tokio::spawn(sending(
             inner.clone(),
             messages,
             retry_for,
             pending.clone(),
             drained.clone(),
+            hurry.clone(),
         ));
         Arc::new(Self {
             queue,
@@ -79,15 +83,18 @@ impl QueuedNotifier {
             pending,
             capacity,
             drained,
+            hurry,
         })
     }
 
-    /// [`Notifier::settle`] within `bound`.
+    /// [`Notifier::settle`] within `bound`; a message set aside for a retry is tried at once,
+    /// not after its backoff (up to 30 s, longer than the bound).
     async fn settle_within(&self, bound: Duration) {
         let waiting = self.pending.load(Ordering::Acquire);
         if waiting == 0 {
             return;
         }
+        self.hurry.notify_one();
         tracing::info!(
             messages = waiting,
             within_ms = bound.as_millis() as u64,
@@ -117,14 +124,16 @@ impl QueuedNotifier {
 
 /// The queue's sending task: each message in turn, and a message whose try failed in a way
 /// that may pass set aside until its next try, so a message the relay defers (a recipient it
-/// throttles) does not hold up the ones behind it. Ends once the notifier is dropped and
-/// nothing is left to try.
+/// throttles) does not hold up the ones behind it. Once `hurry` is told (the process stops),
+/// every message set aside is due at once. Ends once the notifier is dropped and nothing is left
+/// to try.
 async fn sending(
     inner: SharedNotifier,
     mut messages: tokio::sync::mpsc::Receiver<(Outgoing, Instant)>,
     retry_for: Duration,
     pending: Arc<AtomicUsize>,
     drained: Arc<tokio::sync::Notify>,
+    hurry: Arc<tokio::sync::Notify>,
 ) {
     let mut deferred: Vec<Deferred> = Vec::new();
     let mut open = true;
@@ -137,6 +146,13 @@ async fn sending(
         let (due_at, wake) = due.unwrap_or((0, Instant::now()));
         let mut next = tokio::select! {
             biased;
+            () = hurry.notified() => {
+                let now = Instant::now();
+                for message in &mut deferred {
+                    message.next_try = now;
+                }
+                continue;
+            }
             () = tokio::time::sleep_until(wake.into()), if due.is_some() => {
                 deferred.swap_remove(due_at)
             }
@@ -378,6 +394,25 @@ mod tests {
         .await
         .expect("settling ends at its bound");
         assert_eq!(stuck.pending.load(Ordering::Acquire), 1, "still queued");
+    }
+
+    #[tokio::test]
+    async fn settling_tries_a_message_waiting_for_its_retry_at_once() {
+        // Fails at 0 and 0.5 s; its next try would be 1 s later, past the bound.
+        let flaky = Arc::new(Flaky {
+            failures: 2,
+            ..Flaky::default()
+        });
+        let queued = QueuedNotifier::spawn(flaky.clone(), 4);
+        queued.send(message("uno")).await.unwrap();
+        while flaky.tries.load(Ordering::SeqCst) < 2 {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+
+        queued.settle_within(Duration::from_millis(300)).await;
+
+        assert_eq!(flaky.tries.load(Ordering::SeqCst), 3);
+        assert_eq!(flaky.mailbox.list()[0].subject, "uno");
     }
 
     #[tokio::test]
