@@ -188,10 +188,13 @@ impl ChangeNotices {
             .min(Self::MAX_RETRY)
     }
 
-    /// The notice, with the restore link of `token` and the new address masked.
+    /// The notice, with the restore link of `token` and the new address masked. It names the
+    /// link's deadline rather than "7 days": a notice held up by a relay outage is mailed with
+    /// less time left.
     fn message(&self, notice: &DueNotice, token: &ConfirmationToken) -> Outgoing {
         let link = self.settings.restore_link(token);
         let when = chile_date_time(notice.changed_at);
+        let until = chile_date_time(notice.restore.expires_at);
         let masked = notice.restore.new_email.masked();
         let body = format!(
             "Hola:\n\n\
@@ -199,8 +202,8 @@ impl ChangeNotices {
              de esta dirección a {masked}. Desde entonces tus códigos de acceso y la \
              recuperación de contraseña van a la nueva dirección.\n\n\
              Si fuiste tú, no necesitas hacer nada.\n\n\
-             Si no fuiste tú, abre este enlace dentro de los próximos 7 días para volver a \
-             usar esta dirección y cerrar todas las sesiones abiertas de tu cuenta:\n\n\
+             Si no fuiste tú, abre este enlace antes del {until} (hora de Chile) para volver \
+             a usar esta dirección y cerrar todas las sesiones abiertas de tu cuenta:\n\n\
              {link}\n\n\
              Después, cambia tu contraseña. Mi Club nunca te pedirá tu contraseña ni tus \
              códigos por correo.\n"

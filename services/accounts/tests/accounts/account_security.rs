@@ -187,7 +187,19 @@ async fn the_previous_address_is_told_and_can_restore_within_7_days(env: TestEnv
     assert!(notice.body.contains("a***@correo.cl"), "{}", notice.body);
     assert!(!notice.body.contains(ATTACKER), "the new address is masked");
     assert!(notice.body.contains("hora de Chile"), "{}", notice.body);
-    assert!(notice.body.contains("7 días"), "{}", notice.body);
+    let expires_at: i64 = sqlx::query("SELECT expires_at FROM email_restores")
+        .fetch_one(app.store.database().pool())
+        .await
+        .unwrap()
+        .get("expires_at");
+    let until = miclub_platform::calendar::member_date_time(expires_at).unwrap();
+    assert!(
+        notice
+            .body
+            .contains(&format!("antes del {until} (hora de Chile)")),
+        "the link's deadline, 7 days on: {}",
+        notice.body
+    );
     assert_eq!(notice.code, None);
     let token = restore_token(&notice);
     assert!(ConfirmationToken::parse(&token).is_some());
