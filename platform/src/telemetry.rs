@@ -323,6 +323,12 @@ pub fn metrics_handle() -> &'static PrometheusHandle {
              address already held its cap)"
         );
         metrics::describe_counter!(
+            "email_change_notices_total",
+            "tries of the previous address's email change notice, by outcome (sent; retrying: \
+             the try failed and another is due; given_up: refused for good, or not taken in the \
+             link's life; void: an earlier link restored the address, or the member left)"
+        );
+        metrics::describe_counter!(
             "grpc_server_calls_total",
             "gRPC calls answered, by method and status code"
         );

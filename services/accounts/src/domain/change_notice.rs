@@ -46,8 +46,11 @@ pub struct NoticeRound {
     pub sent: usize,
     /// Notices whose try failed in a way that may pass, due again later.
     pub retrying: usize,
-    /// Notices given up: refused for good, or whose link can no longer restore anything.
+    /// Notices given up: refused for good, or never taken by the relay in the link's life.
     pub given_up: usize,
+    /// Notices no longer worth sending: the member restored the address with an earlier
+    /// change's link, or left the club.
+    pub void: usize,
 }
 
 /// The relay of change notices; cheap to clone, every clone wakes the same relay.
@@ -97,13 +100,26 @@ impl ChangeNotices {
         let mut round = NoticeRound::default();
         for notice in self.store.due_change_notices(now, self.batch).await? {
             let member_id = &notice.restore.member_id;
+            if now >= notice.restore.expires_at {
+                // Due for the link's whole life: the mail relay never took it.
+                self.store.change_notice_due(&notice.digest, None).await?;
+                tracing::error!(
+                    member_id = %member_id,
+                    tries = notice.tries,
+                    "email change notice given up: its link expired before the mail relay took it"
+                );
+                round.given_up += 1;
+                counted("given_up");
+                continue;
+            }
             if !notice.restore.is_usable(now) {
                 self.store.change_notice_due(&notice.digest, None).await?;
                 tracing::info!(
                     member_id = %member_id,
-                    "email change notice not sent: its link is used or expired, or the member left"
+                    "email change notice not sent: an earlier link restored the address, or the member left"
                 );
-                round.given_up += 1;
+                round.void += 1;
+                counted("void");
                 continue;
             }
             let token = ConfirmationToken::generate();
@@ -127,6 +143,7 @@ impl ChangeNotices {
                     self.store.change_notice_sent(&digest, now_millis()).await?;
                     tracing::info!(member_id = %member_id, tries, "email change notice sent");
                     round.sent += 1;
+                    counted("sent");
                 }
                 Err(err) if err.is::<Refused>() => {
                     self.store.change_notice_due(&digest, None).await?;
@@ -136,6 +153,7 @@ impl ChangeNotices {
                         "email change notice refused by the mail relay: not sent"
                     );
                     round.given_up += 1;
+                    counted("given_up");
                 }
                 Err(err) => {
                     let wait = Self::retry_after(tries);
@@ -149,6 +167,7 @@ impl ChangeNotices {
                         "email change notice not sent yet: trying again later"
                     );
                     round.retrying += 1;
+                    counted("retrying");
                 }
             }
         }
@@ -171,6 +190,7 @@ impl ChangeNotices {
                     sent = round.sent,
                     retrying = round.retrying,
                     given_up = round.given_up,
+                    void = round.void,
                     "email change notices delivered"
                 ),
                 Ok(_) => {}
@@ -215,6 +235,11 @@ impl ChangeNotices {
             code: None,
         }
     }
+}
+
+/// One try's `outcome` in `email_change_notices_total`, what an operator alerts on.
+fn counted(outcome: &'static str) {
+    metrics::counter!("email_change_notices_total", "outcome" => outcome).increment(1);
 }
 
 #[cfg(test)]

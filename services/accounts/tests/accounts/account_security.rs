@@ -333,7 +333,18 @@ async fn a_notice_is_tried_again_until_the_relay_takes_it_and_its_link_is_the_on
     restore(&app, &token).await.expect("restored");
 }
 
+/// `email_change_notices_total{outcome}` as `/metrics` renders it (0 before the first).
+fn notices_counted(outcome: &str) -> u64 {
+    let series = format!(r#"email_change_notices_total{{outcome="{outcome}"}} "#);
+    miclub_platform::telemetry::metrics_handle()
+        .render()
+        .lines()
+        .find_map(|line| line.strip_prefix(&series)?.parse().ok())
+        .unwrap_or(0)
+}
+
 async fn a_notice_the_relay_refuses_for_good_is_given_up_at_once(env: TestEnv) {
+    let given_up = notices_counted("given_up");
     let app = TestApp::spawn(env).await;
     let member = app.add_member_with_account().await;
     assert!(
@@ -352,6 +363,10 @@ async fn a_notice_the_relay_refuses_for_good_is_given_up_at_once(env: TestEnv) {
     confirm(&app, &link_token(&link)).await.expect("confirmed");
 
     assert_eq!(tried(&app, 1).await, None, "given up, not due again");
+    assert!(
+        notices_counted("given_up") > given_up,
+        "counted for the operator's alert"
+    );
     assert_eq!(app.mail.sent().len(), 1, "only the confirmation link went");
     assert_eq!(app.stored(&member.id).await.email.as_str(), ATTACKER);
 }
