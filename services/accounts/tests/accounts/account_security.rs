@@ -371,6 +371,33 @@ async fn a_notice_the_relay_refuses_for_good_is_given_up_at_once(env: TestEnv) {
     assert_eq!(app.stored(&member.id).await.email.as_str(), ATTACKER);
 }
 
+async fn a_notice_the_relay_never_took_while_its_link_lived_is_given_up_not_sent_dead(
+    env: TestEnv,
+) {
+    let given_up = notices_counted("given_up");
+    let app = TestApp::spawn(env).await;
+    let member = app.add_member_with_account().await;
+    change_and_confirm_while_mail_is_down(&app, &member).await;
+    tried(&app, 1).await;
+    // Seven days of outage later: the link has expired and its try is due.
+    sqlx::query("UPDATE email_restores SET expires_at = $1, notice_due_at = $1")
+        .bind(now_millis() - 1)
+        .execute(app.store.database().pool())
+        .await
+        .unwrap();
+
+    app.mail.fail(false);
+
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    while notice_state(&app).await.0.is_some() {
+        assert!(tokio::time::Instant::now() < deadline, "still due");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(notice_state(&app).await.1, 1, "not tried again");
+    assert_eq!(app.mail.sent().len(), 1, "no notice with a dead link");
+    assert!(notices_counted("given_up") > given_up);
+}
+
 async fn two_relays_reading_the_same_due_notice_claim_it_once(env: TestEnv) {
     // The app's own relay tries once, woken by the confirmation, and then keeps out of the way.
     let app = TestApp::spawn_relaying_every(env, false, Duration::from_secs(3_600)).await;
@@ -714,6 +741,7 @@ backend_tests!(
     the_previous_address_is_told_by_the_next_accounts_when_the_relay_was_down_until_this_one_stopped,
     a_notice_is_tried_again_until_the_relay_takes_it_and_its_link_is_the_one_mailed,
     a_notice_the_relay_refuses_for_good_is_given_up_at_once,
+    a_notice_the_relay_never_took_while_its_link_lived_is_given_up_not_sent_dead,
     two_relays_reading_the_same_due_notice_claim_it_once,
     a_restore_link_does_not_work_after_7_days,
     a_restore_link_works_once,
