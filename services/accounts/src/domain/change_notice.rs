@@ -175,7 +175,9 @@ impl ChangeNotices {
     }
 
     /// Runs a round when woken and every `interval`, until `shutdown`. A round under way when
-    /// the service stops is finished: what it has not tried stays due for the next process.
+    /// the service stops is cut short, since through a relay outage it may take a send timeout
+    /// per notice: what it has not tried stays due, and a notice it was sending stays claimed
+    /// until its lease passes ([`Self::LEASE`]), then any replica sends it.
     pub async fn deliver_periodically(self, interval: Duration, shutdown: Shutdown) {
         let stopped = shutdown.wait();
         tokio::pin!(stopped);
@@ -185,7 +187,11 @@ impl ChangeNotices {
                 () = self.wake.notified() => {}
                 () = tokio::time::sleep(interval) => {}
             }
-            match self.deliver_due(now_millis()).await {
+            let round = tokio::select! {
+                () = &mut stopped => break,
+                round = self.deliver_due(now_millis()) => round,
+            };
+            match round {
                 Ok(round) if round != NoticeRound::default() => tracing::info!(
                     sent = round.sent,
                     retrying = round.retrying,

@@ -398,6 +398,39 @@ async fn a_notice_the_relay_never_took_while_its_link_lived_is_given_up_not_sent
     assert!(notices_counted("given_up") > given_up);
 }
 
+async fn a_relay_that_never_answers_does_not_hold_up_the_stop_and_the_notice_stays_due(
+    env: TestEnv,
+) {
+    let app = TestApp::spawn(env).await;
+    let member = app.add_member_with_account().await;
+    assert!(
+        update(&app, &member, ATTACKER, PASSWORD)
+            .await
+            .expect("update")
+    );
+    let link = app.mail.after(0).await;
+    app.mail.hang(true);
+    confirm(&app, &link_token(&link)).await.expect("confirmed");
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    while notice_state(&app).await.1 == 0 {
+        assert!(tokio::time::Instant::now() < deadline, "never tried");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+
+    let env = tokio::time::timeout(Duration::from_secs(10), app.stopped())
+        .await
+        .expect("stopped though the relay's send never ended");
+
+    // The try it cut short keeps its claim for the lease; the next accounts sends it after.
+    let next = TestApp::spawn(env).await;
+    let (due, tries) = notice_state(&next).await;
+    assert!(
+        due.is_some_and(|due| due > now_millis()),
+        "claimed, still due"
+    );
+    assert_eq!(tries, 1);
+}
+
 async fn two_relays_reading_the_same_due_notice_claim_it_once(env: TestEnv) {
     // The app's own relay tries once, woken by the confirmation, and then keeps out of the way.
     let app = TestApp::spawn_relaying_every(env, false, Duration::from_secs(3_600)).await;
@@ -742,6 +775,7 @@ backend_tests!(
     a_notice_is_tried_again_until_the_relay_takes_it_and_its_link_is_the_one_mailed,
     a_notice_the_relay_refuses_for_good_is_given_up_at_once,
     a_notice_the_relay_never_took_while_its_link_lived_is_given_up_not_sent_dead,
+    a_relay_that_never_answers_does_not_hold_up_the_stop_and_the_notice_stays_due,
     two_relays_reading_the_same_due_notice_claim_it_once,
     a_restore_link_does_not_work_after_7_days,
     a_restore_link_works_once,

@@ -190,12 +190,18 @@ pub struct TestMail {
     mailbox: DevMailbox,
     failing: AtomicBool,
     refusing: AtomicBool,
+    hanging: AtomicBool,
 }
 
 impl TestMail {
     /// From now on every send is refused for good, as a relay's 5xx is (`true`), or not.
     pub fn refuse(&self, refusing: bool) {
         self.refusing.store(refusing, Ordering::SeqCst);
+    }
+
+    /// From now on every send waits for an answer that never comes (`true`), or not.
+    pub fn hang(&self, hanging: bool) {
+        self.hanging.store(hanging, Ordering::SeqCst);
     }
 
     pub fn fail(&self, failing: bool) {
@@ -228,6 +234,9 @@ impl TestMail {
 #[async_trait]
 impl Notifier for TestMail {
     async fn send(&self, message: Outgoing) -> anyhow::Result<()> {
+        if self.hanging.load(Ordering::SeqCst) {
+            std::future::pending::<()>().await;
+        }
         if self.failing.load(Ordering::SeqCst) {
             anyhow::bail!("smtp relay unreachable (test)");
         }
