@@ -134,7 +134,7 @@ impl Application {
             deps.notifier.clone(),
             deps.login_emails,
             confirmation,
-            change_notices.clone(),
+            change_notices.bell(),
         );
         let verifier = Arc::new(TokenVerifier::new(
             &settings.tokens,

@@ -53,7 +53,7 @@ pub struct NoticeRound {
     pub void: usize,
 }
 
-/// The relay of change notices; cheap to clone, every clone wakes the same relay.
+/// The relay of change notices.
 #[derive(Debug, Clone)]
 pub struct ChangeNotices {
     store: Store,
@@ -89,10 +89,11 @@ impl ChangeNotices {
         }
     }
 
-    /// Asks the relay for a round now (a notice was just written); a round under way is
-    /// followed by another.
-    pub fn wake(&self) {
-        self.wake.notify_one();
+    /// What asks the relay for a round now (`notify_one` once a notice is written); a round
+    /// under way is followed by another. A bell rather than the relay itself, so the profile
+    /// that rings it needs nothing else of this module.
+    pub fn bell(&self) -> Arc<Notify> {
+        self.wake.clone()
     }
 
     /// One round: tries every notice due at `now`, up to a batch.

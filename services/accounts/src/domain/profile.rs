@@ -42,8 +42,8 @@ use miclub_platform::ephemeral::SharedStore;
 use miclub_platform::notify::{Outgoing, SharedNotifier};
 use miclub_platform::storage::now_millis;
 use sha2::{Digest, Sha256};
+use tokio::sync::Notify;
 
-use super::change_notice::ChangeNotices;
 use super::{
     BirthDate, Email, GENDERS, Gender, GenderId, Member, MemberId, MemberRecord, PersonName,
     PhoneNumber, TermsAgreement, TermsDecision,
@@ -361,8 +361,9 @@ pub struct Profile {
     notifier: SharedNotifier,
     login_emails: Arc<dyn LoginEmails>,
     settings: ConfirmationSettings,
-    /// Woken once a confirmation has written a change notice.
-    notices: ChangeNotices,
+    /// The change notice relay's bell (`ChangeNotices::bell`), rung once a confirmation has
+    /// written a notice.
+    notices: Arc<Notify>,
 }
 
 impl Profile {
@@ -372,7 +373,7 @@ impl Profile {
         notifier: SharedNotifier,
         login_emails: Arc<dyn LoginEmails>,
         settings: ConfirmationSettings,
-        notices: ChangeNotices,
+        notices: Arc<Notify>,
     ) -> Self {
         Self {
             store,
@@ -608,7 +609,7 @@ impl Profile {
             "email confirmed"
         );
         if restore.is_some() {
-            self.notices.wake();
+            self.notices.notify_one();
         }
         Ok(EmailConfirmation::Confirmed(stored.email))
     }
