@@ -28,6 +28,7 @@ use miclub_platform::events::SharedBus;
 use miclub_platform::grpc::Port;
 use miclub_platform::notify::Notifier;
 use miclub_platform::shutdown::Shutdown;
+use miclub_platform::storage::now_millis;
 use miclub_platform::tokens::{KeySource, TokenVerifier};
 use miclub_proto::accounts::v1::accounts_service_server::AccountsServiceServer;
 
@@ -101,6 +102,8 @@ pub struct Application {
 const CARD_BACKFILL_BATCH: i64 = 500;
 /// How long the backfill waits before trying again after a database failure.
 const CARD_BACKFILL_RETRY: Duration = Duration::from_secs(30);
+/// How often the restore rows whose link expired are deleted.
+const RESTORE_PURGE_EVERY: Duration = Duration::from_secs(3600);
 
 impl Application {
     /// Connects to the database and migrates it, seeds the demo members when asked, and binds
@@ -191,7 +194,8 @@ impl Application {
     /// queued (`Notifier::settle`) and closes the pool. Meanwhile background tasks confirm due
     /// accruals every `confirm_interval_secs`, ask auth to disable pending credentials every
     /// `credentials_retry_interval_secs`, relay the outbox to the event bus and mail the email
-    /// change notices due every `relay.interval_ms`; they stop on the same shutdown and are awaited before the pool
+    /// change notices due every `relay.interval_ms`, and delete expired restore links hourly;
+    /// they stop on the same shutdown and are awaited before the pool
     /// closes. Once at start, the club accounts opened before card numbers existed get theirs
     /// ([`assign_card_numbers`]).
     pub async fn run_until_stopped(self, shutdown: Shutdown) -> anyhow::Result<()> {
@@ -209,6 +213,7 @@ impl Application {
             self.relay
                 .relay_periodically(self.relay_interval, shutdown.clone()),
         );
+        let purging = tokio::spawn(purge_expired_restores(self.store.clone(), shutdown.clone()));
         let noticing = tokio::spawn(
             self.change_notices
                 .deliver_periodically(self.relay_interval, shutdown.clone()),
@@ -223,6 +228,9 @@ impl Application {
         if let Err(err) = relaying.await {
             tracing::error!(error = %err, "outbox relay task failed");
         }
+        if let Err(err) = purging.await {
+            tracing::error!(error = %err, "restore link purge task failed");
+        }
         if let Err(err) = noticing.await {
             tracing::error!(error = %err, "email change notice task failed");
         }
@@ -232,6 +240,23 @@ impl Application {
         self.notifier.settle().await;
         self.store.database().close().await;
         served
+    }
+}
+
+/// Deletes the restore rows whose link expired and whose notice is settled
+/// ([`Store::purge_expired_restores`]) every [`RESTORE_PURGE_EVERY`], until shut down.
+async fn purge_expired_restores(store: Store, shutdown: Shutdown) {
+    let mut every = tokio::time::interval(RESTORE_PURGE_EVERY);
+    loop {
+        tokio::select! {
+            _ = every.tick() => {}
+            () = shutdown.clone().wait() => return,
+        }
+        match store.purge_expired_restores(now_millis()).await {
+            Ok(0) => {}
+            Ok(purged) => tracing::info!(purged, "expired email restore links deleted"),
+            Err(err) => tracing::warn!(error = %err, "cannot delete expired email restore links"),
+        }
     }
 }
 

@@ -1,6 +1,7 @@
 //! The change notices in storage, as their relay sees them: the restore rows whose notice is
 //! due, the guarded `UPDATE` that claims one (and swaps in the digest of the token about to be
-//! mailed), and recording a notice sent, tried again later or given up.
+//! mailed), recording a notice sent, tried again later or given up, and deleting the rows whose
+//! link expired.
 //!
 //! A claim is a compare-and-swap on the row's `token_hash`: two relays reading the same due row
 //! both try it, and only the first finds the digest it read. The winner's lease
@@ -90,6 +91,20 @@ impl Store {
         .execute(self.db.pool())
         .await?;
         Ok(())
+    }
+
+    /// Deletes the restore rows whose link expired by `now` and whose notice is settled (sent,
+    /// given up or void): nothing reads them any more (an expired link answers as an unknown
+    /// one), and each holds two of a member's addresses. Auth keeps the change in the member's
+    /// security events. Answers how many.
+    pub async fn purge_expired_restores(&self, now: i64) -> Result<u64> {
+        let purged = sqlx::query(
+            "DELETE FROM email_restores WHERE expires_at <= $1 AND notice_due_at IS NULL",
+        )
+        .bind(now)
+        .execute(self.db.pool())
+        .await?;
+        Ok(purged.rows_affected())
     }
 
     /// Makes the notice of the row `digest` due again at `due_at`, or never (`None`: given up).

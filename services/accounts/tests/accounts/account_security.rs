@@ -431,6 +431,48 @@ async fn a_relay_that_never_answers_does_not_hold_up_the_stop_and_the_notice_sta
     assert_eq!(tries, 1);
 }
 
+async fn restore_rows_are_deleted_once_their_link_expired_and_their_notice_is_settled(
+    env: TestEnv,
+) {
+    // The relay runs only when a confirmation wakes it, so it leaves the due notice below alone.
+    let app = TestApp::spawn_relaying_every(env, false, Duration::from_secs(3_600)).await;
+    let member = app.add_member_with_account().await;
+    change_and_confirm(&app, &member, ATTACKER).await;
+    let other = app.add_member_with_account().await;
+    change_and_confirm(&app, &other, "otra@correo.cl").await;
+    let fresh = app.add_member_with_account().await;
+    change_and_confirm(&app, &fresh, "nueva@correo.cl").await;
+    let now = now_millis();
+    // The first member's link has expired; the other's too, but its notice is still due.
+    for (member_id, due) in [(&member.id, None), (&other.id, Some(now - 1))] {
+        sqlx::query(
+            "UPDATE email_restores SET expires_at = $1, notice_due_at = $2 WHERE member_id = $3",
+        )
+        .bind(now - 1)
+        .bind(due)
+        .bind(member_id.as_str())
+        .execute(app.store.database().pool())
+        .await
+        .unwrap();
+    }
+
+    let purged = app.store.purge_expired_restores(now).await.unwrap();
+
+    assert_eq!(purged, 1);
+    let left: Vec<String> = sqlx::query("SELECT member_id FROM email_restores ORDER BY created_at")
+        .fetch_all(app.store.database().pool())
+        .await
+        .unwrap()
+        .iter()
+        .map(|row| row.get("member_id"))
+        .collect();
+    assert_eq!(
+        left,
+        [other.id.as_str(), fresh.id.as_str()],
+        "the one still due for the relay, and the live link"
+    );
+}
+
 async fn two_relays_reading_the_same_due_notice_claim_it_once(env: TestEnv) {
     // The app's own relay tries once, woken by the confirmation, and then keeps out of the way.
     let app = TestApp::spawn_relaying_every(env, false, Duration::from_secs(3_600)).await;
@@ -776,6 +818,7 @@ backend_tests!(
     a_notice_the_relay_refuses_for_good_is_given_up_at_once,
     a_notice_the_relay_never_took_while_its_link_lived_is_given_up_not_sent_dead,
     a_relay_that_never_answers_does_not_hold_up_the_stop_and_the_notice_stays_due,
+    restore_rows_are_deleted_once_their_link_expired_and_their_notice_is_settled,
     two_relays_reading_the_same_due_notice_claim_it_once,
     a_restore_link_does_not_work_after_7_days,
     a_restore_link_works_once,
