@@ -246,22 +246,37 @@ async fn notice_state(app: &TestApp) -> (Option<i64>, i64) {
     (row.get("notice_due_at"), row.get("tries"))
 }
 
-/// Waits up to 5 s for the only restore row's notice to have been tried `tries` times, the
-/// last try over (no relay holding it), and answers when it is due again.
-async fn tried(app: &TestApp, tries: i64) -> Option<i64> {
+/// Waits up to 5 s for the only restore row's [`notice_state`] to be `what` says, and answers
+/// it.
+async fn notice_until(
+    app: &TestApp,
+    what: &str,
+    reached: impl Fn(Option<i64>, i64) -> bool,
+) -> (Option<i64>, i64) {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
     loop {
-        let (due, tried) = notice_state(app).await;
-        let held = due.is_some_and(|due| due > now_millis() + 60_000);
-        if tried >= tries && !held {
-            return due;
+        let (due, tries) = notice_state(app).await;
+        if reached(due, tries) {
+            return (due, tries);
         }
         assert!(
             tokio::time::Instant::now() < deadline,
-            "{tried} tries of {tries}"
+            "notice not {what} within 5 s: due {due:?}, {tries} tries"
         );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+}
+
+/// Waits for the only restore row's notice to have been tried `tries` times, the last try
+/// over (no relay holding it), and answers when it is due again.
+async fn tried(app: &TestApp, tries: i64) -> Option<i64> {
+    let what = format!("tried {tries} times");
+    notice_until(app, &what, |due, tried| {
+        let held = due.is_some_and(|due| due > now_millis() + 60_000);
+        tried >= tries && !held
+    })
+    .await
+    .0
 }
 
 /// Changes `member`'s email to [`ATTACKER`] and confirms it while the mail relay is down.
@@ -388,12 +403,8 @@ async fn a_notice_the_relay_never_took_while_its_link_lived_is_given_up_not_sent
 
     app.mail.fail(false);
 
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
-    while notice_state(&app).await.0.is_some() {
-        assert!(tokio::time::Instant::now() < deadline, "still due");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    assert_eq!(notice_state(&app).await.1, 1, "not tried again");
+    let (_, tries) = notice_until(&app, "given up", |due, _| due.is_none()).await;
+    assert_eq!(tries, 1, "not tried again");
     assert_eq!(app.mail.sent().len(), 1, "no notice with a dead link");
     assert!(notices_counted("given_up") > given_up);
 }
@@ -411,11 +422,7 @@ async fn a_relay_that_never_answers_does_not_hold_up_the_stop_and_the_notice_sta
     let link = app.mail.after(0).await;
     app.mail.hang(true);
     confirm(&app, &link_token(&link)).await.expect("confirmed");
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
-    while notice_state(&app).await.1 == 0 {
-        assert!(tokio::time::Instant::now() < deadline, "never tried");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    notice_until(&app, "being sent", |_, tries| tries > 0).await;
 
     let env = tokio::time::timeout(Duration::from_secs(10), app.stopped())
         .await
