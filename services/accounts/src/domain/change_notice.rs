@@ -21,7 +21,7 @@ use miclub_platform::shutdown::Shutdown;
 use miclub_platform::storage::now_millis;
 use tokio::sync::Notify;
 
-use super::profile::chile_date_time;
+use super::email_links::chile_date_time;
 use super::{ConfirmationSettings, ConfirmationToken, EMAIL_CHANGED_SUBJECT, StoredRestore};
 use crate::error::Result;
 use crate::store::Store;

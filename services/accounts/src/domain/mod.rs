@@ -8,6 +8,7 @@
 mod accounts;
 mod card;
 mod change_notice;
+mod email_links;
 mod ledger;
 mod member;
 mod outbox;
@@ -19,6 +20,10 @@ mod unsubscribe;
 pub use accounts::{Accounts, MemberCard};
 pub use card::CardNumber;
 pub use change_notice::{ChangeNotices, DueNotice, NoticeRound};
+pub use email_links::{
+    ConfirmationSettings, ConfirmationToken, EmailConfirmation, NewConfirmation, NewRestore,
+    StoredConfirmation, StoredRestore,
+};
 pub use ledger::{
     Balance, Ledger, ManualMovement, Month, Movement, MovementDetail, MovementId, MovementKind,
     MovementStatus, MovementsPage, NewPurchase, OutboxEvent, PageRequest, PurchaseExplanation,
@@ -31,10 +36,9 @@ pub use member::{
 };
 pub use outbox::{OutboxRelay, RelayRound};
 pub use profile::{
-    CONFIRMATION_SUBJECT, ConfirmationSettings, ConfirmationToken, EMAIL_CHANGED_SUBJECT,
-    EMAIL_IN_USE_SUBJECT, EmailConfirmation, LoginEmails, NewConfirmation, NewRestore, Profile,
-    ProfileChanges, RESEND_WINDOW, RESENDS_PER_WINDOW, RESTORE_TTL, StepUp, StoredConfirmation,
-    StoredRestore, TermsVersion, UpdatedProfile, step_up_messages,
+    CONFIRMATION_SUBJECT, EMAIL_CHANGED_SUBJECT, EMAIL_IN_USE_SUBJECT, LoginEmails, Profile,
+    ProfileChanges, RESEND_WINDOW, RESENDS_PER_WINDOW, RESTORE_TTL, StepUp, TermsVersion,
+    UpdatedProfile, step_up_messages,
 };
 pub use purchase::{
     IdempotencyKey, MemberDocument, MemberKey, OrderLine, PostedPurchase, ProductCategoryId,

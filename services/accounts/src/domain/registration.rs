@@ -32,8 +32,8 @@ use miclub_platform::identity::LoginId;
 use miclub_platform::notify::{Outgoing, SharedNotifier};
 use miclub_platform::storage::now_millis;
 
+use super::email_links::LinkPurpose;
 use super::member::messages;
-use super::profile::LinkPurpose;
 use super::{
     BirthDate, Document, Email, GenderId, Member, MemberId, MemberState, MemberStatus, PersonName,
     PhoneNumber, Profile, TermsAgreement, TermsDecision, TermsVersion,

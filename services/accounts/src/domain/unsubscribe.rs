@@ -30,7 +30,8 @@ use miclub_platform::notify::{Outgoing, SharedNotifier};
 use miclub_platform::shutdown::Shutdown;
 use miclub_platform::storage::now_millis;
 
-use super::profile::{StepUp, chile_date_time, step_up_messages, verify_current_password};
+use super::email_links::chile_date_time;
+use super::profile::{StepUp, step_up_messages, verify_current_password};
 use super::{Document, Email, LoginEmails, MemberId, MemberState};
 use crate::error::{AccountsError, Result};
 use crate::store::Store;
