@@ -195,8 +195,8 @@ impl Application {
     /// accruals every `confirm_interval_secs`, ask auth to disable pending credentials every
     /// `credentials_retry_interval_secs`, relay the outbox to the event bus and mail the email
     /// change notices due every `relay.interval_ms`, and delete expired restore links hourly;
-    /// they stop on the same shutdown and are awaited before the pool
-    /// closes. Once at start, the club accounts opened before card numbers existed get theirs
+    /// they stop on the same shutdown and are awaited before the pool closes. Once at start,
+    /// the club accounts opened before card numbers existed get theirs
     /// ([`assign_card_numbers`]).
     pub async fn run_until_stopped(self, shutdown: Shutdown) -> anyhow::Result<()> {
         let numbering = tokio::spawn(assign_card_numbers(self.accounts, shutdown.clone()));
