@@ -99,7 +99,21 @@ impl ChangeNotices {
     /// One round: tries every notice due at `now`, up to a batch.
     pub async fn deliver_due(&self, now: i64) -> Result<NoticeRound> {
         let mut round = NoticeRound::default();
-        for notice in self.store.due_change_notices(now, self.batch).await? {
+        for due in self.store.due_change_notices(now, self.batch).await? {
+            let notice = match due {
+                Ok(notice) => notice,
+                Err((digest, err)) => {
+                    // Left due, it would fail every round and hold up the notices after it.
+                    self.store.change_notice_due(&digest, None).await?;
+                    tracing::error!(
+                        error = %err,
+                        "email change notice given up: its row cannot be read"
+                    );
+                    round.given_up += 1;
+                    counted("given_up");
+                    continue;
+                }
+            };
             let member_id = &notice.restore.member_id;
             if now >= notice.restore.expires_at {
                 // Due for the link's whole life: the mail relay never took it.

@@ -15,8 +15,14 @@ use crate::domain::{DueNotice, Email, MemberId, StoredRestore};
 use crate::error::{AccountsError, Result};
 
 impl Store {
-    /// Up to `limit` restore rows whose notice is due at `now`, the oldest change first.
-    pub async fn due_change_notices(&self, now: i64, limit: i64) -> Result<Vec<DueNotice>> {
+    /// Up to `limit` restore rows whose notice is due at `now`, the oldest change first. A row
+    /// that cannot be read comes back as its digest with the reason, so the relay can give it
+    /// up and go on with the others.
+    pub async fn due_change_notices(
+        &self,
+        now: i64,
+        limit: i64,
+    ) -> Result<Vec<std::result::Result<DueNotice, (String, AccountsError)>>> {
         let rows = sqlx::query(
             "SELECT r.token_hash, r.member_id, r.previous_email, r.new_email, r.expires_at, \
              r.used_at, r.created_at, CAST(r.notice_tries AS BIGINT) AS notice_tries, m.status \
@@ -30,9 +36,10 @@ impl Store {
         .await?;
         rows.iter()
             .map(|row| {
+                let digest: String = row.try_get("token_hash")?;
                 let read = || -> Result<DueNotice> {
                     Ok(DueNotice {
-                        digest: row.try_get("token_hash")?,
+                        digest: digest.clone(),
                         restore: StoredRestore {
                             member_id: MemberId::parse(&row.try_get::<String, _>("member_id")?)?,
                             previous_email: Email::parse(
@@ -47,10 +54,13 @@ impl Store {
                         tries: row.try_get("notice_tries")?,
                     })
                 };
-                read().map_err(|err| match err {
-                    AccountsError::Database(err) => AccountsError::Database(err),
-                    other => corrupt("email change notice", other),
-                })
+                Ok(read().map_err(|err| {
+                    let err = match err {
+                        AccountsError::Database(err) => AccountsError::Database(err),
+                        other => corrupt("email change notice", other),
+                    };
+                    (digest.clone(), err)
+                }))
             })
             .collect()
     }

@@ -480,6 +480,32 @@ async fn restore_rows_are_deleted_once_their_link_expired_and_their_notice_is_se
     );
 }
 
+async fn a_restore_row_that_cannot_be_read_is_given_up_and_holds_up_no_other_notice(env: TestEnv) {
+    let app = TestApp::spawn_relaying_every(env, false, Duration::from_secs(3_600)).await;
+    let member = app.add_member_with_account().await;
+    change_and_confirm_while_mail_is_down(&app, &member).await;
+    tried(&app, 1).await;
+    // A hand edit gone wrong: the first due row no longer holds an address.
+    sqlx::query("UPDATE email_restores SET previous_email = 'no-es-un-correo', notice_due_at = 0")
+        .execute(app.store.database().pool())
+        .await
+        .unwrap();
+    app.mail.fail(false);
+    let other = app.add_member_with_account().await;
+
+    let notice = change_and_confirm(&app, &other, "otra@correo.cl").await;
+
+    assert_eq!(notice.to, other.email.as_str(), "the later notice went");
+    let given_up: Option<i64> =
+        sqlx::query("SELECT notice_due_at FROM email_restores WHERE member_id = $1")
+            .bind(member.id.as_str())
+            .fetch_one(app.store.database().pool())
+            .await
+            .unwrap()
+            .get("notice_due_at");
+    assert_eq!(given_up, None, "not tried every round for ever");
+}
+
 async fn two_relays_reading_the_same_due_notice_claim_it_once(env: TestEnv) {
     // The app's own relay tries once, woken by the confirmation, and then keeps out of the way.
     let app = TestApp::spawn_relaying_every(env, false, Duration::from_secs(3_600)).await;
@@ -488,10 +514,15 @@ async fn two_relays_reading_the_same_due_notice_claim_it_once(env: TestEnv) {
     tried(&app, 1).await;
     let now = now_millis() + 60_000;
 
-    let first = app.store.due_change_notices(now, 10).await.unwrap();
-    let second = app.store.due_change_notices(now, 10).await.unwrap();
-    assert_eq!(first, second, "both relays see the notice due");
-    let read = &first[0].digest;
+    let due = async || -> Vec<String> {
+        let due = app.store.due_change_notices(now, 10).await.unwrap();
+        due.into_iter()
+            .map(|notice| notice.unwrap().digest)
+            .collect()
+    };
+    let first = due().await;
+    assert_eq!(first, due().await, "both relays see the notice due");
+    let read = &first[0];
     let mut claims = Vec::new();
     for relay in ["a", "b"] {
         let minted = ConfirmationToken::generate().digest();
@@ -506,11 +537,7 @@ async fn two_relays_reading_the_same_due_notice_claim_it_once(env: TestEnv) {
 
     assert_eq!(claims, [("a", true), ("b", false)]);
     assert!(
-        app.store
-            .due_change_notices(now, 10)
-            .await
-            .unwrap()
-            .is_empty(),
+        due().await.is_empty(),
         "the claim's lease keeps it off every relay"
     );
 }
@@ -826,6 +853,7 @@ backend_tests!(
     a_notice_the_relay_never_took_while_its_link_lived_is_given_up_not_sent_dead,
     a_relay_that_never_answers_does_not_hold_up_the_stop_and_the_notice_stays_due,
     restore_rows_are_deleted_once_their_link_expired_and_their_notice_is_settled,
+    a_restore_row_that_cannot_be_read_is_given_up_and_holds_up_no_other_notice,
     two_relays_reading_the_same_due_notice_claim_it_once,
     a_restore_link_does_not_work_after_7_days,
     a_restore_link_works_once,
