@@ -53,6 +53,30 @@ pub struct NoticeRound {
     pub void: usize,
 }
 
+/// What became of one due notice this round.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Outcome {
+    Sent,
+    Retrying,
+    GivenUp,
+    Void,
+}
+
+impl NoticeRound {
+    /// Counts `outcome` in the round and in `email_change_notices_total`, what an operator
+    /// alerts on.
+    fn count(&mut self, outcome: Outcome) {
+        let (count, label) = match outcome {
+            Outcome::Sent => (&mut self.sent, "sent"),
+            Outcome::Retrying => (&mut self.retrying, "retrying"),
+            Outcome::GivenUp => (&mut self.given_up, "given_up"),
+            Outcome::Void => (&mut self.void, "void"),
+        };
+        *count += 1;
+        metrics::counter!("email_change_notices_total", "outcome" => label).increment(1);
+    }
+}
+
 /// The relay of change notices.
 #[derive(Debug, Clone)]
 pub struct ChangeNotices {
@@ -109,84 +133,84 @@ impl ChangeNotices {
                         error = %err,
                         "email change notice given up: its row cannot be read"
                     );
-                    round.given_up += 1;
-                    counted("given_up");
+                    round.count(Outcome::GivenUp);
                     continue;
                 }
             };
-            let member_id = &notice.restore.member_id;
-            if now >= notice.restore.expires_at {
-                // Due for the link's whole life: the mail relay never took it.
-                self.store.change_notice_due(&notice.digest, None).await?;
-                tracing::error!(
-                    member_id = %member_id,
-                    tries = notice.tries,
-                    "email change notice given up: its link expired before the mail relay took it"
-                );
-                round.given_up += 1;
-                counted("given_up");
-                continue;
-            }
-            if !notice.restore.is_usable(now) {
-                self.store.change_notice_due(&notice.digest, None).await?;
-                tracing::info!(
-                    member_id = %member_id,
-                    "email change notice not sent: an earlier link restored the address, or the member left"
-                );
-                round.void += 1;
-                counted("void");
-                continue;
-            }
-            let token = ConfirmationToken::generate();
-            let digest = token.digest();
-            let lease_until = now.saturating_add(Self::LEASE.as_millis() as i64);
-            if !self
-                .store
-                .claim_change_notice(&notice.digest, &digest, now, lease_until)
-                .await?
-            {
-                // Another replica's relay is sending it.
-                continue;
-            }
-            let tries = notice.tries + 1;
-            match self
-                .notifier
-                .send_unqueued(self.message(&notice, &token))
-                .await
-            {
-                Ok(()) => {
-                    self.store.change_notice_sent(&digest, now_millis()).await?;
-                    tracing::info!(member_id = %member_id, tries, "email change notice sent");
-                    round.sent += 1;
-                    counted("sent");
-                }
-                Err(err) if err.is::<Refused>() => {
-                    self.store.change_notice_due(&digest, None).await?;
-                    tracing::error!(
-                        member_id = %member_id,
-                        error = %format!("{err:#}"),
-                        "email change notice refused by the mail relay: not sent"
-                    );
-                    round.given_up += 1;
-                    counted("given_up");
-                }
-                Err(err) => {
-                    let wait = Self::retry_after(tries);
-                    let due = now_millis().saturating_add(wait.as_millis() as i64);
-                    self.store.change_notice_due(&digest, Some(due)).await?;
-                    tracing::warn!(
-                        member_id = %member_id,
-                        tries,
-                        retry_in_ms = wait.as_millis() as u64,
-                        error = %format!("{err:#}"),
-                        "email change notice not sent yet: trying again later"
-                    );
-                    round.retrying += 1;
-                    counted("retrying");
-                }
+            if let Some(outcome) = self.deliver(&notice, now).await? {
+                round.count(outcome);
             }
         }
         Ok(round)
+    }
+
+    /// Sends `notice`, or settles it when it can no longer be of use; `None` when another
+    /// replica's relay claimed it first.
+    async fn deliver(&self, notice: &DueNotice, now: i64) -> Result<Option<Outcome>> {
+        let member_id = &notice.restore.member_id;
+        if now >= notice.restore.expires_at {
+            // Due for the link's whole life: the mail relay never took it.
+            self.store.change_notice_due(&notice.digest, None).await?;
+            tracing::error!(
+                member_id = %member_id,
+                tries = notice.tries,
+                "email change notice given up: its link expired before the mail relay took it"
+            );
+            return Ok(Some(Outcome::GivenUp));
+        }
+        if !notice.restore.is_usable(now) {
+            self.store.change_notice_due(&notice.digest, None).await?;
+            tracing::info!(
+                member_id = %member_id,
+                "email change notice not sent: an earlier link restored the address, or the member left"
+            );
+            return Ok(Some(Outcome::Void));
+        }
+        let token = ConfirmationToken::generate();
+        let digest = token.digest();
+        let lease_until = now.saturating_add(Self::LEASE.as_millis() as i64);
+        if !self
+            .store
+            .claim_change_notice(&notice.digest, &digest, now, lease_until)
+            .await?
+        {
+            return Ok(None);
+        }
+        let tries = notice.tries + 1;
+        let outcome = match self
+            .notifier
+            .send_unqueued(self.message(notice, &token))
+            .await
+        {
+            Ok(()) => {
+                self.store.change_notice_sent(&digest, now_millis()).await?;
+                tracing::info!(member_id = %member_id, tries, "email change notice sent");
+                Outcome::Sent
+            }
+            Err(err) if err.is::<Refused>() => {
+                self.store.change_notice_due(&digest, None).await?;
+                tracing::error!(
+                    member_id = %member_id,
+                    error = %format!("{err:#}"),
+                    "email change notice refused by the mail relay: not sent"
+                );
+                Outcome::GivenUp
+            }
+            Err(err) => {
+                let wait = Self::retry_after(tries);
+                let due = now_millis().saturating_add(wait.as_millis() as i64);
+                self.store.change_notice_due(&digest, Some(due)).await?;
+                tracing::warn!(
+                    member_id = %member_id,
+                    tries,
+                    retry_in_ms = wait.as_millis() as u64,
+                    error = %format!("{err:#}"),
+                    "email change notice not sent yet: trying again later"
+                );
+                Outcome::Retrying
+            }
+        };
+        Ok(Some(outcome))
     }
 
     /// Runs a round when woken and every `interval`, until `shutdown`. A round under way when
@@ -256,11 +280,6 @@ impl ChangeNotices {
             code: None,
         }
     }
-}
-
-/// One try's `outcome` in `email_change_notices_total`, what an operator alerts on.
-fn counted(outcome: &'static str) {
-    metrics::counter!("email_change_notices_total", "outcome" => outcome).increment(1);
 }
 
 #[cfg(test)]

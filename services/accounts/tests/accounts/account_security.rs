@@ -189,11 +189,7 @@ async fn the_previous_address_is_told_and_can_restore_within_7_days(env: TestEnv
     assert!(notice.body.contains("a***@correo.cl"), "{}", notice.body);
     assert!(!notice.body.contains(ATTACKER), "the new address is masked");
     assert!(notice.body.contains("hora de Chile"), "{}", notice.body);
-    let expires_at: i64 = sqlx::query("SELECT expires_at FROM email_restores")
-        .fetch_one(app.store.database().pool())
-        .await
-        .unwrap()
-        .get("expires_at");
+    let expires_at = restore_expires_at(&app).await;
     let until = miclub_platform::calendar::member_date_time(expires_at).unwrap();
     assert!(
         notice
@@ -233,6 +229,24 @@ async fn the_previous_address_is_told_and_can_restore_within_7_days(env: TestEnv
         "login codes go to the previous address again"
     );
     assert_eq!(app.login_emails.ended(), [member.id.as_str().to_owned()]);
+}
+
+/// The `token_hash` of the only restore row.
+async fn restore_digest(app: &TestApp) -> String {
+    sqlx::query("SELECT token_hash FROM email_restores")
+        .fetch_one(app.store.database().pool())
+        .await
+        .unwrap()
+        .get("token_hash")
+}
+
+/// When the only restore row's link expires (Unix ms).
+async fn restore_expires_at(app: &TestApp) -> i64 {
+    sqlx::query("SELECT expires_at FROM email_restores")
+        .fetch_one(app.store.database().pool())
+        .await
+        .unwrap()
+        .get("expires_at")
 }
 
 /// `(notice_due_at, notice_tries)` of the only restore row.
@@ -323,22 +337,14 @@ async fn a_notice_is_tried_again_until_the_relay_takes_it_and_its_link_is_the_on
     let member = app.add_member_with_account().await;
     change_and_confirm_while_mail_is_down(&app, &member).await;
     tried(&app, 2).await;
-    let digest_of_a_failed_try: String = sqlx::query("SELECT token_hash FROM email_restores")
-        .fetch_one(app.store.database().pool())
-        .await
-        .unwrap()
-        .get("token_hash");
+    let digest_of_a_failed_try = restore_digest(&app).await;
 
     app.mail.fail(false);
     let notice = app.mail.after(1).await;
 
     assert_eq!(notice.to, member.email.as_str());
     let token = restore_token(&notice);
-    let stored: String = sqlx::query("SELECT token_hash FROM email_restores")
-        .fetch_one(app.store.database().pool())
-        .await
-        .unwrap()
-        .get("token_hash");
+    let stored = restore_digest(&app).await;
     assert_eq!(stored, ConfirmationToken::parse(&token).unwrap().digest());
     assert_ne!(
         stored, digest_of_a_failed_try,
@@ -546,11 +552,7 @@ async fn a_restore_link_does_not_work_after_7_days(env: TestEnv) {
     let app = TestApp::spawn(env).await;
     let member = app.add_member_with_account().await;
     let notice = change_and_confirm(&app, &member, ATTACKER).await;
-    let expires_at: i64 = sqlx::query("SELECT expires_at FROM email_restores")
-        .fetch_one(app.store.database().pool())
-        .await
-        .unwrap()
-        .get("expires_at");
+    let expires_at = restore_expires_at(&app).await;
     let week = 7 * 24 * 60 * 60 * 1000;
     assert!((expires_at - now_millis() - week).abs() < 60_000, "7 days");
     sqlx::query("UPDATE email_restores SET expires_at = $1")
