@@ -52,8 +52,19 @@ export async function startDistributed(overrides: Record<string, string>): Promi
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const running = () => child.exitCode === null && child.signalCode === null;
+  let stopping = false;
+  let isReady = false;
+  // A topology that ends by itself after it was ready fails the file's next page load with a
+  // bare ERR_CONNECTION_REFUSED; its output says which process ended and why, so it goes to
+  // the run's log at once.
+  child.once('exit', (code, signal) => {
+    if (isReady && !stopping) {
+      console.error(`miclub-distributed ended by itself (code ${code}, signal ${signal}):\n${output}`);
+    }
+  });
 
   const stop = async () => {
+    stopping = true;
     if (running()) {
       // SIGTERM: miclub-distributed stops its processes and drops this run's databases.
       child.kill('SIGTERM');
@@ -73,6 +84,7 @@ export async function startDistributed(overrides: Record<string, string>): Promi
     const text = await readFile(readyFile, 'utf8').catch(() => null);
     if (text) {
       const ready = JSON.parse(text) as Ready;
+      isReady = true;
       return { ready, ca: await readFile(ready.caFile), pid: child.pid ?? 0, logs: () => output, stop };
     }
     await new Promise((resolve) => setTimeout(resolve, 200));

@@ -148,7 +148,15 @@ async function startStandalone(settings: Record<string, string>): Promise<Miclub
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
 
   const baseUrl = `http://127.0.0.1:${port}`;
+  let stopping = false;
+  let isReady = false;
+  // The binary ending by itself after it was ready fails the file's next page load with a bare
+  // ERR_CONNECTION_REFUSED; what it printed says why, so it goes to the run's log at once.
+  child.once('exit', (code, signal) => {
+    if (isReady && !stopping) console.error(`miclub ended by itself (code ${code}, signal ${signal}):\n${output}`);
+  });
   const stop = async () => {
+    stopping = true;
     if (child.exitCode === null && child.signalCode === null) {
       child.kill('SIGTERM');
       const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
@@ -167,6 +175,7 @@ async function startStandalone(settings: Record<string, string>): Promise<Miclub
     try {
       const response = await fetch(`${baseUrl}/api/health`);
       if (response.status === 200) {
+        isReady = true;
         mailboxes.set(baseUrl, () => readDevMailbox(baseUrl));
         return { baseUrl, grpc, services: { kind: 'standalone', dataDir }, logs: () => output, stop };
       }
