@@ -8,7 +8,8 @@
 //! [`DevMailbox`]: each message is logged (code included) and kept in memory for
 //! `GET /api/dev/mailbox`; it does no I/O, so it is not queued and tests read codes the moment
 //! the call that sent them answers. Production configuration refuses to start with the dev
-//! mailbox.
+//! mailbox. The notices of a change to a member's account must outlive the process: they go
+//! through a service's durable [`outbox`] instead, sent with [`Notifier::send_unqueued`].
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
@@ -24,8 +25,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::Environment;
 
+pub mod outbox;
 mod queue;
 
+pub use outbox::{MailOutbox, Notice};
 pub use queue::QueuedNotifier;
 
 /// A message to send.

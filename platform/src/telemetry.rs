@@ -329,6 +329,12 @@ pub fn metrics_handle() -> &'static PrometheusHandle {
              link's life; void: an earlier link restored the address, or the member left)"
         );
         metrics::describe_counter!(
+            "mail_outbox_notices_total",
+            "tries of a notice in the mail outbox (password changed or reset, unsubscribed), by \
+             outcome (sent; retrying: the try failed and another is due; given_up: refused for \
+             good, or not taken in three days)"
+        );
+        metrics::describe_counter!(
             "grpc_server_calls_total",
             "gRPC calls answered, by method and status code"
         );

@@ -464,6 +464,21 @@ impl crate::grpc::Gate for AdmitAll {
     }
 }
 
+/// The notices still in a service's mail outbox (`crate::notify::outbox`), each as its subject
+/// and the tries made so far, oldest first.
+pub async fn mail_outbox(db: &crate::storage::Database) -> Vec<(String, i64)> {
+    use sqlx::Row;
+    sqlx::query(
+        "SELECT subject, CAST(tries AS BIGINT) AS tries FROM mail_outbox ORDER BY created_at, id",
+    )
+    .fetch_all(db.pool())
+    .await
+    .expect("reading the mail outbox")
+    .iter()
+    .map(|row| (row.get("subject"), row.get("tries")))
+    .collect()
+}
+
 /// A gRPC port on a free port of 127.0.0.1 serving health and reflection, and what `add`
 /// puts beside them, with the rules of `settings` (its TLS, calls, connection cap and
 /// lifetime) and every call passing `gate`; it drains at once and stops when the trigger drops.

@@ -26,7 +26,7 @@ use miclub_platform::access::Policy;
 use miclub_platform::ephemeral::SharedStore;
 use miclub_platform::events::SharedBus;
 use miclub_platform::grpc::Port;
-use miclub_platform::notify::Notifier;
+use miclub_platform::notify::{MailOutbox, Notifier};
 use miclub_platform::shutdown::Shutdown;
 use miclub_platform::storage::now_millis;
 use miclub_platform::tokens::{KeySource, TokenVerifier};
@@ -92,6 +92,8 @@ pub struct Application {
     relay_interval: Duration,
     /// Mails the previous address's notices of a changed email from their outbox.
     change_notices: ChangeNotices,
+    /// Mails the unsubscribe notices from their outbox.
+    mail_outbox: MailOutbox,
     /// Numbers the club accounts opened before card numbers existed, once, while serving.
     accounts: Accounts,
     /// Links and notices to members; what it still holds is sent before the process stops.
@@ -111,10 +113,11 @@ impl Application {
     pub async fn build(settings: Settings, deps: Dependencies) -> anyhow::Result<Self> {
         let store = Store::connect(&settings.database_or_default()).await?;
         let relay = OutboxRelay::new(store.clone(), deps.bus, settings.relay.batch);
+        let mail_outbox = MailOutbox::new(store.database().clone(), deps.notifier.clone());
         let unsubscriptions = Unsubscriptions::new(
             store.clone(),
             deps.login_emails.clone(),
-            deps.notifier.clone(),
+            mail_outbox.clone(),
         );
         let notices = InUseNotices {
             notifier: deps.notifier.clone(),
@@ -180,6 +183,7 @@ impl Application {
             relay,
             relay_interval: settings.relay.interval(),
             change_notices,
+            mail_outbox,
             accounts,
             notifier: deps.notifier,
         })
@@ -194,7 +198,8 @@ impl Application {
     /// queued (`Notifier::settle`) and closes the pool. Meanwhile background tasks confirm due
     /// accruals every `confirm_interval_secs`, ask auth to disable pending credentials every
     /// `credentials_retry_interval_secs`, relay the outbox to the event bus and mail the email
-    /// change notices due every `relay.interval_ms`, and delete expired restore links hourly;
+    /// change notices due every `relay.interval_ms`, mail the unsubscribe notices of the mail
+    /// outbox (`MailOutbox::POLL_EVERY`), and delete expired restore links hourly;
     /// they stop on the same shutdown and are awaited before the pool closes. Once at start,
     /// the club accounts opened before card numbers existed get theirs
     /// ([`assign_card_numbers`]).
@@ -218,6 +223,7 @@ impl Application {
             self.change_notices
                 .deliver_periodically(self.relay_interval, shutdown.clone()),
         );
+        let mailing = tokio::spawn(self.mail_outbox.deliver_periodically(shutdown.clone()));
         let served = self.grpc.serve(shutdown).await;
         if let Err(err) = confirmations.await {
             tracing::error!(error = %err, "accrual confirmation task failed");
@@ -233,6 +239,9 @@ impl Application {
         }
         if let Err(err) = noticing.await {
             tracing::error!(error = %err, "email change notice task failed");
+        }
+        if let Err(err) = mailing.await {
+            tracing::error!(error = %err, "mail outbox task failed");
         }
         if let Err(err) = numbering.await {
             tracing::error!(error = %err, "card number backfill task failed");

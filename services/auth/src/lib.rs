@@ -118,12 +118,22 @@ impl Application {
     }
 
     /// Serves until `shutdown` fires, then drains (NOT_SERVING first), sends the mail still
-    /// queued (`Notifier::settle`) and closes the pool. Meanwhile a background task deletes
-    /// expired refresh tokens every hour; it is stopped before the pool closes.
+    /// queued (`Notifier::settle`) and closes the pool. Meanwhile background tasks delete
+    /// expired refresh tokens every hour and mail the notices of the mail outbox
+    /// (`MailOutbox::POLL_EVERY`); they are stopped before the pool closes.
     pub async fn run_until_stopped(self, shutdown: Shutdown) -> anyhow::Result<()> {
         let purge = tokio::spawn(purge_expired_refresh_tokens(self.auth.clone()));
+        let mailing = tokio::spawn(
+            self.auth
+                .mail_outbox()
+                .clone()
+                .deliver_periodically(shutdown.clone()),
+        );
         let served = self.grpc.serve(shutdown).await;
         purge.abort();
+        if let Err(err) = mailing.await {
+            tracing::error!(error = %err, "mail outbox task failed");
+        }
         self.notifier.settle().await;
         self.auth.store().database().close().await;
         served

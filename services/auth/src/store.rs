@@ -18,6 +18,7 @@
 use std::collections::BTreeSet;
 
 use miclub_platform::member::MemberId;
+use miclub_platform::notify::{Notice, outbox};
 use miclub_platform::storage::{Database, DatabaseSettings, Migrations, flag, is_unique_violation};
 use sqlx::Row;
 use sqlx::any::AnyRow;
@@ -390,6 +391,7 @@ impl Store {
         &self,
         member_id: &MemberId,
         password_hash: &str,
+        notice: &Notice,
         now: i64,
     ) -> Result<Option<Vec<String>>, sqlx::Error> {
         let mut tx = self.db.pool().begin().await?;
@@ -410,6 +412,7 @@ impl Store {
             return Ok(None);
         }
         let families = revoke_live_sessions(&mut *tx, member_id, now).await?;
+        outbox::enqueue(&mut tx, member_id.as_str(), notice, now).await?;
         tx.commit().await?;
         Ok(Some(families))
     }

@@ -16,7 +16,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use miclub_platform::notify::{Outgoing, Refused, SharedNotifier};
+use miclub_platform::notify::{Outgoing, Refused, SharedNotifier, outbox};
 use miclub_platform::shutdown::Shutdown;
 use miclub_platform::storage::now_millis;
 use tokio::sync::Notify;
@@ -218,19 +218,8 @@ impl ChangeNotices {
     /// per notice: what it has not tried stays due, and a notice it was sending stays claimed
     /// until its lease passes ([`Self::LEASE`]), then any replica sends it.
     pub async fn deliver_periodically(self, interval: Duration, shutdown: Shutdown) {
-        let stopped = shutdown.wait();
-        tokio::pin!(stopped);
-        loop {
-            tokio::select! {
-                () = &mut stopped => break,
-                () = self.wake.notified() => {}
-                () = tokio::time::sleep(interval) => {}
-            }
-            let round = tokio::select! {
-                () = &mut stopped => break,
-                round = self.deliver_due(now_millis()) => round,
-            };
-            match round {
+        outbox::rounds(&self.wake, interval, shutdown, || async {
+            match self.deliver_due(now_millis()).await {
                 Ok(round) if round != NoticeRound::default() => tracing::info!(
                     sent = round.sent,
                     retrying = round.retrying,
@@ -241,16 +230,14 @@ impl ChangeNotices {
                 Ok(_) => {}
                 Err(err) => tracing::error!(error = %err, "delivering email change notices failed"),
             }
-        }
+        })
+        .await;
         tracing::info!("email change notice relay stopped");
     }
 
     /// The wait after the `tries`-th failed try.
     fn retry_after(tries: i64) -> Duration {
-        let doublings = u32::try_from(tries.saturating_sub(1).clamp(0, 20)).unwrap_or(20);
-        Self::FIRST_RETRY
-            .saturating_mul(1 << doublings)
-            .min(Self::MAX_RETRY)
+        outbox::retry_after(tries, Self::FIRST_RETRY, Self::MAX_RETRY)
     }
 
     /// The notice, with the restore link of `token` and the new address masked. It names the

@@ -17,8 +17,9 @@
 //! (a member who registers again with the same document gets them back). Then auth disables
 //! the credentials and revokes every session ([`LoginEmails::disable_credentials`]); when auth
 //! fails the member has still left (their data is already gone), and
-//! the address the member had gets a "Te diste de baja de Mi Club" notice (sent after the
-//! erasure, to the address read before it), and
+//! the address the member had gets a "Te diste de baja de Mi Club" notice (written to the mail
+//! outbox in the erasure's transaction, to the address read before it, so that a process that
+//! dies or a mail relay that is down loses neither; `miclub_platform::notify::outbox`), and
 //! [`Unsubscriptions::retry_periodically`] calls auth again for every unsubscribed member whose
 //! `credentials_disabled_at` is still empty, until it answers.
 
@@ -26,7 +27,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use miclub_platform::identity::LoginId;
-use miclub_platform::notify::{Outgoing, SharedNotifier};
+use miclub_platform::notify::{MailOutbox, Notice};
 use miclub_platform::shutdown::Shutdown;
 use miclub_platform::storage::now_millis;
 
@@ -171,18 +172,18 @@ pub const UNSUBSCRIBE_NOTICE_SUBJECT: &str = "Te diste de baja de Mi Club";
 pub struct Unsubscriptions {
     store: Store,
     auth: Arc<dyn LoginEmails>,
-    notifier: SharedNotifier,
+    outbox: MailOutbox,
 }
 
 /// Members handed to auth per round of the background retry.
 const RETRY_BATCH: i64 = 100;
 
 impl Unsubscriptions {
-    pub fn new(store: Store, auth: Arc<dyn LoginEmails>, notifier: SharedNotifier) -> Self {
+    pub fn new(store: Store, auth: Arc<dyn LoginEmails>, outbox: MailOutbox) -> Self {
         Self {
             store,
             auth,
-            notifier,
+            outbox,
         }
     }
 
@@ -242,10 +243,12 @@ impl Unsubscriptions {
         };
         self.verify_password(member_id, step_up).await?;
         let now = now_millis();
+        // The address is read before the erasure: the notice is the only way left to tell them.
+        let notice = notice(&record.member.email, now);
         // The email guards the update, so a change of address since the check is a mismatch.
         if !self
             .store
-            .unsubscribe_member(member_id, &claim.email, choice, now)
+            .unsubscribe_member(member_id, &claim.email, choice, &notice, now)
             .await?
         {
             return match self.caller(member_id).await? {
@@ -258,14 +261,7 @@ impl Unsubscriptions {
             reason_id = choice.reason_id(),
             "member unsubscribed, personal data erased"
         );
-        // The address was read before the erasure; it is the only way left to tell them.
-        if let Err(err) = self.send_notice(&record.member.email, now).await {
-            tracing::error!(
-                member_id = %member_id,
-                error = %format!("{err:#}"),
-                "unsubscribe notice not sent"
-            );
-        }
+        self.outbox.ring();
         if let Err(err) = self.disable_credentials(member_id, now).await {
             tracing::warn!(
                 member_id = %member_id,
@@ -335,10 +331,21 @@ impl Unsubscriptions {
         .await
     }
 
-    /// "Te diste de baja de Mi Club": when, and what to do if it was not them. No link, no code.
-    async fn send_notice(&self, email: &Email, at: i64) -> anyhow::Result<()> {
-        let when = chile_date_time(at);
-        let body = format!(
+    async fn caller(&self, member_id: &MemberId) -> Result<MemberState> {
+        self.store
+            .member_state(member_id)
+            .await?
+            .ok_or(AccountsError::MemberNotFound)
+    }
+}
+
+/// "Te diste de baja de Mi Club" to `email`: when (`at`), and what to do if it was not them.
+fn notice(email: &Email, at: i64) -> Notice {
+    let when = chile_date_time(at);
+    Notice {
+        to: email.as_str().to_owned(),
+        subject: UNSUBSCRIBE_NOTICE_SUBJECT.to_owned(),
+        body: format!(
             "Hola:\n\n\
              El {when} (hora de Chile) te diste de baja de Mi Club. Borramos tus datos \
              personales y tu cuenta ya no permite iniciar sesión. Tus pesos acumulados se \
@@ -347,22 +354,7 @@ impl Unsubscriptions {
              Club con tu documento para recuperar tu cuenta y tus pesos, usa una contraseña \
              nueva y escríbenos a través de la sección de ayuda del portal. Mi Club nunca te \
              pedirá tu contraseña ni tus códigos por correo.\n"
-        );
-        self.notifier
-            .send(Outgoing {
-                to: email.as_str().to_owned(),
-                subject: UNSUBSCRIBE_NOTICE_SUBJECT.to_owned(),
-                body,
-                code: None,
-            })
-            .await
-    }
-
-    async fn caller(&self, member_id: &MemberId) -> Result<MemberState> {
-        self.store
-            .member_state(member_id)
-            .await?
-            .ok_or(AccountsError::MemberNotFound)
+        ),
     }
 }
 

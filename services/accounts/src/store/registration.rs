@@ -9,6 +9,7 @@
 //! with one member: the loser of the `document_number` UNIQUE constraint reads the winner's
 //! pending member back and takes it over.
 
+use miclub_platform::notify::{Notice, outbox};
 use miclub_platform::storage::is_unique_violation;
 use sqlx::Row;
 
@@ -263,12 +264,14 @@ impl Store {
     /// (lowercased) is still their address: status, instant and reason recorded; names, phone,
     /// email erased (`''`, the columns are NOT NULL), birth date and gender NULL, email
     /// unconfirmed, their confirmation links deleted. The club account and the movements are
-    /// not touched. False when nothing changed (the caller reads again to say why).
+    /// not touched. `notice` goes to the mail outbox in the same transaction. False when
+    /// nothing changed (the caller reads again to say why).
     pub async fn unsubscribe_member(
         &self,
         member_id: &MemberId,
         email: &str,
         choice: &UnsubscribeChoice,
+        notice: &Notice,
         at: i64,
     ) -> Result<bool> {
         let mut tx = self.db.pool().begin().await?;
@@ -302,6 +305,7 @@ impl Store {
                 .execute(&mut *tx)
                 .await?;
         }
+        outbox::enqueue(&mut tx, member_id.as_str(), notice, at).await?;
         tx.commit().await?;
         Ok(true)
     }

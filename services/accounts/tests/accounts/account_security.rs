@@ -1,7 +1,8 @@
 //! Account security (issue #16) as a member and an attacker see it: the current password
 //! before an email change or an unsubscribe (a stolen session is not enough), the notice to the
 //! previous address with its 7-day single-use restore link, an address of another member never
-//! confirmed for a second one (not even by two confirmations racing), and the notice on leaving.
+//! confirmed for a second one (not even by two confirmations racing). Leaving is in
+//! [`crate::leaving`].
 
 use std::time::Duration;
 
@@ -12,8 +13,7 @@ use miclub_platform::notify::Mail;
 use miclub_platform::storage::now_millis;
 use miclub_platform::testing::TestEnv;
 use miclub_proto::accounts::v1::{
-    ConfirmEmailRequest, ResendEmailConfirmationRequest, RestoreEmailRequest, UnsubscribeRequest,
-    UpdateProfileRequest, ValidateUnsubscribeRequest,
+    ConfirmEmailRequest, ResendEmailConfirmationRequest, RestoreEmailRequest, UpdateProfileRequest,
 };
 use sqlx::Row;
 
@@ -753,96 +753,6 @@ async fn two_confirmations_of_one_address_racing_confirm_it_for_one_member(env: 
     assert_eq!(app.login_emails.handed_over().len(), 1, "auth told once");
 }
 
-async fn validate(app: &TestApp, member: &Member, password: &str) -> Result<(), tonic::Status> {
-    app.client()
-        .await
-        .validate_unsubscribe(app.authorized(
-            ValidateUnsubscribeRequest {
-                user: member.document.canonical(),
-                email: member.email.as_str().to_owned(),
-                current_password: password.to_owned(),
-                client_ip: IP.into(),
-            },
-            &app.token(&member.id),
-        ))
-        .await
-        .map(|_| ())
-}
-
-async fn unsubscribe(app: &TestApp, member: &Member, password: &str) -> Result<(), tonic::Status> {
-    app.client()
-        .await
-        .unsubscribe(app.authorized(
-            UnsubscribeRequest {
-                user: member.document.canonical(),
-                email: member.email.as_str().to_owned(),
-                reason_id: 1,
-                reason_text: String::new(),
-                current_password: password.to_owned(),
-                client_ip: IP.into(),
-            },
-            &app.token(&member.id),
-        ))
-        .await
-        .map(|_| ())
-}
-
-async fn unsubscribing_with_the_public_data_alone_is_refused_and_changes_nothing(env: TestEnv) {
-    let app = TestApp::spawn(env).await;
-    let member = app.add_member_with_account().await;
-
-    for status in [
-        validate(&app, &member, "").await.unwrap_err(),
-        unsubscribe(&app, &member, "").await.unwrap_err(),
-    ] {
-        let body = refusal(&status);
-        assert_eq!(body.code, ErrorCode::InvalidArgument);
-        assert_eq!(body.field.as_deref(), Some("current_password"));
-        assert_eq!(body.message, "Ingresa tu contraseña actual.");
-    }
-    for status in [
-        validate(&app, &member, "adivinanza").await.unwrap_err(),
-        unsubscribe(&app, &member, "adivinanza").await.unwrap_err(),
-    ] {
-        assert_eq!(refusal(&status).code, ErrorCode::WrongPassword);
-    }
-
-    let stored = app.stored(&member.id).await;
-    assert_eq!(stored.email, member.email, "still a member, data kept");
-    assert!(app.mail.sent().is_empty());
-    assert!(app.login_emails.disabled().is_empty());
-    validate(&app, &member, PASSWORD)
-        .await
-        .expect("with the password");
-}
-
-async fn an_unsubscribe_notice_goes_to_the_address_before_it_is_erased(env: TestEnv) {
-    let app = TestApp::spawn(env).await;
-    let member = app.add_member_with_account().await;
-
-    unsubscribe(&app, &member, PASSWORD).await.expect("left");
-
-    let mails = app.mail.sent();
-    assert_eq!(mails.len(), 1);
-    assert_eq!(mails[0].to, member.email.as_str());
-    assert_eq!(mails[0].subject, "Te diste de baja de Mi Club");
-    assert!(mails[0].body.contains("hora de Chile"), "{}", mails[0].body);
-    assert!(
-        mails[0].body.contains("Si no fuiste tú"),
-        "{}",
-        mails[0].body
-    );
-    assert!(!mails[0].body.contains(PASSWORD));
-    assert_eq!(mails[0].code, None);
-    let erased: String = sqlx::query("SELECT email FROM members WHERE member_id = $1")
-        .bind(member.id.as_str())
-        .fetch_one(app.store.database().pool())
-        .await
-        .unwrap()
-        .get("email");
-    assert_eq!(erased, "");
-}
-
 backend_tests!(
     changing_the_email_without_the_current_password_is_refused_on_its_field,
     a_wrong_password_changes_nothing_and_sends_nothing,
@@ -864,6 +774,4 @@ backend_tests!(
     a_first_verification_tells_no_previous_address,
     an_address_in_use_by_another_member_is_never_confirmed_for_a_second,
     two_confirmations_of_one_address_racing_confirm_it_for_one_member,
-    unsubscribing_with_the_public_data_alone_is_refused_and_changes_nothing,
-    an_unsubscribe_notice_goes_to_the_address_before_it_is_erased,
 );

@@ -6,6 +6,7 @@
 use miclub_accounts::domain::{MemberId, TermsDecision as Decision, UnsubscribeChoice};
 use miclub_platform::backend_tests;
 use miclub_platform::error::{ErrorBody, ErrorCode};
+use miclub_platform::notify::Notice;
 use miclub_platform::testing::TestEnv;
 use miclub_proto::accounts::v1::{
     GetBalanceRequest, GetMemberRequest, OpenClubAccountRequest, OpenClubAccountResponse,
@@ -189,6 +190,11 @@ async fn a_member_who_left_is_told_to_register_again(env: TestEnv) {
                 &member.id,
                 member.email.as_str(),
                 &choice,
+                &Notice {
+                    to: member.email.as_str().to_owned(),
+                    subject: "Te diste de baja de Mi Club".to_owned(),
+                    body: "Hola".to_owned(),
+                },
                 TERMS_ACCEPTED_AT
             )
             .await

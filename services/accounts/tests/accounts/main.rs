@@ -12,6 +12,7 @@ mod email;
 mod fault_drills;
 mod health;
 mod joining;
+mod leaving;
 mod ledger;
 mod member;
 mod movement_detail;

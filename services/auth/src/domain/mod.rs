@@ -25,7 +25,7 @@ pub mod types;
 use std::sync::Arc;
 
 use miclub_platform::ephemeral::SharedStore;
-use miclub_platform::notify::SharedNotifier;
+use miclub_platform::notify::{MailOutbox, SharedNotifier};
 use miclub_platform::tokens::{TokenSettings, TokenVerifier};
 
 pub use self::clients::{ServiceClients, ServiceToken, secret_digest};
@@ -48,6 +48,9 @@ pub struct Auth {
     store: Store,
     ephemeral: SharedStore,
     notifier: SharedNotifier,
+    /// The notices of a password changed or reset, mailed from the outbox their change's
+    /// transaction wrote them to.
+    outbox: MailOutbox,
     keys: Arc<KeyRing>,
     /// Verifies our own access tokens (logout); no revocation check, so logout is idempotent.
     verifier: TokenVerifier,
@@ -77,10 +80,12 @@ impl Auth {
             Arc::new(keys.key_source()),
             Some(ephemeral.clone()),
         ));
+        let outbox = MailOutbox::new(store.database().clone(), notifier.clone());
         Self {
             store,
             ephemeral,
             notifier,
+            outbox,
             keys,
             verifier,
             callers,
@@ -89,6 +94,11 @@ impl Auth {
             tokens,
             clients: ServiceClients::from_settings(settings),
         }
+    }
+
+    /// The relay of the mail outbox, which the service runs beside its port.
+    pub fn mail_outbox(&self) -> &MailOutbox {
+        &self.outbox
     }
 
     /// The verifier of callers' tokens (`member` and `service` calls).

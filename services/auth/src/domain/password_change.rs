@@ -15,7 +15,8 @@
 
 use std::collections::BTreeSet;
 
-use miclub_platform::notify::Outgoing;
+use miclub_platform::calendar::member_date_time;
+use miclub_platform::notify::Notice;
 use miclub_platform::storage::now_millis;
 
 use super::Auth;
@@ -50,18 +51,11 @@ impl Auth {
             .map_err(AuthError::weak_new_password)?;
 
         let families = self
-            .set_password_ending_sessions(member_id, new)
+            .set_password_ending_sessions(member_id, new, |at| changed_notice(&record.email, at))
             .await?
             .ok_or(AuthError::Unauthenticated)?;
         self.record_event(member_id, EventKind::PasswordChanged, agent)
             .await;
-        if let Err(err) = self.notifier.send(changed_notice(&record.email)).await {
-            tracing::warn!(
-                member_id = %member_id,
-                error = format!("{err:#}"),
-                "password change notice not sent"
-            );
-        }
         tracing::info!(
             member_id = %member_id,
             revoked_sessions = families.len(),
@@ -162,15 +156,18 @@ impl Auth {
         &self,
         member_id: &MemberId,
         new: &NewPassword,
+        notice: impl FnOnce(i64) -> Notice,
     ) -> AuthResult<Option<BTreeSet<String>>> {
         let hash = self.hasher.hash(&new.as_password()).await?;
+        let now = now_millis();
         let Some(revoked) = self
             .store
-            .change_password(member_id, &hash, now_millis())
+            .change_password(member_id, &hash, &notice(now), now)
             .await?
         else {
             return Ok(None);
         };
+        self.outbox.ring();
         Ok(Some(self.end_sessions(member_id, revoked).await))
     }
 
@@ -208,17 +205,19 @@ impl Auth {
     }
 }
 
-/// The email telling a member their password changed (es-CL).
-fn changed_notice(to: &str) -> Outgoing {
-    Outgoing {
+/// The email telling a member their password changed at `at` (es-CL). It names when: the
+/// outbox may hold it through a mail relay outage.
+fn changed_notice(to: &str, at: i64) -> Notice {
+    let when = member_date_time(at).unwrap_or_default();
+    Notice {
         to: to.to_owned(),
         subject: "Tu contraseña de Mi Club fue cambiada".to_owned(),
-        body: "La contraseña de tu cuenta Mi Club fue cambiada y cerramos todas tus sesiones. \
-               Si fuiste tú, no necesitas hacer nada. Si no fuiste tú, recupera tu contraseña \
-               ahora en Mi Club, en la opción Recuperar contraseña (/recuperar-contrasena), y \
-               cambia también la contraseña de tu correo."
-            .to_owned(),
-        code: None,
+        body: format!(
+            "El {when} (hora de Chile) la contraseña de tu cuenta Mi Club fue cambiada y \
+             cerramos todas tus sesiones. Si fuiste tú, no necesitas hacer nada. Si no fuiste \
+             tú, recupera tu contraseña ahora en Mi Club, en la opción Recuperar contraseña \
+             (/recuperar-contrasena), y cambia también la contraseña de tu correo."
+        ),
     }
 }
 
@@ -228,11 +227,17 @@ mod tests {
 
     #[test]
     fn the_notice_says_what_happened_and_what_to_do_if_it_was_not_the_member() {
-        let mail = changed_notice("ana@example.cl");
+        // 2026-11-24 00:15 UTC: the evening before in Santiago (UTC-3 in summer).
+        let mail = changed_notice("ana@example.cl", 1_795_479_300_000);
         assert_eq!(mail.to, "ana@example.cl");
         assert_eq!(mail.subject, "Tu contraseña de Mi Club fue cambiada");
+        assert!(
+            mail.body
+                .starts_with("El 23 de noviembre de 2026 a las 21:15 (hora de Chile)"),
+            "{}",
+            mail.body
+        );
         assert!(mail.body.contains("Si no fuiste tú"));
         assert!(mail.body.contains("/recuperar-contrasena"));
-        assert_eq!(mail.code, None);
     }
 }

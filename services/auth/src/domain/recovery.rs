@@ -16,8 +16,9 @@
 
 use std::time::Duration;
 
+use miclub_platform::calendar::member_date_time;
 use miclub_platform::identity::LoginId;
-use miclub_platform::notify::Outgoing;
+use miclub_platform::notify::{Notice, Outgoing};
 use miclub_platform::storage::now_millis;
 use serde::{Deserialize, Serialize};
 
@@ -241,7 +242,7 @@ impl Auth {
             .filter(|record| !record.disabled && !record.password_changed_since(started_at))
             .ok_or(AuthError::OtpExpired)?;
         let families = self
-            .set_password_ending_sessions(&member_id, new)
+            .set_password_ending_sessions(&member_id, new, |at| reset_notice(&record.email, at))
             .await?
             .ok_or(AuthError::OtpExpired)?;
         if let Err(err) = self
@@ -258,13 +259,6 @@ impl Auth {
         }
         self.record_event(&member_id, EventKind::PasswordReset, user_agent)
             .await;
-        if let Err(err) = self.notifier.send(reset_notice(&record.email)).await {
-            tracing::warn!(
-                member_id = %member_id,
-                error = format!("{err:#}"),
-                "password reset notice not sent"
-            );
-        }
         tracing::info!(
             member_id = %member_id,
             revoked_sessions = families.len(),
@@ -342,19 +336,21 @@ fn reset_message(to: &str, code: &OtpCode, ttl: Duration) -> Outgoing {
     }
 }
 
-/// The email telling a member their password was reset with a recovery code (es-CL). No
-/// code and no link that does anything: only what happened and what to do.
-fn reset_notice(to: &str) -> Outgoing {
-    Outgoing {
+/// The email telling a member their password was reset with a recovery code at `at` (es-CL).
+/// No code and no link that does anything: only what happened, when (the outbox may hold it
+/// through a mail relay outage) and what to do.
+fn reset_notice(to: &str, at: i64) -> Notice {
+    let when = member_date_time(at).unwrap_or_default();
+    Notice {
         to: to.to_owned(),
         subject: "Tu contraseña de Mi Club fue restablecida".to_owned(),
-        body: "La contraseña de tu cuenta Mi Club fue restablecida con un código de \
-               recuperación enviado a este correo, y cerramos todas tus sesiones. Si fuiste \
-               tú, no necesitas hacer nada. Si no fuiste tú, recupera tu contraseña ahora en \
-               Mi Club, en la opción Recuperar contraseña (/recuperar-contrasena), y cambia \
-               también la contraseña de tu correo."
-            .to_owned(),
-        code: None,
+        body: format!(
+            "El {when} (hora de Chile) la contraseña de tu cuenta Mi Club fue restablecida con \
+             un código de recuperación enviado a este correo, y cerramos todas tus sesiones. \
+             Si fuiste tú, no necesitas hacer nada. Si no fuiste tú, recupera tu contraseña \
+             ahora en Mi Club, en la opción Recuperar contraseña (/recuperar-contrasena), y \
+             cambia también la contraseña de tu correo."
+        ),
     }
 }
 
@@ -364,12 +360,24 @@ mod tests {
 
     #[test]
     fn the_reset_notice_is_in_spanish_and_carries_no_code() {
-        let mail = reset_notice("diego@example.cl");
+        let mail = reset_notice("diego@example.cl", 1_795_479_300_000);
         assert_eq!(mail.to, "diego@example.cl");
         assert_eq!(mail.subject, "Tu contraseña de Mi Club fue restablecida");
         assert!(mail.body.contains("Si no fuiste tú"));
-        assert!(!mail.body.chars().any(|c| c.is_ascii_digit()));
-        assert_eq!(mail.code, None);
+        assert!(
+            mail.body
+                .starts_with("El 23 de noviembre de 2026 a las 21:15 (hora de Chile)"),
+            "{}",
+            mail.body
+        );
+        // No code: the only digits are the date's and the time's, none six in a row.
+        let longest_digit_run = mail
+            .body
+            .split(|c: char| !c.is_ascii_digit())
+            .map(str::len)
+            .max()
+            .unwrap_or(0);
+        assert!(longest_digit_run < 6, "{}", mail.body);
     }
 
     #[test]

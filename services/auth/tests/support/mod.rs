@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use miclub_auth::grants::MethodList;
 use miclub_auth::{Application, Dependencies, Settings};
@@ -11,7 +12,7 @@ use miclub_platform::config::Environment;
 use miclub_platform::demo::{DEMO_PASSWORD, DemoMember, MEMBERS};
 use miclub_platform::error::ErrorBody;
 use miclub_platform::grpc::ServerSettings;
-use miclub_platform::notify::{DevMailbox, SharedNotifier};
+use miclub_platform::notify::{DevMailbox, Mail, SharedNotifier};
 use miclub_platform::shutdown::{self, ShutdownTrigger};
 use miclub_platform::testing::{Bearer, BearerChannel, TestEnv};
 use miclub_platform::tokens::{StaticKeySource, TokenVerifier, with_bearer};
@@ -75,11 +76,7 @@ pub struct TestApp {
     running: Option<tokio::task::JoinHandle<anyhow::Result<()>>>,
 }
 
-impl Drop for TestApp {
-    fn drop(&mut self) {
-        self.stop.trigger();
-    }
-}
+// No `Drop`: dropping `stop` (the test app) ends `Shutdown::wait`, which stops auth.
 
 /// Settings of a test app: loopback port 0, no drain delay, the demo members seeded, three
 /// service clients ([`SERVICE_CLIENT`], [`REGISTRATION_CLIENT`], [`OTHER_CLIENT`]).
@@ -179,8 +176,9 @@ fn answer<T>(result: Result<tonic::Response<T>, tonic::Status>) -> Answer<T> {
 }
 
 impl TestApp {
-    /// Stops auth as SIGTERM does and returns once its `run_until_stopped` has.
-    pub async fn stopped(mut self) {
+    /// Stops auth as SIGTERM does and returns once its `run_until_stopped` has, with the
+    /// test's storage for the next auth to start on.
+    pub async fn stopped(mut self) -> TestEnv {
         self.stop.trigger();
         if let Some(running) = self.running.take() {
             running
@@ -188,6 +186,7 @@ impl TestApp {
                 .expect("auth's task")
                 .expect("auth stopped cleanly");
         }
+        self.env
     }
 
     pub fn client(&self) -> AuthServiceClient<BearerChannel> {
@@ -511,6 +510,27 @@ impl TestApp {
             .find(|mail| mail.to == email)
             .and_then(|mail| mail.code)
             .expect("a code in the dev mailbox")
+    }
+
+    /// The newest mail titled `subject`, waited for up to 5 s: a notice leaves from the mail
+    /// outbox shortly after the call that wrote it answered.
+    pub async fn notice(&self, subject: &str) -> Mail {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+        loop {
+            if let Some(mail) = self
+                .mailbox
+                .list()
+                .into_iter()
+                .find(|mail| mail.subject == subject)
+            {
+                return mail;
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "no mail titled {subject:?} within 5 s"
+            );
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
     }
 
     pub fn mails_to(&self, email: &str) -> usize {

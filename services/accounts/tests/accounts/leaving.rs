@@ -1,0 +1,195 @@
+//! Leaving the club as a member and an attacker see it (issue #16): the current password
+//! before either step (the document and email the profile shows to whoever holds the session
+//! are not enough), and the "Te diste de baja de Mi Club" notice to the address read before it
+//! is erased, mailed from the outbox written in the erasure's transaction, so that neither a
+//! stop nor a mail relay outage loses it.
+
+use std::time::Duration;
+
+use miclub_accounts::domain::Member;
+use miclub_platform::backend_tests;
+use miclub_platform::error::{ErrorBody, ErrorCode};
+use miclub_platform::testing::{TestEnv, mail_outbox};
+use miclub_proto::accounts::v1::{UnsubscribeRequest, ValidateUnsubscribeRequest};
+use sqlx::Row;
+
+use crate::support::{PASSWORD, TestApp};
+
+const IP: &str = "203.0.113.7";
+const NOTICE: &str = "Te diste de baja de Mi Club";
+
+async fn validate(app: &TestApp, member: &Member, password: &str) -> Result<(), tonic::Status> {
+    app.client()
+        .await
+        .validate_unsubscribe(app.authorized(
+            ValidateUnsubscribeRequest {
+                user: member.document.canonical(),
+                email: member.email.as_str().to_owned(),
+                current_password: password.to_owned(),
+                client_ip: IP.into(),
+            },
+            &app.token(&member.id),
+        ))
+        .await
+        .map(|_| ())
+}
+
+async fn unsubscribe(app: &TestApp, member: &Member, password: &str) -> Result<(), tonic::Status> {
+    app.client()
+        .await
+        .unsubscribe(app.authorized(
+            UnsubscribeRequest {
+                user: member.document.canonical(),
+                email: member.email.as_str().to_owned(),
+                reason_id: 1,
+                reason_text: String::new(),
+                current_password: password.to_owned(),
+                client_ip: IP.into(),
+            },
+            &app.token(&member.id),
+        ))
+        .await
+        .map(|_| ())
+}
+
+async fn unsubscribing_with_the_public_data_alone_is_refused_and_changes_nothing(env: TestEnv) {
+    let app = TestApp::spawn(env).await;
+    let member = app.add_member_with_account().await;
+
+    for status in [
+        validate(&app, &member, "").await.unwrap_err(),
+        unsubscribe(&app, &member, "").await.unwrap_err(),
+    ] {
+        let body = ErrorBody::from_status(&status);
+        assert_eq!(body.code, ErrorCode::InvalidArgument);
+        assert_eq!(body.field.as_deref(), Some("current_password"));
+        assert_eq!(body.message, "Ingresa tu contraseña actual.");
+    }
+    for status in [
+        validate(&app, &member, "adivinanza").await.unwrap_err(),
+        unsubscribe(&app, &member, "adivinanza").await.unwrap_err(),
+    ] {
+        assert_eq!(
+            ErrorBody::from_status(&status).code,
+            ErrorCode::WrongPassword
+        );
+    }
+
+    let stored = app.stored(&member.id).await;
+    assert_eq!(stored.email, member.email, "still a member, data kept");
+    assert!(app.mail.sent().is_empty());
+    assert!(app.login_emails.disabled().is_empty());
+    validate(&app, &member, PASSWORD)
+        .await
+        .expect("with the password");
+}
+
+async fn an_unsubscribe_notice_goes_to_the_address_before_it_is_erased(env: TestEnv) {
+    let app = TestApp::spawn(env).await;
+    let member = app.add_member_with_account().await;
+
+    unsubscribe(&app, &member, PASSWORD).await.expect("left");
+
+    app.mail.after(0).await;
+    let mails = app.mail.sent();
+    assert_eq!(mails.len(), 1);
+    assert_eq!(mails[0].to, member.email.as_str());
+    assert_eq!(mails[0].subject, "Te diste de baja de Mi Club");
+    assert!(mails[0].body.contains("hora de Chile"), "{}", mails[0].body);
+    assert!(
+        mails[0].body.contains("Si no fuiste tú"),
+        "{}",
+        mails[0].body
+    );
+    assert!(!mails[0].body.contains(PASSWORD));
+    assert_eq!(mails[0].code, None);
+    let erased: String = sqlx::query("SELECT email FROM members WHERE member_id = $1")
+        .bind(member.id.as_str())
+        .fetch_one(app.store.database().pool())
+        .await
+        .unwrap()
+        .get("email");
+    assert_eq!(erased, "");
+}
+
+/// Waits until the outbox holds the notice, tried `tries` times.
+async fn tried(app: &TestApp, tries: i64) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        let outbox = mail_outbox(app.store.database()).await;
+        if outbox == [(NOTICE.to_owned(), tries)] {
+            return;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "not tried {tries} times: {outbox:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+async fn the_notice_is_sent_by_the_next_accounts_when_the_relay_was_down_until_this_one_stopped(
+    env: TestEnv,
+) {
+    // Production's wiring: the rest of the mail goes through the queue, which would take the
+    // notice at once; the outbox's relay sends it past the queue and knows it failed.
+    let app = TestApp::spawn_with_a_mail_queue(env).await;
+    let member = app.add_member_with_account().await;
+    app.mail.fail(true);
+    unsubscribe(&app, &member, PASSWORD).await.expect("left");
+    tried(&app, 1).await;
+    assert!(app.mail.sent().is_empty());
+
+    // A rollout (or a crash) ends this accounts before the mail relay is back: the address is
+    // erased from the member, and the notice, in the outbox, is the only place it is left.
+    let next = TestApp::spawn(app.stopped().await).await;
+
+    let notice = next.mail.after(0).await;
+    assert_eq!(notice.subject, NOTICE);
+    assert_eq!(notice.to, member.email.as_str());
+    assert_eq!(
+        mail_outbox(next.store.database()).await,
+        [],
+        "sent, and its address gone with the row"
+    );
+}
+
+/// `mail_outbox_notices_total{outcome}` as `/metrics` renders it (0 before the first).
+fn notices_counted(outcome: &str) -> u64 {
+    let series = format!(r#"mail_outbox_notices_total{{outcome="{outcome}"}} "#);
+    miclub_platform::telemetry::metrics_handle()
+        .render()
+        .lines()
+        .find_map(|line| line.strip_prefix(&series)?.parse().ok())
+        .unwrap_or(0)
+}
+
+async fn a_notice_the_relay_refuses_for_good_is_given_up_at_once_and_its_address_deleted(
+    env: TestEnv,
+) {
+    let given_up = notices_counted("given_up");
+    let app = TestApp::spawn(env).await;
+    let member = app.add_member_with_account().await;
+    app.mail.refuse(true);
+
+    unsubscribe(&app, &member, PASSWORD).await.expect("left");
+
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    while !mail_outbox(app.store.database()).await.is_empty() {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "still in the outbox"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(app.mail.sent().is_empty());
+    // Tests share the process's recorder and run in parallel: at least this one was counted.
+    assert!(notices_counted("given_up") > given_up);
+}
+
+backend_tests!(
+    unsubscribing_with_the_public_data_alone_is_refused_and_changes_nothing,
+    an_unsubscribe_notice_goes_to_the_address_before_it_is_erased,
+    the_notice_is_sent_by_the_next_accounts_when_the_relay_was_down_until_this_one_stopped,
+    a_notice_the_relay_refuses_for_good_is_given_up_at_once_and_its_address_deleted,
+);
