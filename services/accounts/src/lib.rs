@@ -104,8 +104,8 @@ pub struct Application {
 const CARD_BACKFILL_BATCH: i64 = 500;
 /// How long the backfill waits before trying again after a database failure.
 const CARD_BACKFILL_RETRY: Duration = Duration::from_secs(30);
-/// How often the restore rows whose link expired are deleted.
-const RESTORE_PURGE_EVERY: Duration = Duration::from_secs(3600);
+/// How often the email links that expired are deleted (restore rows, spent confirmation links).
+const LINK_PURGE_EVERY: Duration = Duration::from_secs(3600);
 
 impl Application {
     /// Connects to the database and migrates it, seeds the demo members when asked, and binds
@@ -199,7 +199,7 @@ impl Application {
     /// accruals every `confirm_interval_secs`, ask auth to disable pending credentials every
     /// `credentials_retry_interval_secs`, relay the outbox to the event bus and mail the email
     /// change notices due every `relay.interval_ms`, mail the unsubscribe notices of the mail
-    /// outbox (`MailOutbox::POLL_EVERY`), and delete expired restore links hourly;
+    /// outbox (`MailOutbox::POLL_EVERY`), and delete expired email links hourly;
     /// they stop on the same shutdown and are awaited before the pool closes. Once at start,
     /// the club accounts opened before card numbers existed get theirs
     /// ([`assign_card_numbers`]).
@@ -218,7 +218,7 @@ impl Application {
             self.relay
                 .relay_periodically(self.relay_interval, shutdown.clone()),
         );
-        let purging = tokio::spawn(purge_expired_restores(self.store.clone(), shutdown.clone()));
+        let purging = tokio::spawn(purge_expired_links(self.store.clone(), shutdown.clone()));
         let noticing = tokio::spawn(
             self.change_notices
                 .deliver_periodically(self.relay_interval, shutdown.clone()),
@@ -235,7 +235,7 @@ impl Application {
             tracing::error!(error = %err, "outbox relay task failed");
         }
         if let Err(err) = purging.await {
-            tracing::error!(error = %err, "restore link purge task failed");
+            tracing::error!(error = %err, "email link purge task failed");
         }
         if let Err(err) = noticing.await {
             tracing::error!(error = %err, "email change notice task failed");
@@ -253,9 +253,10 @@ impl Application {
 }
 
 /// Deletes the restore rows whose link expired and whose notice is settled
-/// ([`Store::purge_expired_restores`]) every [`RESTORE_PURGE_EVERY`], until shut down.
-async fn purge_expired_restores(store: Store, shutdown: Shutdown) {
-    let mut every = tokio::time::interval(RESTORE_PURGE_EVERY);
+/// ([`Store::purge_expired_restores`]) and the confirmation links spent
+/// ([`Store::purge_spent_confirmations`]) every [`LINK_PURGE_EVERY`], until shut down.
+async fn purge_expired_links(store: Store, shutdown: Shutdown) {
+    let mut every = tokio::time::interval(LINK_PURGE_EVERY);
     loop {
         tokio::select! {
             _ = every.tick() => {}
@@ -265,6 +266,13 @@ async fn purge_expired_restores(store: Store, shutdown: Shutdown) {
             Ok(0) => {}
             Ok(purged) => tracing::info!(purged, "expired email restore links deleted"),
             Err(err) => tracing::warn!(error = %err, "cannot delete expired email restore links"),
+        }
+        match store.purge_spent_confirmations(now_millis()).await {
+            Ok(0) => {}
+            Ok(purged) => tracing::info!(purged, "spent email confirmation links deleted"),
+            Err(err) => {
+                tracing::warn!(error = %err, "cannot delete spent email confirmation links")
+            }
         }
     }
 }

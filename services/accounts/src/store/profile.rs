@@ -109,6 +109,25 @@ impl Store {
         Ok(issued)
     }
 
+    /// Deletes the confirmation links that expired by `now` and can only answer "invalid" any
+    /// more: the unused ones, and the used ones of an address that is no longer the member's
+    /// confirmed one. Each held an address the member may have left long ago. A used link of
+    /// the member's current confirmed address stays: it still answers "already confirmed", and
+    /// holds nothing the member's row does not. Answers how many.
+    pub async fn purge_spent_confirmations(&self, now: i64) -> Result<u64> {
+        let purged = sqlx::query(
+            "DELETE FROM email_confirmations WHERE expires_at <= $1 AND NOT EXISTS ( \
+             SELECT 1 FROM members m WHERE m.member_id = email_confirmations.member_id \
+             AND email_confirmations.used_at IS NOT NULL \
+             AND LOWER(m.email) = LOWER(email_confirmations.email) \
+             AND LOWER(COALESCE(m.confirmed_email, '')) = LOWER(email_confirmations.email))",
+        )
+        .bind(now)
+        .execute(self.db.pool())
+        .await?;
+        Ok(purged.rows_affected())
+    }
+
     /// The link whose token has SHA-256 `digest`, with the member's current address.
     pub async fn email_confirmation(&self, digest: &str) -> Result<Option<StoredConfirmation>> {
         let row = sqlx::query(

@@ -4,6 +4,7 @@
 use miclub_accounts::domain::{ConfirmationToken, Member};
 use miclub_platform::backend_tests;
 use miclub_platform::error::{ErrorBody, ErrorCode};
+use miclub_platform::storage::now_millis;
 use miclub_platform::testing::TestEnv;
 use miclub_proto::accounts::v1::{
     ConfirmEmailRequest, GetMemberRequest, ResendEmailConfirmationRequest, UpdateProfileRequest,
@@ -234,6 +235,44 @@ async fn a_used_link_of_an_address_the_member_changed_since_is_invalid(env: Test
     assert_eq!(app.login_emails.attempts(), 1);
 }
 
+/// What the hourly purge deletes when it runs `days` from now.
+async fn purged_after_days(app: &TestApp, days: i64) -> u64 {
+    app.store
+        .purge_spent_confirmations(now_millis() + days * 86_400_000)
+        .await
+        .expect("purge")
+}
+
+async fn spent_confirmation_links_are_deleted_once_expired_and_the_used_link_of_the_current_address_stays(
+    env: TestEnv,
+) {
+    let app = TestApp::spawn(env).await;
+    // Stays: the used link of the address the member has now.
+    let kept = app.add_member_with_account().await;
+    let kept_token = change_email(&app, &kept, NEW_EMAIL).await;
+    confirm(&app, &kept_token).await.expect("confirmed");
+    // Go: a used link of an address the member changed since, and an unused one.
+    let moved = app.add_member_with_account().await;
+    let used = change_email(&app, &moved, "bea.uno@correo.cl").await;
+    confirm(&app, &used).await.expect("confirmed");
+    let moved = app.stored(&moved.id).await;
+    let unused = change_email(&app, &moved, "bea.dos@correo.cl").await;
+    assert_eq!(count(&app.store, "email_confirmations").await, 3);
+
+    assert_eq!(purged_after_days(&app, 0).await, 0, "none expired yet");
+    // The links live 48 hours.
+    assert_eq!(purged_after_days(&app, 3).await, 2);
+    assert_eq!(count(&app.store, "email_confirmations").await, 1);
+    assert!(
+        already_confirmed(&app, &kept_token)
+            .await
+            .expect("still answers"),
+        "the kept link answers as before"
+    );
+    assert_confirmation_invalid(confirm(&app, &used).await);
+    assert_confirmation_invalid(confirm(&app, &unused).await);
+}
+
 async fn an_expired_link_does_not_work(env: TestEnv) {
     let app = TestApp::spawn(env).await;
     let member = app.add_member_with_account().await;
@@ -454,6 +493,7 @@ backend_tests!(
     a_second_open_of_a_used_link_says_already_confirmed_and_does_nothing_again,
     a_used_link_of_an_address_the_member_changed_since_is_invalid,
     an_expired_link_does_not_work,
+    spent_confirmation_links_are_deleted_once_expired_and_the_used_link_of_the_current_address_stays,
     a_link_superseded_by_a_newer_one_does_not_work_and_the_newer_one_does,
     changing_the_email_again_voids_the_link_of_the_earlier_one,
     a_link_for_an_address_the_member_no_longer_has_does_not_work,
