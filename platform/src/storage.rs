@@ -209,17 +209,62 @@ impl Database {
         })
     }
 
-    /// Applies the migrations of this backend.
+    /// Applies the migrations of this backend. A database that a later release migrated
+    /// further (this binary is a rollback) is run on as it is; see [`Self::later_releases`].
     pub async fn migrate(&self, postgres: &Migrator, sqlite: &Migrator) -> anyhow::Result<()> {
         let migrator = match self.backend {
             Backend::Postgres => postgres,
             Backend::Sqlite => sqlite,
         };
-        migrator
+        let later = self.later_releases(migrator).await?;
+        if later.is_empty() {
+            return migrator
+                .run(&self.pool.pool)
+                .await
+                .context("running database migrations");
+        }
+        tracing::warn!(
+            later = ?later,
+            "the database holds migrations of a later release: running on them (a rollback)"
+        );
+        let mut behind = Migrator::with_migrations(migrator.iter().cloned().collect());
+        behind.set_ignore_missing(true);
+        behind
             .run(&self.pool.pool)
             .await
-            .context("running database migrations")?;
-        Ok(())
+            .context("running database migrations")
+    }
+
+    /// The migrations applied to the database that `migrator` does not have. sqlx refuses to
+    /// start on those, which would make every `kubectl rollout undo` after a release with a
+    /// migration a crash loop. When each is newer than `migrator`'s latest, a later release
+    /// applied them, and by the release rule they only add (docs/operations.md, "Roll back"),
+    /// so this release can run on them. One older than that means the history is not this
+    /// release's (another service's database, a migration renumbered or deleted), and the start
+    /// stops, as sqlx's would. Checked before sqlx runs: a failed run keeps PostgreSQL's
+    /// migration lock on its pooled connection, and a second run would wait for it for ever.
+    async fn later_releases(&self, migrator: &Migrator) -> anyhow::Result<Vec<i64>> {
+        // A database never migrated has no table to read: nothing is applied.
+        let Ok(applied) = sqlx::query_scalar::<_, i64>("SELECT version FROM _sqlx_migrations")
+            .fetch_all(&self.pool.pool)
+            .await
+        else {
+            return Ok(Vec::new());
+        };
+        let known: std::collections::HashSet<i64> = migrator.iter().map(|m| m.version).collect();
+        let latest = known.iter().copied().max().unwrap_or(0);
+        let later: Vec<i64> = applied
+            .into_iter()
+            .filter(|version| !known.contains(version))
+            .collect();
+        if let Some(foreign) = later.iter().find(|version| **version <= latest) {
+            anyhow::bail!(
+                "running database migrations: the database holds migration {foreign}, which this \
+                 release does not have, before its own latest ({latest}): its history is not this \
+                 service's"
+            );
+        }
+        Ok(later)
     }
 
     /// The pool, tracing each statement; it derefs to the plain [`AnyPool`] (for `acquire`).

@@ -1,11 +1,13 @@
 //! The storage and ephemeral-store guarantees every service relies on, on both backends.
 
+use std::borrow::Cow;
 use std::time::Duration;
 
 use miclub_platform::backend_tests;
 use miclub_platform::storage::{Backend, Database, flag};
 use miclub_platform::testing::TestEnv;
-use sqlx::Row;
+use sqlx::migrate::{Migration, MigrationType, Migrator};
+use sqlx::{Row, SqlStr};
 
 async fn portable_sql_round_trips_text_bigint_and_boolean(env: TestEnv) {
     let db = Database::connect(&env.database).await.unwrap();
@@ -136,12 +138,59 @@ async fn set_if_absent_holds_until_expiry(env: TestEnv) {
     );
 }
 
+fn migration(version: i64, sql: &'static str) -> Migration {
+    Migration::new(
+        version,
+        Cow::Borrowed("test"),
+        MigrationType::Simple,
+        SqlStr::from_static(sql),
+        false,
+    )
+}
+
+async fn a_rolled_back_release_starts_on_a_later_releases_schema_but_not_on_a_foreign_one(
+    env: TestEnv,
+) {
+    let db = Database::connect(&env.database).await.unwrap();
+    let first = migration(1, "CREATE TABLE kept (id TEXT PRIMARY KEY)");
+    let this_release = Migrator::with_migrations(vec![first.clone()]);
+    let next_release = Migrator::with_migrations(vec![
+        first.clone(),
+        migration(2, "CREATE TABLE added (id TEXT PRIMARY KEY)"),
+    ]);
+    db.migrate(&next_release, &next_release)
+        .await
+        .expect("the next release migrates");
+
+    // `kubectl rollout undo`: the previous release starts on the schema the next one left.
+    db.migrate(&this_release, &this_release)
+        .await
+        .expect("the rollback starts");
+    sqlx::query("INSERT INTO kept (id) VALUES ('a')")
+        .execute(db.pool())
+        .await
+        .expect("and runs on its tables");
+
+    // A history with a migration this release never had before its own latest: not its own.
+    let foreign = Migrator::with_migrations(vec![
+        first,
+        migration(3, "CREATE TABLE other (id TEXT PRIMARY KEY)"),
+    ]);
+    let refused = db.migrate(&foreign, &foreign).await.unwrap_err();
+    assert!(
+        format!("{refused:#}").contains("holds migration 2"),
+        "{refused:#}"
+    );
+    db.close().await;
+}
+
 backend_tests!(
     portable_sql_round_trips_text_bigint_and_boolean,
     concurrent_increments_are_all_counted,
     a_count_past_its_limit_is_told_what_is_left_of_its_window,
     a_taken_value_is_gone_for_the_next_taker,
     set_if_absent_holds_until_expiry,
+    a_rolled_back_release_starts_on_a_later_releases_schema_but_not_on_a_foreign_one,
 );
 
 async fn a_revoked_session_token_is_refused_while_others_pass(env: TestEnv) {
