@@ -341,12 +341,18 @@ async fn two_relays_running_at_once_publish_each_event_once(env: TestEnv) {
     // Slow publishes keep both relays in the middle of a batch at the same time.
     app.bus.delay_publishes(Duration::from_millis(5));
 
+    // Both relays are connected before either starts, and start together: on a loaded machine
+    // the second one's connection (and its migration check) took longer than the first needed
+    // to publish everything.
+    let start = std::sync::Arc::new(tokio::sync::Barrier::new(2));
     let mut relays = tokio::task::JoinSet::new();
     for _ in 0..2 {
         let store = Store::connect(&app.env.database).await.unwrap();
         let bus: SharedBus = app.bus.clone();
         let relay = OutboxRelay::new(store, bus, 5);
+        let start = start.clone();
         relays.spawn(async move {
+            start.wait().await;
             let mut published = 0;
             let mut idle_rounds = 0;
             while idle_rounds < 3 {
