@@ -16,7 +16,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use miclub_platform::notify::{Outgoing, Refused, SharedNotifier, outbox};
+use miclub_platform::notify::{MailOutbox, Outgoing, Refused, SharedNotifier, outbox};
 use miclub_platform::shutdown::Shutdown;
 use miclub_platform::storage::now_millis;
 use tokio::sync::Notify;
@@ -88,15 +88,13 @@ pub struct ChangeNotices {
 }
 
 impl ChangeNotices {
-    /// How long a claim keeps other relays off a row: beyond the longest send
-    /// (`QueuedNotifier::SEND_TIMEOUT`, 30 s), so only a relay that died mid-send lets its
-    /// row be claimed again.
-    pub const LEASE: Duration = Duration::from_secs(300);
-    /// Wait before the second try, doubled before each later one up to [`Self::MAX_RETRY`]:
-    /// through an outage of hours a notice is still tried every few minutes, until its link
-    /// expires.
-    pub const FIRST_RETRY: Duration = Duration::from_secs(1);
-    pub const MAX_RETRY: Duration = Duration::from_secs(600);
+    /// How long a claim keeps other relays off a row: the mail outbox's, beyond the longest
+    /// send, so only a relay that died mid-send lets its row be claimed again.
+    pub const LEASE: Duration = MailOutbox::LEASE;
+    /// The mail outbox's backoff: through an outage of hours a notice is still tried every few
+    /// minutes, until its link expires.
+    pub const FIRST_RETRY: Duration = MailOutbox::FIRST_RETRY;
+    pub const MAX_RETRY: Duration = MailOutbox::MAX_RETRY;
 
     pub fn new(
         store: Store,

@@ -17,7 +17,7 @@ use miclub_proto::accounts::v1::{
 };
 use sqlx::Row;
 
-use crate::support::{PASSWORD, PUBLIC_URL, TestApp, count, link_token};
+use crate::support::{PASSWORD, PUBLIC_URL, TestApp, count, counted, link_token};
 
 const ATTACKER: &str = "atacante@correo.cl";
 const IP: &str = "203.0.113.7";
@@ -354,14 +354,9 @@ async fn a_notice_is_tried_again_until_the_relay_takes_it_and_its_link_is_the_on
     restore(&app, &token).await.expect("restored");
 }
 
-/// `email_change_notices_total{outcome}` as `/metrics` renders it (0 before the first).
+/// `email_change_notices_total{outcome}` (0 before the first).
 fn notices_counted(outcome: &str) -> u64 {
-    let series = format!(r#"email_change_notices_total{{outcome="{outcome}"}} "#);
-    miclub_platform::telemetry::metrics_handle()
-        .render()
-        .lines()
-        .find_map(|line| line.strip_prefix(&series)?.parse().ok())
-        .unwrap_or(0)
+    counted("email_change_notices_total", outcome)
 }
 
 async fn a_notice_the_relay_refuses_for_good_is_given_up_at_once(env: TestEnv) {

@@ -711,3 +711,13 @@ impl TestApp {
             .pesos()
     }
 }
+
+/// The counter `metric{outcome}` as `/metrics` renders it (0 before the first).
+pub fn counted(metric: &str, outcome: &str) -> u64 {
+    let series = format!(r#"{metric}{{outcome="{outcome}"}} "#);
+    miclub_platform::telemetry::metrics_handle()
+        .render()
+        .lines()
+        .find_map(|line| line.strip_prefix(&series)?.parse().ok())
+        .unwrap_or(0)
+}
