@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import type { BrowserContext } from 'playwright-core';
 import { inject } from 'vitest';
 
+import { reportEndedByItself } from './incidents';
 import { BIN_DIR, DISTRIBUTED_BIN, REPO_DIR } from './paths';
 
 /** What `miclub-distributed --ready-file` writes. */
@@ -58,9 +59,7 @@ export async function startDistributed(overrides: Record<string, string>): Promi
   // bare ERR_CONNECTION_REFUSED; its output says which process ended and why, so it goes to
   // the run's log at once.
   child.once('exit', (code, signal) => {
-    if (isReady && !stopping) {
-      console.error(`miclub-distributed ended by itself (code ${code}, signal ${signal}):\n${output}`);
-    }
+    if (isReady && !stopping) reportEndedByItself('miclub-distributed', code, signal, output);
   });
 
   const stop = async () => {

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { readCaughtMail, startDistributed } from './distributed';
+import { reportEndedByItself } from './incidents';
 import { DIST_DIR, MICLUB_BIN, REPO_DIR, TOPOLOGY } from './paths';
 
 /**
@@ -153,7 +154,7 @@ async function startStandalone(settings: Record<string, string>): Promise<Miclub
   // The binary ending by itself after it was ready fails the file's next page load with a bare
   // ERR_CONNECTION_REFUSED; what it printed says why, so it goes to the run's log at once.
   child.once('exit', (code, signal) => {
-    if (isReady && !stopping) console.error(`miclub ended by itself (code ${code}, signal ${signal}):\n${output}`);
+    if (isReady && !stopping) reportEndedByItself('miclub', code, signal, output);
   });
   const stop = async () => {
     stopping = true;
