@@ -2,13 +2,18 @@
 //! before either step (the document and email the profile shows to whoever holds the session
 //! are not enough), and the "Te diste de baja de Mi Club" notice to the address read before it
 //! is erased, mailed from the outbox written in the erasure's transaction, so that neither a
-//! stop nor a mail relay outage loses it.
+//! stop nor a mail relay outage loses it; two replicas' relays never mail one notice twice.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use miclub_accounts::domain::Member;
+use miclub_accounts::store::Store;
 use miclub_platform::backend_tests;
 use miclub_platform::error::{ErrorBody, ErrorCode};
+use miclub_platform::notify::outbox::{MailOutbox, Notice, OutboxRound, enqueue};
+use miclub_platform::notify::{DevMailbox, Notifier, Outgoing};
+use miclub_platform::storage::{Database, now_millis};
 use miclub_platform::testing::{TestEnv, mail_outbox};
 use miclub_proto::accounts::v1::{UnsubscribeRequest, ValidateUnsubscribeRequest};
 use sqlx::Row;
@@ -183,9 +188,85 @@ async fn a_notice_the_relay_refuses_for_good_is_given_up_at_once_and_its_address
     assert!(notices_counted("given_up") > given_up);
 }
 
+/// A mail relay that takes a while to answer, as a real one does: it keeps two relays in the
+/// middle of their rounds at the same time.
+#[derive(Debug, Default)]
+struct SlowRelay {
+    mailbox: DevMailbox,
+}
+
+#[async_trait::async_trait]
+impl Notifier for SlowRelay {
+    async fn send(&self, message: Outgoing) -> anyhow::Result<()> {
+        // 24 notices take one relay half a second: longer than the other's first query on a
+        // loaded machine.
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        self.mailbox.send(message).await
+    }
+}
+
+async fn two_replicas_relaying_at_once_mail_each_notice_once(env: TestEnv) {
+    // Two accounts replicas' relays, each with its own pool, and no app whose own relay could
+    // take the rows first.
+    let store = Store::connect(&env.database).await.unwrap();
+    let notices = 24;
+    let now = now_millis();
+    let mut tx = store.database().pool().begin().await.unwrap();
+    for n in 0..notices {
+        let notice = Notice {
+            to: format!("socio{n}@example.cl"),
+            subject: NOTICE.into(),
+            body: format!("aviso {n}"),
+        };
+        enqueue(&mut tx, &format!("member-{n}"), &notice, now)
+            .await
+            .unwrap();
+    }
+    tx.commit().await.unwrap();
+
+    let start = Arc::new(tokio::sync::Barrier::new(2));
+    let mut relays = tokio::task::JoinSet::new();
+    for _ in 0..2 {
+        let relay = Arc::new(SlowRelay::default());
+        let outbox = MailOutbox::new(
+            Database::connect(&env.database).await.unwrap(),
+            relay.clone(),
+        );
+        let start = start.clone();
+        relays.spawn(async move {
+            start.wait().await;
+            let mut idle_rounds = 0;
+            while idle_rounds < 3 {
+                if outbox.deliver_due(now_millis()).await.unwrap() == OutboxRound::default() {
+                    idle_rounds += 1;
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                }
+            }
+            relay.mailbox.list()
+        });
+    }
+    let mut per_relay = Vec::new();
+    while let Some(sent) = relays.join_next().await {
+        per_relay.push(sent.unwrap());
+    }
+
+    let mut bodies: Vec<String> = per_relay.iter().flatten().map(|m| m.body.clone()).collect();
+    bodies.sort();
+    let mut expected: Vec<String> = (0..notices).map(|n| format!("aviso {n}")).collect();
+    expected.sort();
+    assert_eq!(bodies, expected, "each notice mailed once");
+    assert!(
+        per_relay.iter().all(|sent| !sent.is_empty()),
+        "both relays mailed: {:?}",
+        per_relay.iter().map(Vec::len).collect::<Vec<_>>()
+    );
+    assert_eq!(mail_outbox(store.database()).await, []);
+}
+
 backend_tests!(
     unsubscribing_with_the_public_data_alone_is_refused_and_changes_nothing,
     an_unsubscribe_notice_goes_to_the_address_before_it_is_erased,
     the_notice_is_sent_by_the_next_accounts_when_the_relay_was_down_until_this_one_stopped,
     a_notice_the_relay_refuses_for_good_is_given_up_at_once_and_its_address_deleted,
+    two_replicas_relaying_at_once_mail_each_notice_once,
 );
