@@ -52,6 +52,10 @@ pub trait EphemeralStore: Send + Sync + std::fmt::Debug + 'static {
     async fn delete(&self, key: &str) -> Result<(), StoreError>;
     /// Increments a counter; the first increment starts its `window`. Returns the new count.
     async fn incr(&self, key: &str, window: Duration) -> Result<i64, StoreError>;
+    /// Gives back one count [`EphemeralStore::incr`] took, for a budget taken before the outcome
+    /// is known and owed only by some outcomes: the window is kept, the count never goes below
+    /// zero, and a counter whose window ended stays gone.
+    async fn give_back(&self, key: &str) -> Result<(), StoreError>;
     /// Time left before the key expires; `None` when absent.
     async fn ttl(&self, key: &str) -> Result<Option<Duration>, StoreError>;
     async fn ping(&self) -> Result<(), StoreError>;
@@ -187,6 +191,7 @@ pub struct RedisStore {
     conn: ConnectionManager,
     prefix: String,
     incr_script: redis::Script,
+    give_back_script: redis::Script,
     /// `client_cache`: writes then wait for their own invalidation (see [`RedisStore::write`]).
     client_cache: bool,
 }
@@ -233,6 +238,13 @@ impl RedisStore {
                 "local v = redis.call('INCR', KEYS[1]) \
                  if v == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end \
                  return v",
+            ),
+            // DECR keeps the key's expiry; the check keeps an expired counter from coming back
+            // at -1 and a count from going below zero.
+            give_back_script: redis::Script::new(
+                "local v = tonumber(redis.call('GET', KEYS[1])) \
+                 if v and v > 0 then return redis.call('DECR', KEYS[1]) end \
+                 return 0",
             ),
         })
     }
@@ -397,6 +409,21 @@ impl EphemeralStore for RedisStore {
     #[tracing::instrument(
         name = "redis",
         skip_all,
+        fields(otel.name = "DECR", otel.kind = "client", db.system = "redis", db.operation = "DECR")
+    )]
+    async fn give_back(&self, key: &str) -> Result<(), StoreError> {
+        let mut conn = self.conn.clone();
+        let _: i64 = self
+            .give_back_script
+            .key(self.key(key))
+            .invoke_async(&mut conn)
+            .await?;
+        Ok(())
+    }
+
+    #[tracing::instrument(
+        name = "redis",
+        skip_all,
         fields(otel.name = "PTTL", otel.kind = "client", db.system = "redis", db.operation = "PTTL")
     )]
     async fn ttl(&self, key: &str) -> Result<Option<Duration>, StoreError> {
@@ -491,6 +518,18 @@ impl EphemeralStore for MemoryStore {
             entry.0 = next.to_string();
             next
         }))
+    }
+
+    async fn give_back(&self, key: &str) -> Result<(), StoreError> {
+        self.with_live(key, |e| {
+            if let Some(entry) = e.get_mut(key) {
+                let count = entry.0.parse::<i64>().unwrap_or(0);
+                if count > 0 {
+                    entry.0 = (count - 1).to_string();
+                }
+            }
+        });
+        Ok(())
     }
 
     async fn ttl(&self, key: &str) -> Result<Option<Duration>, StoreError> {

@@ -95,6 +95,33 @@ async fn a_count_past_its_limit_is_told_what_is_left_of_its_window(env: TestEnv)
     );
 }
 
+async fn a_count_given_back_keeps_its_window_and_never_goes_below_zero(env: TestEnv) {
+    let window = Duration::from_secs(60);
+    for _ in 0..3 {
+        env.store.incr("budget", window).await.unwrap();
+    }
+    let left = env.store.ttl("budget").await.unwrap().unwrap();
+    env.store.give_back("budget").await.unwrap();
+    assert_eq!(env.store.get("budget").await.unwrap().as_deref(), Some("2"));
+    let still = env
+        .store
+        .ttl("budget")
+        .await
+        .unwrap()
+        .expect("the window stays");
+    assert!(still <= left, "{still:?} after {left:?}");
+    for _ in 0..5 {
+        env.store.give_back("budget").await.unwrap();
+    }
+    assert_eq!(env.store.get("budget").await.unwrap().as_deref(), Some("0"));
+    assert_eq!(env.store.incr("budget", window).await.unwrap(), 1);
+
+    // A counter whose window ended (or that never was) is not brought back.
+    env.store.give_back("never-counted").await.unwrap();
+    assert_eq!(env.store.get("never-counted").await.unwrap(), None);
+    assert_eq!(env.store.ttl("never-counted").await.unwrap(), None);
+}
+
 async fn a_taken_value_is_gone_for_the_next_taker(env: TestEnv) {
     env.store
         .set("once", "v", Duration::from_secs(60))
@@ -188,6 +215,7 @@ backend_tests!(
     portable_sql_round_trips_text_bigint_and_boolean,
     concurrent_increments_are_all_counted,
     a_count_past_its_limit_is_told_what_is_left_of_its_window,
+    a_count_given_back_keeps_its_window_and_never_goes_below_zero,
     a_taken_value_is_gone_for_the_next_taker,
     set_if_absent_holds_until_expiry,
     a_rolled_back_release_starts_on_a_later_releases_schema_but_not_on_a_foreign_one,

@@ -268,7 +268,7 @@ async fn full(port: u16, token_file: &str) -> anyhow::Result<()> {
              [gateway]\nport = {port}\nweb_dir = {no_web:?}\nlogin_requests_per_minute = 1000000\n\
              [gateway.connections]\nper_client = 0\n\
              [auth.policy]\ndaily_send_cap = 1000000\naccount_attempts = 1000000\n\
-             ip_attempts = 1000000\n\
+             ip_attempts = 1000000\nip_failures = 1000000\n\
              [auth.database]\nurl = {auth_db:?}\n\
              [accounts.database]\nurl = {accounts_db:?}\n\
              [ephemeral]\nredis_url = {redis:?}\nkey_prefix = \"bench:\"\n",

@@ -269,7 +269,7 @@ async fn main() -> anyhow::Result<()> {
              [gateway]\nport = 0\nweb_dir = {:?}\nlogin_requests_per_minute = {UNLIMITED}\n\
              [gateway.connections]\nper_client = 0\n\
              [auth.policy]\ndaily_send_cap = {UNLIMITED}\naccount_attempts = {UNLIMITED}\n\
-             ip_attempts = {UNLIMITED}\nfree_failures = {UNLIMITED}\n\
+             ip_attempts = {UNLIMITED}\nip_failures = {UNLIMITED}\nfree_failures = {UNLIMITED}\n\
              account_daily_failures = {}\n",
             data.0.display().to_string(),
             data.0.join("no-web").display().to_string(),

@@ -238,8 +238,16 @@ pub struct PolicySettings {
     /// per-account window any more: see `free_failures` and `account_daily_failures`).
     pub account_attempts: i64,
     pub account_window_secs: u64,
-    /// Password attempts (any account) per client address in `ip_window_secs`.
+    /// Passwords checked at login (any account, right or wrong) per client address in
+    /// `ip_window_secs`: bounds the hashing one address can ask for. High, since a carrier's
+    /// NAT puts many members behind one address and most of their passwords are right.
     pub ip_attempts: i64,
+    /// Wrong passwords at login (any account) per client address in `ip_window_secs`: what
+    /// bounds guessing across accounts. Each attempt takes one before its password is checked,
+    /// so parallel guesses cannot pass it, and a right password gives its one back.
+    pub ip_failures: i64,
+    /// Recovery requests (any account) per client address in `ip_window_secs`.
+    pub ip_recoveries: i64,
     pub ip_window_secs: u64,
     /// Wrong passwords in a row an (account, client address) pair gets without waiting; each
     /// later one waits twice as long as the one before, from `first_delay_secs` up to
@@ -275,7 +283,9 @@ impl Default for PolicySettings {
             daily_send_cap: 10,
             account_attempts: 5,
             account_window_secs: 900,
-            ip_attempts: 20,
+            ip_attempts: 300,
+            ip_failures: 20,
+            ip_recoveries: 20,
             ip_window_secs: 900,
             free_failures: 3,
             first_delay_secs: 1,
@@ -337,6 +347,8 @@ impl PolicySettings {
             ("daily_send_cap", self.daily_send_cap),
             ("account_attempts", self.account_attempts),
             ("ip_attempts", self.ip_attempts),
+            ("ip_failures", self.ip_failures),
+            ("ip_recoveries", self.ip_recoveries),
             ("account_daily_failures", self.account_daily_failures),
         ] {
             if value < 1 {

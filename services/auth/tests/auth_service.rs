@@ -11,11 +11,12 @@ use miclub_auth::SERVICE_NAME;
 use miclub_platform::backend_tests;
 use miclub_platform::demo::DEMO_PASSWORD;
 use miclub_platform::error::ErrorCode;
+use miclub_platform::identity::Rut;
 use miclub_platform::storage::Database;
 use miclub_platform::testing::TestEnv;
 use miclub_platform::tokens::{MAX_ACCESS_TTL, TokenKind, VerifyError};
 use sqlx::Row;
-use support::{ana, carla, diego, spawn_app, spawn_app_with};
+use support::{ana, bruno, carla, diego, spawn_app, spawn_app_with};
 use tonic_health::pb::HealthCheckRequest;
 use tonic_health::pb::health_check_response::ServingStatus;
 use tonic_health::pb::health_client::HealthClient;
@@ -259,6 +260,7 @@ async fn twenty_concurrent_wrong_passwords_get_no_more_checks_than_the_limit(env
     let app = spawn_app_with(env, |s| {
         s.policy.first_delay_secs = 30;
         s.policy.ip_attempts = 100;
+        s.policy.ip_failures = 100;
     })
     .await;
     let limit = app.settings.policy.free_failures as usize;
@@ -300,8 +302,8 @@ async fn twenty_concurrent_wrong_passwords_get_no_more_checks_than_the_limit(env
     assert!(right.retry_after_secs.is_some_and(|s| s >= 1));
 }
 
-async fn password_attempts_are_limited_per_client_address(env: TestEnv) {
-    let app = spawn_app_with(env, |s| s.policy.ip_attempts = 3).await;
+async fn wrong_passwords_are_limited_per_client_address(env: TestEnv) {
+    let app = spawn_app_with(env, |s| s.policy.ip_failures = 3).await;
     for user in ["12.345.678-5", "11.111.111-1", "22.222.222-2"] {
         assert_eq!(
             app.start_login(user, "wrong").await.unwrap_err().code,
@@ -319,6 +321,75 @@ async fn password_attempts_are_limited_per_client_address(env: TestEnv) {
             .await
             .is_ok()
     );
+}
+
+async fn members_behind_one_address_logging_in_do_not_use_up_its_wrong_passwords(env: TestEnv) {
+    // A carrier's NAT: many members, one address. Their right passwords give back what each
+    // took, so the typos and a stranger's guesses are what the limit counts.
+    let app = spawn_app_with(env, |s| s.policy.ip_failures = 3).await;
+    for _ in 0..2 {
+        for member in [ana(), bruno(), diego()] {
+            assert!(app.start_login(member.rut, DEMO_PASSWORD).await.is_ok());
+        }
+    }
+    for user in ["12.345.678-5", "11.111.111-1", "22.222.222-2"] {
+        assert_eq!(
+            app.start_login(user, "wrong").await.unwrap_err().code,
+            ErrorCode::InvalidCredentials
+        );
+    }
+    let limited = app.start_login(ana().rut, DEMO_PASSWORD).await.unwrap_err();
+    assert_eq!(limited.code, ErrorCode::TooManyAttempts);
+    assert!(limited.retry_after_secs.is_some_and(|s| s >= 1));
+}
+
+async fn passwords_checked_from_one_address_are_limited_right_or_wrong(env: TestEnv) {
+    // What bounds the hashing one address can ask for, with passwords it knows.
+    let app = spawn_app_with(env, |s| s.policy.ip_attempts = 3).await;
+    for _ in 0..3 {
+        assert!(app.start_login(ana().rut, DEMO_PASSWORD).await.is_ok());
+    }
+    let limited = app.start_login(ana().rut, DEMO_PASSWORD).await.unwrap_err();
+    assert_eq!(limited.code, ErrorCode::TooManyAttempts);
+    assert!(
+        app.start_login_from(ana().rut, DEMO_PASSWORD, "198.51.100.1")
+            .await
+            .is_ok()
+    );
+}
+
+async fn concurrent_guesses_across_accounts_get_no_more_checks_than_the_address_allows(
+    env: TestEnv,
+) {
+    // Twenty accounts, one wrong password each, all at once from one address: each pair is
+    // fresh, so only the address's limit stands in the way.
+    let app = spawn_app_with(env, |s| s.policy.ip_failures = 5).await;
+    let attempts: Vec<_> = (0..20u32)
+        .map(|i| {
+            let body = 30_000_000 + i;
+            let user = format!("{body}-{}", Rut::check_digit(body));
+            let mut client = app.client();
+            tokio::spawn(async move {
+                let request = miclub_proto::auth::v1::StartLoginRequest {
+                    user,
+                    password: "wrong".into(),
+                    client_ip: support::CLIENT_IP.into(),
+                    user_agent: String::new(),
+                };
+                client.start_login(request).await
+            })
+        })
+        .collect();
+    let mut checked = 0;
+    for attempt in attempts {
+        let status = attempt.await.unwrap().unwrap_err();
+        match miclub_platform::error::ErrorBody::from_status(&status).code {
+            ErrorCode::InvalidCredentials => checked += 1,
+            ErrorCode::TooManyAttempts => {}
+            other => panic!("unexpected {other}"),
+        }
+    }
+    assert_eq!(checked, 5, "passwords checked with a limit of 5");
 }
 
 async fn a_right_password_clears_the_pair(env: TestEnv) {
@@ -518,7 +589,10 @@ backend_tests!(
     codes_stop_at_the_daily_cap,
     an_expired_code_is_refused,
     twenty_concurrent_wrong_passwords_get_no_more_checks_than_the_limit,
-    password_attempts_are_limited_per_client_address,
+    wrong_passwords_are_limited_per_client_address,
+    members_behind_one_address_logging_in_do_not_use_up_its_wrong_passwords,
+    passwords_checked_from_one_address_are_limited_right_or_wrong,
+    concurrent_guesses_across_accounts_get_no_more_checks_than_the_address_allows,
     a_right_password_clears_the_pair,
     a_refresh_token_rotates_into_a_new_pair_of_the_same_session,
     a_reused_refresh_token_revokes_its_whole_session,

@@ -306,6 +306,9 @@ impl EphemeralStore for TakeGate {
     async fn incr(&self, key: &str, window: Duration) -> Result<i64, StoreError> {
         self.inner.incr(key, window).await
     }
+    async fn give_back(&self, key: &str) -> Result<(), StoreError> {
+        self.inner.give_back(key).await
+    }
     async fn ttl(&self, key: &str) -> Result<Option<Duration>, StoreError> {
         self.inner.ttl(key).await
     }

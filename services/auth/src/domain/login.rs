@@ -35,6 +35,10 @@ fn ip_key(ip: &str) -> String {
     format!("login:ip:{ip}")
 }
 
+fn ip_failures_key(ip: &str) -> String {
+    format!("login:ip-failures:{ip}")
+}
+
 fn challenge_key(id: &ChallengeId) -> String {
     format!("otp:challenge:{}", id.as_str())
 }
@@ -132,7 +136,11 @@ impl Auth {
         let policy = &self.policy;
         // Before the password is read: a change committed after this instant ends the login.
         let started_at = now_millis();
-        if !client_ip.is_empty() {
+        // Wrong passwords from the address: one is taken before the check and given back once
+        // the password is right, so parallel guesses cannot pass the limit and members behind
+        // one shared address (a carrier's NAT) do not use it up by logging in.
+        let failures = (!client_ip.is_empty()).then(|| ip_failures_key(client_ip));
+        if let Some(failures) = &failures {
             self.count_within_window(
                 &ip_key(client_ip),
                 policy.ip_window(),
@@ -141,10 +149,29 @@ impl Auth {
                 "client address",
             )
             .await?;
-        }
-        let pair = self
-            .take_password_attempt(&login, client_ip, "login")
+            self.count_within_window(
+                failures,
+                policy.ip_window(),
+                policy.ip_failures,
+                "login",
+                "client address's wrong passwords",
+            )
             .await?;
+        }
+        let give_back_failure = || async {
+            if let Some(failures) = &failures {
+                self.ephemeral.give_back(failures).await?;
+            }
+            AuthResult::Ok(())
+        };
+        let pair = match self.take_password_attempt(&login, client_ip, "login").await {
+            Ok(pair) => pair,
+            Err(err) => {
+                // The pair must wait: no password was checked, so nothing failed.
+                give_back_failure().await?;
+                return Err(err);
+            }
+        };
 
         let Some(record) = self.store.credentials_by_login_id(&login).await? else {
             self.hasher.check_dummy(password).await?;
@@ -160,6 +187,7 @@ impl Auth {
                 .await;
             return Err(AuthError::InvalidCredentials);
         }
+        give_back_failure().await?;
         // Only the right password learns that the member left; a wrong one says nothing more
         // than for anyone else. The failures before it keep counting.
         if record.disabled {

@@ -99,7 +99,7 @@ impl Auth {
             self.count_within_window(
                 &ip_key(client_ip),
                 policy.ip_window(),
-                policy.ip_attempts,
+                policy.ip_recoveries,
                 "recovery",
                 "client address",
             )
