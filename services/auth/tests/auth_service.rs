@@ -343,6 +343,28 @@ async fn members_behind_one_address_logging_in_do_not_use_up_its_wrong_passwords
     assert!(limited.retry_after_secs.is_some_and(|s| s >= 1));
 }
 
+async fn an_attacker_s_own_right_password_buys_back_no_guess(env: TestEnv) {
+    // A right password gives back only the one it took itself: interleaving logins to one's
+    // own account with guesses at others leaves the guesses counted.
+    let app = spawn_app_with(env, |s| s.policy.ip_failures = 3).await;
+    for body in 30_000_000..30_000_003u32 {
+        let guess = format!("{body}-{}", Rut::check_digit(body));
+        assert_eq!(
+            app.start_login(&guess, "wrong").await.unwrap_err().code,
+            ErrorCode::InvalidCredentials
+        );
+        if body < 30_000_002 {
+            assert!(app.start_login(ana().rut, DEMO_PASSWORD).await.is_ok());
+        }
+    }
+    let body = 30_000_003;
+    let guess = format!("{body}-{}", Rut::check_digit(body));
+    assert_eq!(
+        app.start_login(&guess, "wrong").await.unwrap_err().code,
+        ErrorCode::TooManyAttempts
+    );
+}
+
 async fn passwords_checked_from_one_address_are_limited_right_or_wrong(env: TestEnv) {
     // What bounds the hashing one address can ask for, with passwords it knows.
     let app = spawn_app_with(env, |s| s.policy.ip_attempts = 3).await;
@@ -592,6 +614,7 @@ backend_tests!(
     wrong_passwords_are_limited_per_client_address,
     members_behind_one_address_logging_in_do_not_use_up_its_wrong_passwords,
     passwords_checked_from_one_address_are_limited_right_or_wrong,
+    an_attacker_s_own_right_password_buys_back_no_guess,
     concurrent_guesses_across_accounts_get_no_more_checks_than_the_address_allows,
     a_right_password_clears_the_pair,
     a_refresh_token_rotates_into_a_new_pair_of_the_same_session,
