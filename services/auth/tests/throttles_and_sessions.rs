@@ -451,7 +451,8 @@ impl Notifier for NeverSends {
     }
 }
 
-/// Delivers to its mailbox after a pause, as a slow relay does.
+/// Delivers to its mailbox after a pause, as a slow relay does: long enough that a loaded
+/// machine still finds the code queued when the password step returns.
 #[derive(Debug)]
 struct SlowRelay {
     mailbox: Arc<DevMailbox>,
@@ -460,7 +461,7 @@ struct SlowRelay {
 #[async_trait]
 impl Notifier for SlowRelay {
     async fn send(&self, message: Outgoing) -> anyhow::Result<()> {
-        tokio::time::sleep(Duration::from_millis(300)).await;
+        tokio::time::sleep(Duration::from_millis(1_500)).await;
         self.mailbox.send(message).await
     }
 }
