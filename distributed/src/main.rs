@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use miclub_distributed::secrets::Vault;
 use miclub_distributed::stop_signals;
-use miclub_distributed::topology::Running;
+use miclub_distributed::topology::{Exited, Running};
 use miclub_distributed::{Options, Topology};
 
 #[tokio::main]
@@ -65,21 +65,29 @@ async fn main() -> anyhow::Result<()> {
                 Some(sender) => tracing::info!(signal = signal.name, %sender, "stopping every process"),
                 None => tracing::info!(signal = signal.name, "stopping every process"),
             }
-            Ok(())
+            running.exited_now().map_or(Ok(()), |exited| Err(exited_by_itself(&exited)))
         }
-        exited = running.any_exited() => {
-            tracing::error!(
-                process = %exited.name,
-                status = %exited.status,
-                log = %exited.log.display(),
-                "a process exited by itself; stopping every process; the end of its log:\n{}",
-                exited.log_tail
-            );
-            Err(anyhow::anyhow!("{} exited ({}); stopped the rest", exited.name, exited.status))
-        }
+        exited = running.any_exited() => Err(exited_by_itself(&exited)),
     };
     running.stop().await?;
     outcome
+}
+
+/// Logs `exited` (what a harness that lost its topology looks for) and makes it the error
+/// `main` ends with.
+fn exited_by_itself(exited: &Exited) -> anyhow::Error {
+    tracing::error!(
+        process = %exited.name,
+        status = %exited.status,
+        log = %exited.log.display(),
+        "a process exited by itself; stopping every process; the end of its log:\n{}",
+        exited.log_tail
+    );
+    anyhow::anyhow!(
+        "{} exited ({}); stopped the rest",
+        exited.name,
+        exited.status
+    )
 }
 
 /// The command line: see the module doc.

@@ -613,21 +613,27 @@ impl Running {
         let mut ticks = tokio::time::interval(Duration::from_millis(500));
         loop {
             ticks.tick().await;
-            for child in self
-                .children
-                .iter_mut()
-                .chain(self.mail.as_mut().map(|m| &mut m.child))
-            {
-                if let Some(status) = child.exited() {
-                    return Exited {
-                        name: child.name.clone(),
-                        status,
-                        log: child.log.clone(),
-                        log_tail: child.log_tail(EXITED_LOG_LINES),
-                    };
-                }
+            if let Some(exited) = self.exited_now() {
+                return exited;
             }
         }
+    }
+
+    /// A process that has already ended by itself, if any: looked at when a stop is asked too,
+    /// so that a stop asked right after a process died (a test's clean-up after the failure it
+    /// caused) does not hide why.
+    pub fn exited_now(&mut self) -> Option<Exited> {
+        self.children
+            .iter_mut()
+            .chain(self.mail.as_mut().map(|m| &mut m.child))
+            .find_map(|child| {
+                child.exited().map(|status| Exited {
+                    name: child.name.clone(),
+                    status,
+                    log: child.log.clone(),
+                    log_tail: child.log_tail(EXITED_LOG_LINES),
+                })
+            })
     }
 
     /// Stops every process as the kubelet would (SIGTERM to all at once, SIGKILL after the

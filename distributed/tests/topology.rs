@@ -9,6 +9,7 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::time::{Duration, Instant};
 
 use miclub_distributed::plan::PlanError;
 use miclub_distributed::secrets::Vault;
@@ -79,6 +80,43 @@ async fn the_portal_serves_a_demo_member_end_to_end_across_six_processes() {
         Vec::<String>::new(),
         "a stopped test run leaves no key behind"
     );
+}
+
+/// A stop asked right after a process died (an e2e file's clean-up after the refused page load
+/// that death caused) must still say which process died: `miclub-distributed` looks with
+/// `exited_now` before it stops the rest, not only every half second.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_process_that_died_is_named_at_once_without_waiting_for_the_next_look() {
+    require!(true, true);
+    let state = tempfile::tempdir().unwrap();
+    let mut running = Topology::start(test_options(state.path())).await.unwrap();
+    assert!(running.exited_now().is_none(), "every process is running");
+    let gateway = running.pid("gateway").expect("the gateway's pid");
+    let killed = std::process::Command::new("kill")
+        .args(["-KILL", &gateway.to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let exited = loop {
+        if let Some(exited) = running.exited_now() {
+            break exited;
+        }
+        assert!(Instant::now() < deadline, "the death was not seen");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    };
+    assert_eq!(exited.name, "gateway");
+    assert!(
+        exited.status.to_string().contains("SIGKILL"),
+        "{}",
+        exited.status
+    );
+    assert!(
+        exited.log_tail.contains("gateway listening"),
+        "{}",
+        exited.log_tail
+    );
+    running.stop().await.unwrap();
 }
 
 /// A start that fails after services ran leaves none of its Redis keys: a start tried again on

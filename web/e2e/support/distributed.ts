@@ -37,6 +37,9 @@ export type Distributed = {
 
 const READY_TIMEOUT_MS = 180_000;
 
+/** What miclub-distributed logs when one of its processes ends without being asked to. */
+const PROCESS_ENDED = 'a process exited by itself';
+
 export async function startDistributed(overrides: Record<string, string>): Promise<Distributed> {
   const stateDir = await mkdtemp(join(tmpdir(), 'miclub-e2e-distributed-'));
   const readyFile = join(stateDir, 'ready.json');
@@ -57,9 +60,13 @@ export async function startDistributed(overrides: Record<string, string>): Promi
   let isReady = false;
   // A topology that ends by itself after it was ready fails the file's next page load with a
   // bare ERR_CONNECTION_REFUSED; its output says which process ended and why, so it goes to
-  // the run's log at once.
-  child.once('exit', (code, signal) => {
-    if (isReady && !stopping) reportEndedByItself('miclub-distributed', code, signal, output);
+  // the run's log. Once a process ended, miclub-distributed takes up to its 30 s grace stopping
+  // the rest, and the failed file's afterAll may ask it to stop meanwhile: its own line about
+  // the process still makes it an incident. On 'close', once all its output has been read.
+  child.once('close', (code, signal) => {
+    if (isReady && (!stopping || output.includes(PROCESS_ENDED))) {
+      reportEndedByItself('miclub-distributed', code, signal, output);
+    }
   });
 
   const stop = async () => {

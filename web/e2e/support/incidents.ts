@@ -12,7 +12,9 @@ const KEPT_LINES = 80;
 
 /** Synchronous: it runs in a child's `exit` handler, and the file may end with the worker. */
 export function reportEndedByItself(what: string, code: number | null, signal: string | null, output: string) {
-  const kept = output.trimEnd().split('\n').slice(-KEPT_LINES).join('\n');
+  // The backtrace of the error `main` returns says nothing the line before it does not.
+  const [told] = output.split('\nStack backtrace:');
+  const kept = (told ?? output).trimEnd().split('\n').slice(-KEPT_LINES).join('\n');
   const when = new Date().toISOString();
   const text = `${what} ended by itself at ${when} (code ${code}, signal ${signal}); the end of its output:\n${kept}\n`;
   console.error(text);

@@ -153,7 +153,7 @@ async function startStandalone(settings: Record<string, string>): Promise<Miclub
   let isReady = false;
   // The binary ending by itself after it was ready fails the file's next page load with a bare
   // ERR_CONNECTION_REFUSED; what it printed says why, so it goes to the run's log at once.
-  child.once('exit', (code, signal) => {
+  child.once('close', (code, signal) => {
     if (isReady && !stopping) reportEndedByItself('miclub', code, signal, output);
   });
   const stop = async () => {
