@@ -136,9 +136,10 @@ impl Auth {
         let policy = &self.policy;
         // Before the password is read: a change committed after this instant ends the login.
         let started_at = now_millis();
-        // Wrong passwords from the address: one is taken before the check and given back once
-        // the password is right, so parallel guesses cannot pass the limit and members behind
-        // one shared address (a carrier's NAT) do not use it up by logging in.
+        // Per address, every password checked counts, and so does every wrong one: one is taken
+        // before the check and given back once the password is right, so parallel guesses
+        // cannot pass that limit and members behind one shared address (a carrier's NAT) do not
+        // use it up by logging in.
         let failures = (!client_ip.is_empty()).then(|| ip_failures_key(client_ip));
         if let Some(failures) = &failures {
             self.count_within_window(
