@@ -479,6 +479,24 @@ pub async fn mail_outbox(db: &crate::storage::Database) -> Vec<(String, i64)> {
     .collect()
 }
 
+/// Waits up to 5 s until the mail outbox holds `subject`'s notice alone, tried at least once:
+/// its relay tried it and it failed. At least once, since under load the relay's retry a second
+/// later may come before the test looks.
+pub async fn mail_outbox_tried(db: &crate::storage::Database, subject: &str) {
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        let outbox = mail_outbox(db).await;
+        if matches!(outbox.as_slice(), [(held, tries)] if held == subject && *tries >= 1) {
+            return;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "{subject:?} not tried alone: {outbox:?}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+}
+
 /// A gRPC port on a free port of 127.0.0.1 serving health and reflection, and what `add`
 /// puts beside them, with the rules of `settings` (its TLS, calls, connection cap and
 /// lifetime) and every call passing `gate`; it drains at once and stops when the trigger drops.

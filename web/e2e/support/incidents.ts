@@ -10,7 +10,7 @@ import { join } from 'node:path';
 /** How much of the output an incident keeps: the end, where the cause is. */
 const KEPT_LINES = 80;
 
-/** Synchronous: it runs in a child's `exit` handler, and the file may end with the worker. */
+/** Synchronous: it runs in a child's `close` handler, and the file may end with the worker. */
 export function reportEndedByItself(what: string, code: number | null, signal: string | null, output: string) {
   // The backtrace of the error `main` returns says nothing the line before it does not.
   const [told] = output.split('\nStack backtrace:');

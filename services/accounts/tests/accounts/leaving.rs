@@ -14,7 +14,7 @@ use miclub_platform::error::{ErrorBody, ErrorCode};
 use miclub_platform::notify::outbox::{MailOutbox, Notice, OutboxRound, enqueue};
 use miclub_platform::notify::{DevMailbox, Notifier, Outgoing};
 use miclub_platform::storage::{Database, now_millis};
-use miclub_platform::testing::{TestEnv, mail_outbox};
+use miclub_platform::testing::{TestEnv, mail_outbox, mail_outbox_tried};
 use miclub_proto::accounts::v1::{UnsubscribeRequest, ValidateUnsubscribeRequest};
 use sqlx::Row;
 
@@ -117,23 +117,6 @@ async fn an_unsubscribe_notice_goes_to_the_address_before_it_is_erased(env: Test
     assert_eq!(erased, "");
 }
 
-/// Waits until the outbox holds the notice alone, tried at least `tries` times.
-async fn tried(app: &TestApp, tries: i64) {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
-    loop {
-        let outbox = mail_outbox(app.store.database()).await;
-        // At least: under load the relay's retry (1 s later) may come before this look.
-        if matches!(outbox.as_slice(), [(subject, tried)] if subject == NOTICE && *tried >= tries) {
-            return;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "not tried {tries} times: {outbox:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-}
-
 async fn the_notice_is_sent_by_the_next_accounts_when_the_relay_was_down_until_this_one_stopped(
     env: TestEnv,
 ) {
@@ -143,7 +126,7 @@ async fn the_notice_is_sent_by_the_next_accounts_when_the_relay_was_down_until_t
     let member = app.add_member_with_account().await;
     app.mail.fail(true);
     unsubscribe(&app, &member, PASSWORD).await.expect("left");
-    tried(&app, 1).await;
+    mail_outbox_tried(app.store.database(), NOTICE).await;
     assert!(app.mail.sent().is_empty());
 
     // A rollout (or a crash) ends this accounts before the mail relay is back: the address is
