@@ -133,6 +133,8 @@ error_codes! {
         "Los datos ingresados no coinciden con los de tu cuenta.";
     AlreadyUnsubscribed => "ERR_ALREADY_UNSUBSCRIBED", FailedPrecondition, CONFLICT,
         "Ya te diste de baja de Mi Club.";
+    EmailChangedRecently => "ERR_EMAIL_CHANGED_RECENTLY", FailedPrecondition, CONFLICT,
+        "Cambiaste tu correo hace poco. Por seguridad, podrás darte de baja 7 días después del cambio.";
     MissionsNotReady => "ERR_MISSIONS_NOT_READY", Aborted, CONFLICT,
         "Estamos preparando tus misiones. Vuelve a intentarlo en unos minutos.";
     Internal => "ERR_INTERNAL", Internal, INTERNAL_SERVER_ERROR,

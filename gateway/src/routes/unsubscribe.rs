@@ -128,6 +128,7 @@ pub async fn reasons(
         (status = 200, body = IdentityChecked),
         (status = 400, description = "ERR_INVALID_RUT (user), or ERR_INVALID_ARGUMENT (currentPassword missing)", body = ErrorBody),
         (status = 401, body = ErrorBody),
+        (status = 409, description = "ERR_EMAIL_CHANGED_RECENTLY: the restore link of an email change may still be used (the message gives the date)", body = ErrorBody),
         (status = 422, description = "ERR_IDENTITY_MISMATCH, or ERR_WRONG_PASSWORD (currentPassword)", body = ErrorBody),
         (status = 429, description = "ERR_TOO_MANY_ATTEMPTS with Retry-After", body = ErrorBody),
     ))]
@@ -163,7 +164,7 @@ pub async fn validate(
         (status = 200, description = "Unsubscribed; session cookies cleared", body = Unsubscribed),
         (status = 400, description = "ERR_INVALID_RUT (user), or ERR_INVALID_ARGUMENT (reasonId, reasonText or currentPassword)", body = ErrorBody),
         (status = 401, body = ErrorBody),
-        (status = 409, description = "ERR_ALREADY_UNSUBSCRIBED", body = ErrorBody),
+        (status = 409, description = "ERR_ALREADY_UNSUBSCRIBED, or ERR_EMAIL_CHANGED_RECENTLY (nothing erased; the message gives the date)", body = ErrorBody),
         (status = 422, description = "ERR_IDENTITY_MISMATCH, or ERR_WRONG_PASSWORD (currentPassword)", body = ErrorBody),
         (status = 429, description = "ERR_TOO_MANY_ATTEMPTS with Retry-After", body = ErrorBody),
     ))]

@@ -74,6 +74,11 @@ pub enum AccountsError {
     /// The caller already left the club.
     #[error("member already unsubscribed")]
     AlreadyUnsubscribed,
+    /// Leaving while the restore link of an email change is unused and unexpired: a member
+    /// may leave from `until` (Unix ms, when the last such link expires), so that whoever took
+    /// the account over cannot erase the owner's way back with it.
+    #[error("email changed recently")]
+    EmailChangedRecently { until: i64 },
     /// A member who left asks for something only a member may have (a club account): they
     /// must register again.
     #[error("member unsubscribed")]
@@ -136,6 +141,7 @@ impl ServiceError for AccountsError {
             AccountsError::InvalidUser(_) => ErrorCode::InvalidArgument,
             AccountsError::IdentityMismatch => ErrorCode::IdentityMismatch,
             AccountsError::AlreadyUnsubscribed => ErrorCode::AlreadyUnsubscribed,
+            AccountsError::EmailChangedRecently { .. } => ErrorCode::EmailChangedRecently,
             AccountsError::MemberUnsubscribed => ErrorCode::MemberUnsubscribed,
             AccountsError::TermsNotAccepted => ErrorCode::TermsNotAccepted,
             AccountsError::StepUpRefused(body) => body.code,
@@ -167,6 +173,15 @@ impl ServiceError for AccountsError {
                 }
             }
             AccountsError::EmailAlreadyRegistered => body.with_field("email"),
+            AccountsError::EmailChangedRecently { until } => {
+                match miclub_platform::calendar::member_date_time(*until) {
+                    Some(when) => body.with_message(format!(
+                        "Cambiaste tu correo hace poco. Por seguridad, podrás darte de baja \
+                         desde el {when} (hora de Chile)."
+                    )),
+                    None => body,
+                }
+            }
             AccountsError::TermsNotAccepted => body
                 .with_field("acceptTermsAndConditions")
                 .with_message(JOIN_TERMS_NOT_ACCEPTED),

@@ -861,7 +861,7 @@ export interface components {
          * @description Stable error code; its HTTP status is fixed per code.
          * @enum {string}
          */
-        ErrorCode: "ERR_INVALID_ARGUMENT" | "ERR_INVALID_RUT" | "ERR_INVALID_JSON" | "ERR_RECAPTCHA" | "ERR_INVALID_CREDENTIALS" | "ERR_UNAUTHENTICATED" | "ERR_EMAIL_NOT_VERIFIED" | "ERR_FORBIDDEN" | "ERR_CSRF" | "ERR_NOT_FOUND" | "ERR_METHOD_NOT_ALLOWED" | "ERR_NO_CLUB_ACCOUNT" | "ERR_CONFLICT" | "ERR_PAYLOAD_TOO_LARGE" | "ERR_UNSUPPORTED_MEDIA_TYPE" | "ERR_REQUEST_TIMEOUT" | "ERR_OTP_INVALID" | "ERR_OTP_EXPIRED" | "ERR_OTP_TOO_MANY_ATTEMPTS" | "ERR_OTP_RESEND_COOLDOWN" | "ERR_OTP_DAILY_LIMIT" | "ERR_TOO_MANY_ATTEMPTS" | "ERR_WRONG_PASSWORD" | "ERR_WEAK_PASSWORD" | "ERR_INSUFFICIENT_BALANCE" | "ERR_IDEMPOTENCY_MISMATCH" | "ERR_EMAIL_ALREADY_CONFIRMED" | "ERR_CONFIRMATION_INVALID" | "ERR_RUT_ALREADY_REGISTERED" | "ERR_EMAIL_ALREADY_REGISTERED" | "ERR_IDENTITY_NOT_VERIFIED" | "ERR_REGISTRATION_EXPIRED" | "ERR_TERMS_NOT_ACCEPTED" | "ERR_MEMBER_UNSUBSCRIBED" | "ERR_IDENTITY_MISMATCH" | "ERR_ALREADY_UNSUBSCRIBED" | "ERR_MISSIONS_NOT_READY" | "ERR_INTERNAL" | "ERR_UNAVAILABLE" | "ERR_TIMEOUT";
+        ErrorCode: "ERR_INVALID_ARGUMENT" | "ERR_INVALID_RUT" | "ERR_INVALID_JSON" | "ERR_RECAPTCHA" | "ERR_INVALID_CREDENTIALS" | "ERR_UNAUTHENTICATED" | "ERR_EMAIL_NOT_VERIFIED" | "ERR_FORBIDDEN" | "ERR_CSRF" | "ERR_NOT_FOUND" | "ERR_METHOD_NOT_ALLOWED" | "ERR_NO_CLUB_ACCOUNT" | "ERR_CONFLICT" | "ERR_PAYLOAD_TOO_LARGE" | "ERR_UNSUPPORTED_MEDIA_TYPE" | "ERR_REQUEST_TIMEOUT" | "ERR_OTP_INVALID" | "ERR_OTP_EXPIRED" | "ERR_OTP_TOO_MANY_ATTEMPTS" | "ERR_OTP_RESEND_COOLDOWN" | "ERR_OTP_DAILY_LIMIT" | "ERR_TOO_MANY_ATTEMPTS" | "ERR_WRONG_PASSWORD" | "ERR_WEAK_PASSWORD" | "ERR_INSUFFICIENT_BALANCE" | "ERR_IDEMPOTENCY_MISMATCH" | "ERR_EMAIL_ALREADY_CONFIRMED" | "ERR_CONFIRMATION_INVALID" | "ERR_RUT_ALREADY_REGISTERED" | "ERR_EMAIL_ALREADY_REGISTERED" | "ERR_IDENTITY_NOT_VERIFIED" | "ERR_REGISTRATION_EXPIRED" | "ERR_TERMS_NOT_ACCEPTED" | "ERR_MEMBER_UNSUBSCRIBED" | "ERR_IDENTITY_MISMATCH" | "ERR_ALREADY_UNSUBSCRIBED" | "ERR_EMAIL_CHANGED_RECENTLY" | "ERR_MISSIONS_NOT_READY" | "ERR_INTERNAL" | "ERR_UNAVAILABLE" | "ERR_TIMEOUT";
         Faq: {
             answer: string;
             id: string;
@@ -4655,7 +4655,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description ERR_ALREADY_UNSUBSCRIBED */
+            /** @description ERR_ALREADY_UNSUBSCRIBED, or ERR_EMAIL_CHANGED_RECENTLY (nothing erased; the message gives the date) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4832,6 +4832,15 @@ export interface operations {
             };
             /** @description ERR_REQUEST_TIMEOUT: the body was not whole in time after its head */
             408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ERR_EMAIL_CHANGED_RECENTLY: the restore link of an email change may still be used (the message gives the date) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -22,6 +22,9 @@
 //! dies or a mail relay that is down loses neither; `miclub_platform::notify::outbox`), and
 //! [`Unsubscriptions::retry_periodically`] calls auth again for every unsubscribed member whose
 //! `credentials_disabled_at` is still empty, until it answers.
+//!
+//! Neither step lets a member leave while the restore link of an email change is still usable
+//! (`ERR_EMAIL_CHANGED_RECENTLY`, dated): leaving would erase the owner's way back.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -211,6 +214,8 @@ impl Unsubscriptions {
                     && claim.names_email(record.member.email.as_str()) =>
             {
                 self.verify_password(member_id, step_up).await?;
+                self.refuse_while_restorable(member_id, now_millis())
+                    .await?;
                 tracing::info!(member_id = %member_id, "unsubscribe validated");
                 Ok(None)
             }
@@ -243,9 +248,11 @@ impl Unsubscriptions {
         };
         self.verify_password(member_id, step_up).await?;
         let now = now_millis();
+        self.refuse_while_restorable(member_id, now).await?;
         // The address is read before the erasure: the notice is the only way left to tell them.
         let notice = notice(&record.member.email, now);
-        // The email guards the update, so a change of address since the check is a mismatch.
+        // The email guards the update, so a change of address since the check is a mismatch;
+        // the update also re-checks that no restore link became usable since.
         if !self
             .store
             .unsubscribe_member(member_id, &claim.email, choice, &notice, now)
@@ -253,7 +260,10 @@ impl Unsubscriptions {
         {
             return match self.caller(member_id).await? {
                 MemberState::Unsubscribed(_) => Err(AccountsError::AlreadyUnsubscribed),
-                MemberState::Live(_) => Err(mismatch(member_id, "unsubscribe")),
+                MemberState::Live(_) => {
+                    self.refuse_while_restorable(member_id, now).await?;
+                    Err(mismatch(member_id, "unsubscribe"))
+                }
             };
         }
         tracing::info!(
@@ -319,6 +329,25 @@ impl Unsubscriptions {
             .await?;
         tracing::info!(member_id = %member_id, "credentials disabled at auth");
         Ok(())
+    }
+
+    /// The cooling-off after an email change: while the previous address may still restore
+    /// itself (unused link, 7 days), leaving is refused, dated by when the last link expires.
+    /// Without it, whoever took the account over (password and a session, then an address of
+    /// their own) could leave the club and so void the owner's link: the erasure deletes it and
+    /// the notice of leaving goes to the taker's address.
+    async fn refuse_while_restorable(&self, member_id: &MemberId, now: i64) -> Result<()> {
+        match self.store.live_restore_until(member_id, now).await? {
+            Some(until) => {
+                tracing::info!(
+                    member_id = %member_id,
+                    until,
+                    "unsubscribe refused: an email change may still be restored"
+                );
+                Err(AccountsError::EmailChangedRecently { until })
+            }
+            None => Ok(()),
+        }
     }
 
     async fn verify_password(&self, member_id: &MemberId, step_up: &StepUp) -> Result<()> {

@@ -229,6 +229,21 @@ impl Store {
         Ok(true)
     }
 
+    /// When the last restore link of the member that is neither used (nor voided) nor expired
+    /// at `now` expires; `None` when none is left.
+    pub async fn live_restore_until(&self, member_id: &MemberId, now: i64) -> Result<Option<i64>> {
+        let until = sqlx::query_scalar(
+            "SELECT expires_at FROM email_restores \
+             WHERE member_id = $1 AND used_at IS NULL AND expires_at > $2 \
+             ORDER BY expires_at DESC LIMIT 1",
+        )
+        .bind(member_id.as_str())
+        .bind(now)
+        .fetch_optional(self.db.pool())
+        .await?;
+        Ok(until)
+    }
+
     /// The restore link whose token has SHA-256 `digest`, with whether its member is still
     /// active.
     pub async fn email_restore(&self, digest: &str) -> Result<Option<StoredRestore>> {

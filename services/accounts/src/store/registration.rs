@@ -265,7 +265,8 @@ impl Store {
     /// email erased (`''`, the columns are NOT NULL), birth date and gender NULL, email
     /// unconfirmed, their confirmation links deleted. The club account and the movements are
     /// not touched. `notice` goes to the mail outbox in the same transaction. False when
-    /// nothing changed (the caller reads again to say why).
+    /// nothing changed (the caller reads again to say why), which includes a member with a
+    /// restore link still usable at `at` (see [`Store::live_restore_until`]).
     pub async fn unsubscribe_member(
         &self,
         member_id: &MemberId,
@@ -281,7 +282,9 @@ impl Store {
              name = '', last_name = '', mother_surname = '', phone_number = '', email = '', \
              birth_date = NULL, gender_id = NULL, email_confirmed = FALSE, \
              confirmed_email = NULL, credentials_disabled_at = NULL, updated_at = $1 \
-             WHERE member_id = $4 AND status <> 'unsubscribed' AND LOWER(email) = $5",
+             WHERE member_id = $4 AND status <> 'unsubscribed' AND LOWER(email) = $5 \
+             AND NOT EXISTS (SELECT 1 FROM email_restores WHERE member_id = $4 \
+             AND used_at IS NULL AND expires_at > $1)",
         )
         .bind(at)
         .bind(choice.reason_id())

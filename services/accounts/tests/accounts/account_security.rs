@@ -1,15 +1,19 @@
 //! Account security (issue #16) as a member and an attacker see it: the current password
 //! before an email change or an unsubscribe (a stolen session is not enough), the notice to the
 //! previous address with its 7-day single-use restore link, an address of another member never
-//! confirmed for a second one (not even by two confirmations racing). Leaving is in
-//! [`crate::leaving`].
+//! confirmed for a second one (not even by two confirmations racing), and no leaving the club
+//! while that link may still be used. Leaving itself is in [`crate::leaving`].
 
 use std::time::Duration;
 
-use miclub_accounts::domain::{ConfirmationToken, Member, MemberId, NewConfirmation};
+use miclub_accounts::domain::{
+    ConfirmationToken, Email, Member, MemberId, NewConfirmation, UNSUBSCRIBE_NOTICE_SUBJECT,
+    UnsubscribeChoice,
+};
 use miclub_platform::backend_tests;
 use miclub_platform::error::{ErrorBody, ErrorCode};
 use miclub_platform::notify::Mail;
+use miclub_platform::notify::outbox::Notice;
 use miclub_platform::storage::now_millis;
 use miclub_platform::testing::TestEnv;
 use miclub_proto::accounts::v1::{
@@ -17,6 +21,7 @@ use miclub_proto::accounts::v1::{
 };
 use sqlx::Row;
 
+use crate::leaving::{unsubscribe, validate as validate_unsubscribe};
 use crate::support::{PASSWORD, PUBLIC_URL, TestApp, count, counted, link_token};
 
 const ATTACKER: &str = "atacante@correo.cl";
@@ -622,6 +627,97 @@ async fn when_auth_is_down_a_restore_changes_nothing_and_the_same_link_works_aga
     assert_eq!(app.login_emails.ended(), [member.id.as_str().to_owned()]);
 }
 
+/// `member` as whoever holds the account now sees it: with `email` as its address.
+fn with_email(member: &Member, email: &str) -> Member {
+    Member {
+        email: Email::parse(email).unwrap(),
+        ..member.clone()
+    }
+}
+
+async fn whoever_changed_the_email_cannot_leave_while_the_owner_may_still_restore_it(env: TestEnv) {
+    let app = TestApp::spawn(env).await;
+    let member = app.add_member_with_account().await;
+    let owners = change_and_confirm(&app, &member, ATTACKER).await;
+    let taken = with_email(&member, ATTACKER);
+    let until =
+        miclub_platform::calendar::member_date_time(restore_expires_at(&app).await).unwrap();
+    let sent = app.mail.sent().len();
+
+    for status in [
+        validate_unsubscribe(&app, &taken, PASSWORD)
+            .await
+            .unwrap_err(),
+        unsubscribe(&app, &taken, PASSWORD).await.unwrap_err(),
+    ] {
+        assert_eq!(status.code(), tonic::Code::FailedPrecondition);
+        let body = refusal(&status);
+        assert_eq!(body.code, ErrorCode::EmailChangedRecently);
+        assert_eq!(
+            body.message,
+            format!(
+                "Cambiaste tu correo hace poco. Por seguridad, podrás darte de baja desde el \
+                 {until} (hora de Chile)."
+            )
+        );
+    }
+    // The store's own guard, for a change confirmed between the check and the erasure.
+    let choice = UnsubscribeChoice::new(1, "").unwrap();
+    let notice = Notice {
+        to: ATTACKER.into(),
+        subject: UNSUBSCRIBE_NOTICE_SUBJECT.into(),
+        body: String::new(),
+    };
+    assert!(
+        !app.store
+            .unsubscribe_member(&member.id, ATTACKER, &choice, &notice, now_millis())
+            .await
+            .unwrap()
+    );
+
+    assert_eq!(app.stored(&member.id).await.email.as_str(), ATTACKER);
+    assert!(app.login_emails.disabled().is_empty());
+    assert_eq!(app.mail.sent().len(), sent, "no notice of leaving");
+    restore(&app, &restore_token(&owners))
+        .await
+        .expect("the owner's way back is whole");
+    assert_eq!(app.stored(&member.id).await.email, member.email);
+}
+
+async fn a_member_may_leave_once_the_restore_link_is_used_or_has_expired(env: TestEnv) {
+    let app = TestApp::spawn(env).await;
+    let restored = app.add_member_with_account().await;
+    let owners = change_and_confirm(&app, &restored, ATTACKER).await;
+    restore(&app, &restore_token(&owners)).await.expect("used");
+
+    unsubscribe(&app, &restored, PASSWORD)
+        .await
+        .expect("the owner leaves with the address restored");
+
+    let expired = app.add_member_with_account().await;
+    change_and_confirm(&app, &expired, "nueva@correo.cl").await;
+    sqlx::query("UPDATE email_restores SET expires_at = $1 WHERE member_id = $2")
+        .bind(now_millis() - 1)
+        .bind(expired.id.as_str())
+        .execute(app.store.database().pool())
+        .await
+        .unwrap();
+    let moved = with_email(&expired, "nueva@correo.cl");
+    validate_unsubscribe(&app, &moved, PASSWORD)
+        .await
+        .expect("seven days on");
+    unsubscribe(&app, &moved, PASSWORD)
+        .await
+        .expect("seven days on");
+    assert_eq!(
+        app.login_emails.disabled(),
+        [
+            restored.id.as_str().to_owned(),
+            expired.id.as_str().to_owned()
+        ]
+    );
+}
+
 async fn a_first_verification_tells_no_previous_address(env: TestEnv) {
     let app = TestApp::spawn(env).await;
     let member = app.add_member_with_account().await;
@@ -766,6 +862,8 @@ backend_tests!(
     a_restore_link_works_once,
     an_attacker_using_the_link_of_a_later_change_cannot_void_the_owners_link,
     when_auth_is_down_a_restore_changes_nothing_and_the_same_link_works_again,
+    whoever_changed_the_email_cannot_leave_while_the_owner_may_still_restore_it,
+    a_member_may_leave_once_the_restore_link_is_used_or_has_expired,
     a_first_verification_tells_no_previous_address,
     an_address_in_use_by_another_member_is_never_confirmed_for_a_second,
     two_confirmations_of_one_address_racing_confirm_it_for_one_member,

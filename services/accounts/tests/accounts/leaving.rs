@@ -23,7 +23,11 @@ use crate::support::{PASSWORD, TestApp, counted};
 const IP: &str = "203.0.113.7";
 const NOTICE: &str = "Te diste de baja de Mi Club";
 
-async fn validate(app: &TestApp, member: &Member, password: &str) -> Result<(), tonic::Status> {
+pub(crate) async fn validate(
+    app: &TestApp,
+    member: &Member,
+    password: &str,
+) -> Result<(), tonic::Status> {
     app.client()
         .await
         .validate_unsubscribe(app.authorized(
@@ -39,7 +43,11 @@ async fn validate(app: &TestApp, member: &Member, password: &str) -> Result<(), 
         .map(|_| ())
 }
 
-async fn unsubscribe(app: &TestApp, member: &Member, password: &str) -> Result<(), tonic::Status> {
+pub(crate) async fn unsubscribe(
+    app: &TestApp,
+    member: &Member,
+    password: &str,
+) -> Result<(), tonic::Status> {
     app.client()
         .await
         .unsubscribe(app.authorized(

@@ -146,6 +146,19 @@ describe('step 1 of the unsubscribe', () => {
     ]);
   });
 
+  it('tells a member who changed their email this week from when they may leave, and stays on step one', async () => {
+    const dated =
+      'Cambiaste tu correo hace poco. Por seguridad, podrás darte de baja desde el 14 de diciembre de 2026 a las 10:32 (hora de Chile).';
+    server.use(http.post('/api/unsubscribe/validate', () => apiError('ERR_EMAIL_CHANGED_RECENTLY', { message: dated })));
+    const view = await openUnsubscribe();
+    await submitIdentity(view);
+    expect(await screen.findByRole('alert')).toHaveTextContent(dated);
+    expect(screen.getByRole('heading', { level: 3, name: STEP_1 })).toBeInTheDocument();
+    expect(dataLayerEvents('desuscripción_fallida')).toEqual([
+      { event: 'desuscripción_fallida', paso: 1, codigo_error: 'ERR_EMAIL_CHANGED_RECENTLY' },
+    ]);
+  });
+
   it('keeps the password in memory only: never in storage, and out of the mutation cache once the flow closes', async () => {
     const view = await openUnsubscribe();
     await reachReasons(view);

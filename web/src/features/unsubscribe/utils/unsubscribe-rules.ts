@@ -59,6 +59,11 @@ export type UnsubscribeFailure =
   | { kind: 'general'; display: DisplayError };
 
 const FIELDS = new Set(['user', 'email', 'currentPassword', 'reasonId', 'reasonText']);
+const SAYS_HOW_TO_GO_ON = new Set<string | undefined>([
+  'ERR_ALREADY_UNSUBSCRIBED',
+  'ERR_TOO_MANY_ATTEMPTS',
+  'ERR_EMAIL_CHANGED_RECENTLY',
+]);
 
 export function unsubscribeFailure(error: unknown): UnsubscribeFailure {
   if (!(error instanceof ApiError) || !error.body || error.status >= 500) {
@@ -72,8 +77,9 @@ export function unsubscribeFailure(error: unknown): UnsubscribeFailure {
   if (field && FIELDS.has(field) && error.body.message.trim()) {
     return { kind: 'field', field: field as IdentityField | ReasonField, message: capitalizeFirst(error.body.message) };
   }
-  // The password throttle (429, with Retry-After) says how to go on in its own words.
-  if (error.code === 'ERR_ALREADY_UNSUBSCRIBED' || error.code === 'ERR_TOO_MANY_ATTEMPTS') {
+  // These say how to go on in their own words: the password throttle (429, with Retry-After)
+  // and the week after an email change (the day and hour a member may leave).
+  if (SAYS_HOW_TO_GO_ON.has(error.code)) {
     return { kind: 'general', display: toDisplayError(error, UNSUBSCRIBE_FAILED) };
   }
   return { kind: 'general', display: { message: UNSUBSCRIBE_FAILED } };
