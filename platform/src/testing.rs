@@ -479,19 +479,35 @@ pub async fn mail_outbox(db: &crate::storage::Database) -> Vec<(String, i64)> {
     .collect()
 }
 
-/// Waits up to 5 s until the mail outbox holds `subject`'s notice alone, tried at least once:
-/// its relay tried it and it failed. At least once, since under load the relay's retry a second
-/// later may come before the test looks.
+/// Waits up to 5 s until the mail outbox holds `subject`'s notice alone, tried at least once
+/// and set for its retry: its relay tried it, the try failed, and the failure is recorded. At
+/// least once, since under load the relay's retry a second later may come before the test
+/// looks; recorded, since a service stopped between the claim and the failure's record leaves
+/// the notice under its claim's lease (five minutes), which is not what such a test stages.
 pub async fn mail_outbox_tried(db: &crate::storage::Database, subject: &str) {
+    use sqlx::Row;
     let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(5);
+    let leased_from =
+        || crate::storage::now_millis() + crate::notify::MailOutbox::LEASE.as_millis() as i64 / 2;
     loop {
-        let outbox = mail_outbox(db).await;
-        if matches!(outbox.as_slice(), [(held, tries)] if held == subject && *tries >= 1) {
+        let outbox: Vec<(String, i64, i64)> = sqlx::query(
+            "SELECT subject, CAST(tries AS BIGINT) AS tries, due_at FROM mail_outbox \
+             ORDER BY created_at, id",
+        )
+        .fetch_all(db.pool())
+        .await
+        .expect("reading the mail outbox")
+        .iter()
+        .map(|row| (row.get("subject"), row.get("tries"), row.get("due_at")))
+        .collect();
+        if matches!(outbox.as_slice(), [(held, tries, due_at)]
+            if held == subject && *tries >= 1 && *due_at < leased_from())
+        {
             return;
         }
         assert!(
             tokio::time::Instant::now() < deadline,
-            "{subject:?} not tried alone: {outbox:?}"
+            "{subject:?} not tried alone and set for its retry: {outbox:?}"
         );
         tokio::time::sleep(std::time::Duration::from_millis(10)).await;
     }

@@ -18,7 +18,9 @@ use miclub_proto::accounts::v1::{
 };
 use sqlx::Row;
 
-use crate::support::{TERMS_ACCEPTED_AT, TestApp, count, days_ago, full_member, purchase};
+use crate::support::{
+    TERMS_ACCEPTED_AT, TestApp, add_member_with_account, count, days_ago, full_member, purchase,
+};
 
 const GET_MEMBER_CARD: &str = "miclub.accounts.v1.AccountsService/GetMemberCard";
 
@@ -253,35 +255,38 @@ async fn every_way_of_opening_an_account_numbers_it_in_the_same_write(env: TestE
 
 async fn the_backfill_numbers_old_accounts_once_even_from_two_replicas(env: TestEnv) {
     let app = TestApp::spawn(env).await;
+    let store = app.store.clone();
+    // Stopped before the accounts exist, so that its own start-up backfill (which a loaded
+    // machine may run late) numbers none of them: the two replicas are alone with the work.
+    let env = app.stopped().await;
     let mut old = Vec::new();
     for _ in 0..7 {
-        let member = app.add_member_with_account().await;
-        forget_card(&app.store, &member.id).await;
+        let member = add_member_with_account(&store).await;
+        forget_card(&store, &member.id).await;
         old.push(member.id);
     }
-    let kept = app.add_member_with_account().await;
-    let kept_card = stored_card(&app.store, &kept.id).await.unwrap();
+    let kept = add_member_with_account(&store).await;
+    let kept_card = stored_card(&store, &kept.id).await.unwrap();
 
     // Two replicas starting together, in batches smaller than the work.
-    let first = Accounts::new(app.store.clone());
-    let second = Accounts::new(Store::connect(&app.env.database).await.unwrap());
+    let first = Accounts::new(store.clone());
+    let second = Accounts::new(Store::connect(&env.database).await.unwrap());
     let (a, b) = tokio::join!(
         first.assign_missing_card_numbers(2),
         second.assign_missing_card_numbers(3)
     );
     let assigned = a.unwrap() + b.unwrap();
 
-    // The app's own start-up backfill ran before these accounts existed (it runs once), so
-    // the two replicas numbered all seven between them, each account once.
+    // The two replicas numbered all seven between them, each account once.
     assert_eq!(assigned, 7, "each old account numbered once");
-    let (cards, missing) = all_cards(&app.store).await;
+    let (cards, missing) = all_cards(&store).await;
     assert_eq!(missing, 0);
     assert_eq!(cards.iter().collect::<HashSet<_>>().len(), cards.len());
-    assert_eq!(stored_card(&app.store, &kept.id).await.unwrap(), kept_card);
+    assert_eq!(stored_card(&store, &kept.id).await.unwrap(), kept_card);
     let numbered: Vec<_> = {
         let mut numbered = Vec::new();
         for id in &old {
-            numbered.push(stored_card(&app.store, id).await.unwrap());
+            numbered.push(stored_card(&store, id).await.unwrap());
         }
         numbered
     };
@@ -289,22 +294,14 @@ async fn the_backfill_numbers_old_accounts_once_even_from_two_replicas(env: Test
     // Run again (the next start): nothing to do, nothing rewritten.
     assert_eq!(first.assign_missing_card_numbers(2).await.unwrap(), 0);
     for (id, card) in old.iter().zip(&numbered) {
-        assert_eq!(stored_card(&app.store, id).await.as_ref(), Some(card));
+        assert_eq!(stored_card(&store, id).await.as_ref(), Some(card));
     }
 }
 
 async fn accounts_numbers_older_accounts_when_it_starts(env: TestEnv) {
     // Accounts opened before this version: on the database before the service starts.
     let store = Store::connect(&env.database).await.unwrap();
-    let member = full_member();
-    store
-        .insert_member(&member, TERMS_ACCEPTED_AT)
-        .await
-        .unwrap();
-    store
-        .open_club_account(&member.id, TERMS_ACCEPTED_AT)
-        .await
-        .unwrap();
+    let member = add_member_with_account(&store).await;
     forget_card(&store, &member.id).await;
 
     let app = TestApp::spawn(env).await;

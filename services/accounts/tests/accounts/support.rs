@@ -561,16 +561,7 @@ impl TestApp {
 
     /// Adds [`full_member`] with a club account.
     pub async fn add_member_with_account(&self) -> Member {
-        let member = full_member();
-        self.store
-            .insert_member(&member, TERMS_ACCEPTED_AT)
-            .await
-            .unwrap();
-        self.store
-            .open_club_account(&member.id, TERMS_ACCEPTED_AT)
-            .await
-            .unwrap();
-        member
+        add_member_with_account(&self.store).await
     }
 
     /// Adds a member who never decided on the terms and has no club account.
@@ -588,6 +579,20 @@ impl TestApp {
 }
 
 /// A member with every field filled in, a fresh id and a fresh (valid) RUT.
+/// Adds a member who accepted the terms and has a club account straight to `store`.
+pub async fn add_member_with_account(store: &Store) -> Member {
+    let member = full_member();
+    store
+        .insert_member(&member, TERMS_ACCEPTED_AT)
+        .await
+        .unwrap();
+    store
+        .open_club_account(&member.id, TERMS_ACCEPTED_AT)
+        .await
+        .unwrap();
+    member
+}
+
 pub fn full_member() -> Member {
     let body = 10_000_000 + (rand_u32() % 80_000_000);
     let rut = miclub_platform::identity::Rut::from_body(body).unwrap();
@@ -710,6 +715,19 @@ impl TestApp {
             .expect("a club account")
             .pesos()
     }
+}
+
+/// Whether `metric{outcome}` rises above `before` within 5 s. The relays count an outcome
+/// just after they write it, so a test that saw the write may look before the count.
+pub async fn counted_above(metric: &str, outcome: &str, before: u64) -> bool {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    while counted(metric, outcome) <= before {
+        if tokio::time::Instant::now() >= deadline {
+            return false;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    true
 }
 
 /// The counter `metric{outcome}` as `/metrics` renders it (0 before the first).
