@@ -133,6 +133,8 @@ error_codes! {
         "Los datos ingresados no coinciden con los de tu cuenta.";
     AlreadyUnsubscribed => "ERR_ALREADY_UNSUBSCRIBED", FailedPrecondition, CONFLICT,
         "Ya te diste de baja de Mi Club.";
+    PreviousEmailRequired => "ERR_PREVIOUS_EMAIL_REQUIRED", FailedPrecondition, CONFLICT,
+        "Este documento estuvo inscrito en Mi Club. Para volver, usa el correo que tenías registrado o escríbenos a través de la sección de ayuda.";
     EmailChangedRecently => "ERR_EMAIL_CHANGED_RECENTLY", FailedPrecondition, CONFLICT,
         "Cambiaste tu correo hace poco. Por seguridad, podrás darte de baja 7 días después del cambio.";
     MissionsNotReady => "ERR_MISSIONS_NOT_READY", Aborted, CONFLICT,

@@ -336,7 +336,7 @@ pub async fn personal_data(
     responses(
         (status = 201, description = "Member registered; the flow cookie is cleared", body = Registered),
         (status = 404, description = "ERR_REGISTRATION_EXPIRED", body = ErrorBody),
-        (status = 409, description = "ERR_RUT_ALREADY_REGISTERED", body = ErrorBody),
+        (status = 409, description = "ERR_RUT_ALREADY_REGISTERED, or ERR_PREVIOUS_EMAIL_REQUIRED: the document is a member's who left (or their return, not yet activated) and the email is not the one they left with; the flow stays, so going back to step 2 and typing that address completes it", body = ErrorBody),
         (status = 422, description = "ERR_WEAK_PASSWORD (password) or ERR_TERMS_NOT_ACCEPTED (acceptTerms)", body = ErrorBody),
         (status = 503, description = "ERR_UNAVAILABLE: sending the same request again is safe", body = ErrorBody),
     ))]

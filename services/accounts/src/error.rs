@@ -79,6 +79,10 @@ pub enum AccountsError {
     /// the account over cannot erase the owner's way back with it.
     #[error("email changed recently")]
     EmailChangedRecently { until: i64 },
+    /// A registration over a member who left (or over such a member's returning registration,
+    /// not yet activated) with an address other than the one they left with.
+    #[error("a returning member must register with the address they left with")]
+    PreviousEmailRequired,
     /// A member who left asks for something only a member may have (a club account): they
     /// must register again.
     #[error("member unsubscribed")]
@@ -142,6 +146,7 @@ impl ServiceError for AccountsError {
             AccountsError::IdentityMismatch => ErrorCode::IdentityMismatch,
             AccountsError::AlreadyUnsubscribed => ErrorCode::AlreadyUnsubscribed,
             AccountsError::EmailChangedRecently { .. } => ErrorCode::EmailChangedRecently,
+            AccountsError::PreviousEmailRequired => ErrorCode::PreviousEmailRequired,
             AccountsError::MemberUnsubscribed => ErrorCode::MemberUnsubscribed,
             AccountsError::TermsNotAccepted => ErrorCode::TermsNotAccepted,
             AccountsError::StepUpRefused(body) => body.code,

@@ -425,4 +425,35 @@ async fn an_unsubscribed_member_cannot_log_in_and_the_personal_data_is_gone() {
         )
         .await;
     assert_eq!(wrong.status(), StatusCode::UNAUTHORIZED);
+
+    // Someone else who knows the RUT registers it with their own address: refused at step 3,
+    // the flow kept; typed again with the address the member left with, it completes.
+    let stranger = portal.browser();
+    let step1 = stranger
+        .post(
+            "/api/registration",
+            Some(json!({"documentType": "RUT", "rut": rut, "documentNumber": "100.123.456"})),
+        )
+        .await;
+    assert_eq!(step1.status(), StatusCode::CREATED);
+    for (typed, expected) in [
+        ("alguien@example.cl", StatusCode::CONFLICT),
+        ("INES@example.cl", StatusCode::CREATED),
+    ] {
+        let step2 = stranger
+            .put("/api/registration/personal-data", personal_data(typed))
+            .await;
+        assert_eq!(step2.status(), StatusCode::OK);
+        let step3 = stranger
+            .post(
+                "/api/registration/complete",
+                Some(json!({"password": PASSWORD, "acceptTerms": true})),
+            )
+            .await;
+        assert_eq!(step3.status(), expected, "{typed}");
+        if expected == StatusCode::CONFLICT {
+            let body: Value = step3.json().await.unwrap();
+            assert_eq!(body["code"], "ERR_PREVIOUS_EMAIL_REQUIRED", "{body}");
+        }
+    }
 }

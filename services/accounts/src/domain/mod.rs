@@ -46,7 +46,7 @@ pub use purchase::{
 };
 pub use registration::{
     Activation, Enrolment, InUseNotices, NOTICE_SUBJECT, NewMemberProfile, Registration,
-    RegistrationForm,
+    RegistrationForm, left_email_digest,
 };
 pub use unsubscribe::{
     IdentityClaim, UNSUBSCRIBE_NOTICE_SUBJECT, UNSUBSCRIBE_REASONS, UnsubscribeChoice,

@@ -7,7 +7,11 @@
 //! answers `ERR_RUT_ALREADY_REGISTERED` (with the "Recuperar contraseña" action). A pending member
 //! is the leftover of a registration that stopped halfway, and an unsubscribed one a member who
 //! left: a new registration of the same document takes either over (data replaced, ledger and
-//! balance kept, the same member id), so retries and comebacks never make a second member.
+//! balance kept, the same member id), so retries and comebacks never make a second member. A
+//! member who left is taken over only by a registration with the address they left with
+//! ([`left_email_digest`]; else `ERR_PREVIOUS_EMAIL_REQUIRED`), and so is their returning
+//! registration until it is activated: knowing a RUT does not give a former member's pesos,
+//! card or purchase history to whoever types it.
 //!
 //! An email is never refused in a way the registrant sees (ASVS 5.0 V6.3.8: the answer must not
 //! tell whether an address is a member's). Checking the personal data leaves it alone; when
@@ -26,6 +30,8 @@
 //! member can log in.
 
 use std::time::Duration;
+
+use sha2::{Digest, Sha256};
 
 use miclub_platform::ephemeral::SharedStore;
 use miclub_platform::identity::LoginId;
@@ -373,6 +379,20 @@ fn notice_body(recovery: &str) -> String {
          Si fuiste tú, ya tienes una cuenta: inicia sesión con tu RUT o documento y tu \
          contraseña. Si no la recuerdas, puedes recuperarla en {recovery}\n\n\
          Si no fuiste tú, ignora este mensaje: tu cuenta sigue igual.\n"
+    )
+}
+
+/// What a member who left is recognised by when they come back: the SHA-256 (lowercase hex) of
+/// the address they left with, trimmed and lowercased. Stored when they leave (the address
+/// itself is erased) and compared with a returning registration's address, which that
+/// registration must then confirm before anyone can log in: so knowing a RUT is not enough to
+/// take a former member's pesos and history. A plain hash, like the tokens' digests: it
+/// recognises an address typed again; whoever reads the database could still test guesses
+/// against it, as they could read the ledger itself.
+pub fn left_email_digest(email: &str) -> String {
+    format!(
+        "{:x}",
+        Sha256::digest(email.trim().to_lowercase().as_bytes())
     )
 }
 

@@ -14,7 +14,8 @@
 //!
 //! Unsubscribing erases names, phone, birth date, gender and email and deletes the pending
 //! confirmation links in one transaction; the club account, the balance and the ledger stay
-//! (a member who registers again with the same document gets them back). Then auth disables
+//! (a member who registers again with the same document and the address they left with gets
+//! them back: the erasure keeps that address's SHA-256, `left_email_digest`). Then auth disables
 //! the credentials and revokes every session ([`LoginEmails::disable_credentials`]); when auth
 //! fails the member has still left (their data is already gone), and
 //! the address the member had gets a "Te diste de baja de Mi Club" notice (written to the mail
@@ -378,11 +379,12 @@ fn notice(email: &Email, at: i64) -> Notice {
             "Hola:\n\n\
              El {when} (hora de Chile) te diste de baja de Mi Club. Borramos tus datos \
              personales y tu cuenta ya no permite iniciar sesión. Tus pesos acumulados se \
-             conservan: si vuelves a registrarte con el mismo documento, los recuperas.\n\n\
+             conservan: si vuelves a registrarte con el mismo documento y este mismo correo, \
+             los recuperas.\n\n\
              Si no fuiste tú, alguien usó tu sesión y tu contraseña: regístrate de nuevo en Mi \
-             Club con tu documento para recuperar tu cuenta y tus pesos, usa una contraseña \
-             nueva y escríbenos a través de la sección de ayuda del portal. Mi Club nunca te \
-             pedirá tu contraseña ni tus códigos por correo.\n"
+             Club con tu documento y este correo para recuperar tu cuenta y tus pesos, usa una \
+             contraseña nueva y escríbenos a través de la sección de ayuda del portal. Mi Club \
+             nunca te pedirá tu contraseña ni tus códigos por correo.\n"
         ),
     }
 }

@@ -7,7 +7,10 @@
 //! guarded by the state the caller read (`status <> 'active'`, the email), and a guard that no
 //! longer holds makes the caller read again, so concurrent registrations of one document end
 //! with one member: the loser of the `document_number` UNIQUE constraint reads the winner's
-//! pending member back and takes it over.
+//! pending member back and takes it over. A member who left, and their returning registration
+//! until it is activated, is taken over only with the address they left with
+//! (`left_email_digest`, written by the erasure, cleared by activation; the takeover's `UPDATE`
+//! repeats the check).
 
 use miclub_platform::notify::{Notice, outbox};
 use miclub_platform::storage::is_unique_violation;
@@ -15,7 +18,9 @@ use sqlx::Row;
 
 use super::card::{Eligible, open_account_in};
 use super::{Store, corrupt};
-use crate::domain::{DocumentType, Email, Member, MemberId, MemberStatus, UnsubscribeChoice};
+use crate::domain::{
+    DocumentType, Email, Member, MemberId, MemberStatus, UnsubscribeChoice, left_email_digest,
+};
 use crate::error::{AccountsError, Result};
 
 /// Rounds of [`Store::register_member`] against concurrent registrations before giving up.
@@ -39,6 +44,9 @@ struct Holder {
     member_id: String,
     document_number: String,
     status: MemberStatus,
+    /// Set while the row is a member who left, or their returning registration not yet
+    /// activated: only a registration with that address may take it over.
+    left_email_digest: Option<String>,
 }
 
 impl Store {
@@ -49,6 +57,7 @@ impl Store {
     /// [`AccountsError::MemberExists`] when the id belongs to another document.
     pub async fn register_member(&self, member: &Member, at: i64) -> Result<Registered> {
         let document = member.document.canonical();
+        let returning = left_email_digest(member.email.as_str());
         for attempt in 1..=REGISTER_ATTEMPTS {
             let holders = self.registration_holders(&member.id, &document).await?;
             let by_id = holders
@@ -64,26 +73,41 @@ impl Store {
                 (Some(own), _) if own.status == MemberStatus::Active => {
                     return Ok(Registered::AlreadyActive);
                 }
-                (Some(own), _) => Some(own.member_id.clone()),
+                (Some(own), _) => Some(own),
                 (None, Some(other)) if other.status == MemberStatus::Active => {
                     return Err(AccountsError::RutAlreadyRegistered {
                         foreign: member.document.document_type() == DocumentType::Foreign,
                     });
                 }
-                (None, Some(other)) => Some(other.member_id.clone()),
+                (None, Some(other)) => Some(other),
                 (None, None) => None,
             };
             let done = match target {
-                Some(target) => {
-                    let target = MemberId::parse(&target)
-                        .map_err(|err| corrupt(&format!("member {target}"), err.into()))?;
-                    self.take_over(&target, member, at).await?.then(|| {
-                        if target == member.id {
-                            Registered::Created
-                        } else {
-                            Registered::TookOver(target)
-                        }
-                    })
+                Some(holder) => {
+                    if holder
+                        .left_email_digest
+                        .as_ref()
+                        .is_some_and(|left| *left != returning)
+                    {
+                        tracing::info!(
+                            member_id = %holder.member_id,
+                            requested_member_id = %member.id,
+                            "registration refused: not the address the member who left had"
+                        );
+                        return Err(AccountsError::PreviousEmailRequired);
+                    }
+                    let target = MemberId::parse(&holder.member_id).map_err(|err| {
+                        corrupt(&format!("member {}", holder.member_id), err.into())
+                    })?;
+                    self.take_over(&target, member, &returning, at)
+                        .await?
+                        .then(|| {
+                            if target == member.id {
+                                Registered::Created
+                            } else {
+                                Registered::TookOver(target)
+                            }
+                        })
                 }
                 None => self
                     .insert_pending(member, at)
@@ -111,7 +135,7 @@ impl Store {
         document: &str,
     ) -> Result<Vec<Holder>> {
         let rows = sqlx::query(
-            "SELECT member_id, document_number, status FROM members \
+            "SELECT member_id, document_number, status, left_email_digest FROM members \
              WHERE member_id = $1 OR document_number = $2",
         )
         .bind(member_id.as_str())
@@ -127,6 +151,7 @@ impl Store {
                     document_number: row.try_get("document_number")?,
                     member_id,
                     status,
+                    left_email_digest: row.try_get("left_email_digest")?,
                 })
             })
             .collect()
@@ -182,7 +207,13 @@ impl Store {
     /// with `member`'s: pending again, email unconfirmed, unsubscribe fields cleared, older
     /// confirmation links deleted, a club account opened if it had none. The ledger and the
     /// balance stay. False when `target` is no longer such a member (the caller reads again).
-    async fn take_over(&self, target: &MemberId, member: &Member, at: i64) -> Result<bool> {
+    async fn take_over(
+        &self,
+        target: &MemberId,
+        member: &Member,
+        returning: &str,
+        at: i64,
+    ) -> Result<bool> {
         let terms = member.terms.as_ref();
         let mut tx = self.db.pool().begin().await?;
         let updated = sqlx::query(
@@ -192,7 +223,8 @@ impl Store {
              terms_event_at = $10, status = 'pending', unsubscribed_at = NULL, \
              unsubscribe_reason_id = NULL, unsubscribe_reason_text = NULL, \
              credentials_disabled_at = NULL, updated_at = $11 \
-             WHERE member_id = $12 AND document_number = $13 AND status <> 'active'",
+             WHERE member_id = $12 AND document_number = $13 AND status <> 'active' \
+             AND (left_email_digest IS NULL OR left_email_digest = $14)",
         )
         .bind(member.name.as_str())
         .bind(member.last_name.as_str())
@@ -211,6 +243,7 @@ impl Store {
         .bind(at)
         .bind(target.as_str())
         .bind(member.document.canonical())
+        .bind(returning)
         .execute(&mut *tx)
         .await?
         .rows_affected();
@@ -246,10 +279,11 @@ impl Store {
         Ok(row.is_some())
     }
 
-    /// Pending → active; false when the member was not pending.
+    /// Pending → active; false when the member was not pending. A returning member's
+    /// `left_email_digest` goes with it: the account is theirs again.
     pub async fn activate_member(&self, member_id: &MemberId, at: i64) -> Result<bool> {
         let updated = sqlx::query(
-            "UPDATE members SET status = 'active', updated_at = $1 \
+            "UPDATE members SET status = 'active', left_email_digest = NULL, updated_at = $1 \
              WHERE member_id = $2 AND status = 'pending'",
         )
         .bind(at)
@@ -281,7 +315,8 @@ impl Store {
              unsubscribe_reason_id = $2, unsubscribe_reason_text = $3, \
              name = '', last_name = '', mother_surname = '', phone_number = '', email = '', \
              birth_date = NULL, gender_id = NULL, email_confirmed = FALSE, \
-             confirmed_email = NULL, credentials_disabled_at = NULL, updated_at = $1 \
+             confirmed_email = NULL, credentials_disabled_at = NULL, updated_at = $1, \
+             left_email_digest = $6 \
              WHERE member_id = $4 AND status <> 'unsubscribed' AND LOWER(email) = $5 \
              AND NOT EXISTS (SELECT 1 FROM email_restores WHERE member_id = $4 \
              AND used_at IS NULL AND expires_at > $1)",
@@ -291,6 +326,7 @@ impl Store {
         .bind(choice.text())
         .bind(member_id.as_str())
         .bind(email.to_lowercase())
+        .bind(left_email_digest(email))
         .execute(&mut *tx)
         .await?
         .rows_affected();

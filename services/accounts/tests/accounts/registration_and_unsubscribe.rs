@@ -1,7 +1,8 @@
 //! Registration (the registration service's internal calls) and leaving the club: duplicates,
 //! the takeover of a pending member, idempotent retries, activation with its verification link,
 //! the anonymous resend, the identity check of unsubscribing, the erasure of personal data with
-//! the ledger kept, and auth's `DisableCredentials` with its background retry.
+//! the ledger kept (and given back only to a registration with the address the member left
+//! with), and auth's `DisableCredentials` with its background retry.
 
 use std::time::Duration;
 
@@ -723,12 +724,13 @@ async fn a_member_who_left_can_register_again_and_finds_the_balance_kept(env: Te
         .await
         .expect("unsubscribe");
 
+    // The address they left with, typed as a member might type it.
     let answered = register(
         &app,
         register_request(
             &uuid::Uuid::new_v4().to_string(),
             &member.document.canonical(),
-            "vuelvo@correo.cl",
+            &member.email.as_str().to_uppercase(),
         ),
     )
     .await
@@ -741,6 +743,92 @@ async fn a_member_who_left_can_register_again_and_finds_the_balance_kept(env: Te
     assert_eq!(stored.get::<Option<i64>, _>("unsubscribed_at"), None);
     assert_eq!(stored.get::<Option<i64>, _>("unsubscribe_reason_id"), None);
     assert_eq!(stored.get::<String, _>("name"), "Carla");
+    assert_eq!(app.balance_of(&member.id).await, 1_234);
+}
+
+/// The SHA-256 kept of the address `member_id` left with, if any.
+async fn left_email_digest(app: &TestApp, member_id: &str) -> Option<String> {
+    sqlx::query("SELECT left_email_digest FROM members WHERE member_id = $1")
+        .bind(member_id)
+        .fetch_one(app.store.database().pool())
+        .await
+        .unwrap()
+        .get("left_email_digest")
+}
+
+async fn a_stranger_who_knows_the_rut_of_a_member_who_left_takes_neither_pesos_nor_history(
+    env: TestEnv,
+) {
+    let app = TestApp::spawn(env).await;
+    let member = app.add_member_with_account().await;
+    app.store
+        .record_movement(
+            &movement(
+                &member.id,
+                MovementKind::Adjustment,
+                MovementStatus::Confirmed,
+                1_234,
+                "Ajuste",
+                TERMS_ACCEPTED_AT,
+            ),
+            TERMS_ACCEPTED_AT,
+        )
+        .await
+        .unwrap();
+    unsubscribe(&app, &member, &app.token(&member.id), 3, "")
+        .await
+        .expect("unsubscribe");
+    assert!(left_email_digest(&app, member.id.as_str()).await.is_some());
+    let rut = member.document.canonical();
+    let strangers = uuid::Uuid::new_v4().to_string();
+
+    let refused = register(
+        &app,
+        register_request(&strangers, &rut, "extrano@correo.cl"),
+    )
+    .await
+    .unwrap_err();
+
+    assert_eq!(refused.code(), tonic::Code::FailedPrecondition);
+    assert_eq!(body(&refused).code, ErrorCode::PreviousEmailRequired);
+    assert_eq!(
+        body(&refused).message,
+        "Este documento estuvo inscrito en Mi Club. Para volver, usa el correo que tenías \
+         registrado o escríbenos a través de la sección de ayuda."
+    );
+    let stored = row(&app, member.id.as_str()).await;
+    assert_eq!(status_of(&stored), "unsubscribed", "nothing taken over");
+    assert_eq!(stored.get::<String, _>("email"), "");
+    assert_eq!(count(&app.store, "members").await, 1);
+
+    // The owner comes back with the address they left with; until that registration is
+    // activated, the stranger still cannot take it over.
+    let owners = register(
+        &app,
+        register_request(
+            &uuid::Uuid::new_v4().to_string(),
+            &rut,
+            member.email.as_str(),
+        ),
+    )
+    .await
+    .expect("the owner comes back");
+    assert_eq!(owners, member.id.as_str());
+    let again = register(
+        &app,
+        register_request(&strangers, &rut, "extrano@correo.cl"),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(body(&again).code, ErrorCode::PreviousEmailRequired);
+    assert_eq!(
+        row(&app, &owners).await.get::<String, _>("email"),
+        member.email.as_str()
+    );
+
+    activate(&app, &owners).await;
+    assert_eq!(status_of(&row(&app, &owners).await), "active");
+    assert_eq!(left_email_digest(&app, &owners).await, None);
     assert_eq!(app.balance_of(&member.id).await, 1_234);
 }
 
@@ -776,5 +864,6 @@ backend_tests!(
     unsubscribing_erases_the_personal_data_and_keeps_the_ledger,
     credentials_auth_could_not_disable_are_disabled_later_in_the_background,
     a_member_who_left_can_register_again_and_finds_the_balance_kept,
+    a_stranger_who_knows_the_rut_of_a_member_who_left_takes_neither_pesos_nor_history,
     the_reasons_are_listed_to_anyone,
 );

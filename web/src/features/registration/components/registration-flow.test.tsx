@@ -515,6 +515,26 @@ describe('step 3 of the registration', () => {
     ]);
   });
 
+  it('tells a returning member to use the address they left with, and lets them go back to change it', async () => {
+    resumeAt({ step: 3, personalData: NORA_SAVED });
+    server.use(http.post('/api/registration/complete', () => apiError('ERR_PREVIOUS_EMAIL_REQUIRED')));
+    const view = await openRegistration();
+    await screen.findByRole('heading', { level: 2, name: STEP_3 });
+    await view.user.type(screen.getByLabelText('Contraseña'), PASSWORD);
+    await view.user.click(screen.getByRole('checkbox', { name: 'Acepto los términos y condiciones de Mi Club' }));
+    await view.user.click(screen.getByRole('button', { name: 'Crear mi cuenta' }));
+    expect(await screen.findByRole('alert')).toHaveTextContent(
+      'Este documento estuvo inscrito en Mi Club. Para volver, usa el correo que tenías registrado o escríbenos a través de la sección de ayuda.',
+    );
+    expect(screen.getByRole('heading', { level: 2, name: STEP_3 })).toBeInTheDocument();
+    expect(dataLayerEvents('registro_fallido')).toEqual([
+      { event: 'registro_fallido', paso: 3, codigo_error: 'ERR_PREVIOUS_EMAIL_REQUIRED' },
+    ]);
+    await view.user.click(screen.getByRole('button', { name: 'Volver' }));
+    await screen.findByRole('heading', { level: 2, name: STEP_2 });
+    expect(screen.getByLabelText('Correo electrónico')).toHaveValue('nora@correo.cl');
+  });
+
   it('keeps everything on a 503 and the same button finishes the registration', async () => {
     resumeAt({ step: 3, personalData: NORA_SAVED });
     let failedOnce = 0;
