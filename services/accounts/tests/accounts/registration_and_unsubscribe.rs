@@ -703,7 +703,8 @@ async fn wait_for(mut done: impl FnMut() -> bool) {
     panic!("condition not reached in 10 s");
 }
 
-async fn a_member_who_left_can_register_again_and_finds_the_balance_kept(env: TestEnv) {
+/// A member with 1,234 pesos who then left the club.
+async fn left_with_pesos(env: TestEnv) -> (TestApp, Member) {
     let app = TestApp::spawn(env).await;
     let member = app.add_member_with_account().await;
     app.store
@@ -723,6 +724,11 @@ async fn a_member_who_left_can_register_again_and_finds_the_balance_kept(env: Te
     unsubscribe(&app, &member, &app.token(&member.id), 3, "")
         .await
         .expect("unsubscribe");
+    (app, member)
+}
+
+async fn a_member_who_left_can_register_again_and_finds_the_balance_kept(env: TestEnv) {
+    let (app, member) = left_with_pesos(env).await;
 
     // The address they left with, typed as a member might type it.
     let answered = register(
@@ -759,25 +765,7 @@ async fn left_email_digest(app: &TestApp, member_id: &str) -> Option<String> {
 async fn a_stranger_who_knows_the_rut_of_a_member_who_left_takes_neither_pesos_nor_history(
     env: TestEnv,
 ) {
-    let app = TestApp::spawn(env).await;
-    let member = app.add_member_with_account().await;
-    app.store
-        .record_movement(
-            &movement(
-                &member.id,
-                MovementKind::Adjustment,
-                MovementStatus::Confirmed,
-                1_234,
-                "Ajuste",
-                TERMS_ACCEPTED_AT,
-            ),
-            TERMS_ACCEPTED_AT,
-        )
-        .await
-        .unwrap();
-    unsubscribe(&app, &member, &app.token(&member.id), 3, "")
-        .await
-        .expect("unsubscribe");
+    let (app, member) = left_with_pesos(env).await;
     assert!(left_email_digest(&app, member.id.as_str()).await.is_some());
     let rut = member.document.canonical();
     let strangers = uuid::Uuid::new_v4().to_string();
