@@ -280,6 +280,25 @@ describe(`account security in the browser, against ${PORTAL_UNDER_TEST}`, () => 
     await page.goto(`${miclub.baseUrl}${confirmLink}`);
     await page.getByText(/Confirmamos tu correo/).waitFor();
 
+    // Whoever changed the address cannot leave the club while the old one may still restore it:
+    // leaving would erase that way back. The refusal says from when.
+    await page.goto(`${miclub.baseUrl}/mi-club/mis-datos`);
+    await page.getByRole('heading', { level: 2, name: 'Mis Datos', exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Darme de baja de Mi Club' }).click();
+    await page.getByLabel('RUT', { exact: true }).pressSequentially(ANA.typed);
+    await page.getByLabel('Correo electrónico', { exact: true }).fill(newEmail);
+    await page.getByLabel('Contraseña actual', { exact: true }).fill(ANA.password);
+    const coolingOff = apiResponse(page, '/api/unsubscribe/validate');
+    await page.getByRole('button', { name: 'Continuar' }).click();
+    const refusedLeaving = await coolingOff;
+    expect(refusedLeaving.status()).toBe(409);
+    expect(((await refusedLeaving.json()) as { code: string }).code).toBe('ERR_EMAIL_CHANGED_RECENTLY');
+    await page
+      .getByRole('alert')
+      .filter({ hasText: /Cambiaste tu correo hace poco\. Por seguridad, podrás darte de baja desde el .+ \(hora de Chile\)\./ })
+      .waitFor();
+    await page.getByRole('heading', { level: 3, name: 'Paso 1 de 2: confirma que eres tú' }).waitFor();
+
     // The notice to the previous address, with its restore link (and no code or secret).
     const notice = await waitForMail(
       miclub.baseUrl,
