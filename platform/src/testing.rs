@@ -467,15 +467,25 @@ impl crate::grpc::Gate for AdmitAll {
 /// The notices still in a service's mail outbox (`crate::notify::outbox`), each as its subject
 /// and the tries made so far, oldest first.
 pub async fn mail_outbox(db: &crate::storage::Database) -> Vec<(String, i64)> {
+    mail_outbox_rows(db)
+        .await
+        .into_iter()
+        .map(|(subject, tries, _)| (subject, tries))
+        .collect()
+}
+
+/// [`mail_outbox`] with each notice's `due_at` (Unix ms) too.
+async fn mail_outbox_rows(db: &crate::storage::Database) -> Vec<(String, i64, i64)> {
     use sqlx::Row;
     sqlx::query(
-        "SELECT subject, CAST(tries AS BIGINT) AS tries FROM mail_outbox ORDER BY created_at, id",
+        "SELECT subject, CAST(tries AS BIGINT) AS tries, due_at FROM mail_outbox \
+         ORDER BY created_at, id",
     )
     .fetch_all(db.pool())
     .await
     .expect("reading the mail outbox")
     .iter()
-    .map(|row| (row.get("subject"), row.get("tries")))
+    .map(|row| (row.get("subject"), row.get("tries"), row.get("due_at")))
     .collect()
 }
 
@@ -485,21 +495,11 @@ pub async fn mail_outbox(db: &crate::storage::Database) -> Vec<(String, i64)> {
 /// looks; recorded, since a service stopped between the claim and the failure's record leaves
 /// the notice under its claim's lease (five minutes), which is not what such a test stages.
 pub async fn mail_outbox_tried(db: &crate::storage::Database, subject: &str) {
-    use sqlx::Row;
     let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(5);
     let leased_from =
         || crate::storage::now_millis() + crate::notify::MailOutbox::LEASE.as_millis() as i64 / 2;
     loop {
-        let outbox: Vec<(String, i64, i64)> = sqlx::query(
-            "SELECT subject, CAST(tries AS BIGINT) AS tries, due_at FROM mail_outbox \
-             ORDER BY created_at, id",
-        )
-        .fetch_all(db.pool())
-        .await
-        .expect("reading the mail outbox")
-        .iter()
-        .map(|row| (row.get("subject"), row.get("tries"), row.get("due_at")))
-        .collect();
+        let outbox = mail_outbox_rows(db).await;
         if matches!(outbox.as_slice(), [(held, tries, due_at)]
             if held == subject && *tries >= 1 && *due_at < leased_from())
         {

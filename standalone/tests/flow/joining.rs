@@ -37,6 +37,19 @@ const PASSWORD: &str = "un paseo largo por el cerro";
 /// Registers through the three steps; answers the RUT.
 async fn register(browser: &Browser, body: u32, email: &str) -> String {
     let rut = fresh_rut(body);
+    start_registration(browser, &rut).await;
+    let step3 = complete_registration(browser, email).await;
+    assert_eq!(
+        step3.status(),
+        StatusCode::CREATED,
+        "{}",
+        step3.text().await.unwrap()
+    );
+    rut
+}
+
+/// Step 1 with `rut`, which must be accepted.
+async fn start_registration(browser: &Browser, rut: &str) {
     let step1 = browser
         .post(
             "/api/registration",
@@ -49,6 +62,10 @@ async fn register(browser: &Browser, body: u32, email: &str) -> String {
         "{}",
         step1.text().await.unwrap()
     );
+}
+
+/// Step 2 with `email`, which must be accepted, then step 3; answers step 3's response.
+async fn complete_registration(browser: &Browser, email: &str) -> reqwest::Response {
     let step2 = browser
         .put("/api/registration/personal-data", personal_data(email))
         .await;
@@ -58,19 +75,12 @@ async fn register(browser: &Browser, body: u32, email: &str) -> String {
         "{}",
         step2.text().await.unwrap()
     );
-    let step3 = browser
+    browser
         .post(
             "/api/registration/complete",
             Some(json!({"password": PASSWORD, "acceptTerms": true})),
         )
-        .await;
-    assert_eq!(
-        step3.status(),
-        StatusCode::CREATED,
-        "{}",
-        step3.text().await.unwrap()
-    );
-    rut
+        .await
 }
 
 async fn verification_token(browser: &Browser, email: &str) -> String {
@@ -270,19 +280,7 @@ async fn a_minor_is_refused_at_step_two_and_a_members_email_is_never_told() {
     assert_eq!(body["field"], "birthDate");
 
     // Ana's address: accepted at step 2 and answered like a success at completion.
-    let taken = browser
-        .put(
-            "/api/registration/personal-data",
-            personal_data("ana@example.cl"),
-        )
-        .await;
-    assert_eq!(taken.status(), StatusCode::OK);
-    let done = browser
-        .post(
-            "/api/registration/complete",
-            Some(json!({"password": PASSWORD, "acceptTerms": true})),
-        )
-        .await;
+    let done = complete_registration(&browser, "ana@example.cl").await;
     assert_eq!(done.status(), StatusCode::CREATED);
     let body: Value = done.json().await.unwrap();
     assert_eq!(body["maskedEmail"], "a***@example.cl");
@@ -429,27 +427,12 @@ async fn an_unsubscribed_member_cannot_log_in_and_the_personal_data_is_gone() {
     // Someone else who knows the RUT registers it with their own address: refused at step 3,
     // the flow kept; typed again with the address the member left with, it completes.
     let stranger = portal.browser();
-    let step1 = stranger
-        .post(
-            "/api/registration",
-            Some(json!({"documentType": "RUT", "rut": rut, "documentNumber": "100.123.456"})),
-        )
-        .await;
-    assert_eq!(step1.status(), StatusCode::CREATED);
+    start_registration(&stranger, &rut).await;
     for (typed, expected) in [
         ("alguien@example.cl", StatusCode::CONFLICT),
         ("INES@example.cl", StatusCode::CREATED),
     ] {
-        let step2 = stranger
-            .put("/api/registration/personal-data", personal_data(typed))
-            .await;
-        assert_eq!(step2.status(), StatusCode::OK);
-        let step3 = stranger
-            .post(
-                "/api/registration/complete",
-                Some(json!({"password": PASSWORD, "acceptTerms": true})),
-            )
-            .await;
+        let step3 = complete_registration(&stranger, typed).await;
         assert_eq!(step3.status(), expected, "{typed}");
         if expected == StatusCode::CONFLICT {
             let body: Value = step3.json().await.unwrap();

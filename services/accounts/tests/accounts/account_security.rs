@@ -359,9 +359,12 @@ async fn a_notice_is_tried_again_until_the_relay_takes_it_and_its_link_is_the_on
     restore(&app, &token).await.expect("restored");
 }
 
+/// The counter the relay counts its notices in, by outcome.
+const NOTICES_COUNTER: &str = "email_change_notices_total";
+
 /// `email_change_notices_total{outcome}` (0 before the first).
 fn notices_counted(outcome: &str) -> u64 {
-    counted("email_change_notices_total", outcome)
+    counted(NOTICES_COUNTER, outcome)
 }
 
 async fn a_notice_the_relay_refuses_for_good_is_given_up_at_once(env: TestEnv) {
@@ -385,7 +388,7 @@ async fn a_notice_the_relay_refuses_for_good_is_given_up_at_once(env: TestEnv) {
 
     assert_eq!(tried(&app, 1).await, None, "given up, not due again");
     assert!(
-        counted_above("email_change_notices_total", "given_up", given_up).await,
+        counted_above(NOTICES_COUNTER, "given_up", given_up).await,
         "counted for the operator's alert"
     );
     assert_eq!(app.mail.sent().len(), 1, "only the confirmation link went");
@@ -412,7 +415,7 @@ async fn a_notice_the_relay_never_took_while_its_link_lived_is_given_up_not_sent
     let (_, tries) = notice_until(&app, "given up", |due, _| due.is_none()).await;
     assert_eq!(tries, 1, "not tried again");
     assert_eq!(app.mail.sent().len(), 1, "no notice with a dead link");
-    assert!(counted_above("email_change_notices_total", "given_up", given_up).await);
+    assert!(counted_above(NOTICES_COUNTER, "given_up", given_up).await);
 }
 
 async fn a_relay_that_never_answers_does_not_hold_up_the_stop_and_the_notice_stays_due(

@@ -151,9 +151,12 @@ async fn the_notice_is_sent_by_the_next_accounts_when_the_relay_was_down_until_t
     );
 }
 
+/// The counter the relay counts its notices in, by outcome.
+const NOTICES_COUNTER: &str = "mail_outbox_notices_total";
+
 /// `mail_outbox_notices_total{outcome}` (0 before the first).
 fn notices_counted(outcome: &str) -> u64 {
-    counted("mail_outbox_notices_total", outcome)
+    counted(NOTICES_COUNTER, outcome)
 }
 
 async fn a_notice_the_relay_refuses_for_good_is_given_up_at_once_and_its_address_deleted(
@@ -176,7 +179,7 @@ async fn a_notice_the_relay_refuses_for_good_is_given_up_at_once_and_its_address
     }
     assert!(app.mail.sent().is_empty());
     // Tests share the process's recorder and run in parallel: at least this one was counted.
-    assert!(counted_above("mail_outbox_notices_total", "given_up", given_up).await);
+    assert!(counted_above(NOTICES_COUNTER, "given_up", given_up).await);
 }
 
 /// A mail relay that takes a while to answer, as a real one does: it keeps two relays in the

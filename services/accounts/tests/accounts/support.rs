@@ -578,8 +578,7 @@ impl TestApp {
     }
 }
 
-/// A member with every field filled in, a fresh id and a fresh (valid) RUT.
-/// Adds a member who accepted the terms and has a club account straight to `store`.
+/// Adds [`full_member`] with a club account straight to `store`, with no accounts running.
 pub async fn add_member_with_account(store: &Store) -> Member {
     let member = full_member();
     store
@@ -593,6 +592,7 @@ pub async fn add_member_with_account(store: &Store) -> Member {
     member
 }
 
+/// A member with every field filled in, a fresh id and a fresh (valid) RUT.
 pub fn full_member() -> Member {
     let body = 10_000_000 + (rand_u32() % 80_000_000);
     let rut = miclub_platform::identity::Rut::from_body(body).unwrap();

@@ -77,8 +77,8 @@ export function unsubscribeFailure(error: unknown): UnsubscribeFailure {
   if (field && FIELDS.has(field) && error.body.message.trim()) {
     return { kind: 'field', field: field as IdentityField | ReasonField, message: capitalizeFirst(error.body.message) };
   }
-  // These say how to go on in their own words: the password throttle (429, with Retry-After)
-  // and the week after an email change (the day and hour a member may leave).
+  // These say how to go on in their own words: leaving twice, the password throttle (429, with
+  // Retry-After) and the week after an email change (the day and hour a member may leave).
   if (SAYS_HOW_TO_GO_ON.has(error.code)) {
     return { kind: 'general', display: toDisplayError(error, UNSUBSCRIBE_FAILED) };
   }
