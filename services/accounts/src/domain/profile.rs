@@ -41,6 +41,7 @@ use miclub_platform::notify::{Outgoing, SharedNotifier};
 use miclub_platform::storage::now_millis;
 use tokio::sync::Notify;
 
+use super::address_mails::AddressMails;
 use super::email_links::{
     ConfirmationSettings, ConfirmationToken, EmailConfirmation, LinkPurpose, NewConfirmation,
     NewRestore,
@@ -204,6 +205,8 @@ pub struct Profile {
     store: Store,
     /// Counters of the resend limit.
     limits: SharedStore,
+    /// What each address may be sent by whoever types it (`address_mails.rs`).
+    address_mails: AddressMails,
     notifier: SharedNotifier,
     login_emails: Arc<dyn LoginEmails>,
     settings: ConfirmationSettings,
@@ -223,6 +226,7 @@ impl Profile {
     ) -> Self {
         Self {
             store,
+            address_mails: AddressMails::new(limits.clone()),
             limits,
             notifier,
             login_emails,
@@ -290,25 +294,32 @@ impl Profile {
             ));
         };
         tracing::info!(member_id = %member_id, email_changed, "profile updated");
-        let mailed = if !email_changed {
-            Ok(())
-        } else if in_use {
+        let confirmation_sent = if !email_changed {
+            false
+        } else if !self.address_mails.take(&changes.email).await {
+            // Told like a relay failure, for an address in use or not alike.
             tracing::info!(
                 member_id = %member_id,
-                "new email belongs to another member: in-use notice instead of a link"
+                "confirmation mail not sent: the address was sent its mails for the day"
             );
-            self.send_in_use_notice(&changes.email).await
+            false
         } else {
-            self.send_link(
-                &changes.name,
-                &changes.email,
-                &token,
-                LinkPurpose::EmailChange,
-            )
-            .await
-        };
-        let confirmation_sent = email_changed
-            && match mailed {
+            let mailed = if in_use {
+                tracing::info!(
+                    member_id = %member_id,
+                    "new email belongs to another member: in-use notice instead of a link"
+                );
+                self.send_in_use_notice(&changes.email).await
+            } else {
+                self.send_link(
+                    &changes.name,
+                    &changes.email,
+                    &token,
+                    LinkPurpose::EmailChange,
+                )
+                .await
+            };
+            match mailed {
                 Ok(()) => true,
                 Err(err) => {
                     tracing::error!(
@@ -318,7 +329,8 @@ impl Profile {
                     );
                     false
                 }
-            };
+            }
+        };
         let record = self
             .store
             .find_member(member_id)
@@ -331,7 +343,7 @@ impl Profile {
     }
 
     /// Mails a new link for the member's unconfirmed email, superseding the older ones; at
-    /// most [`RESENDS_PER_WINDOW`] per [`RESEND_WINDOW`].
+    /// most [`RESENDS_PER_WINDOW`] per [`RESEND_WINDOW`], and within the address's own budget.
     pub async fn resend_confirmation(&self, member_id: &MemberId) -> Result<()> {
         let member = self.member(member_id).await?;
         if member.email_confirmed {
@@ -345,11 +357,19 @@ impl Profile {
 
     /// Issues a link for `member`'s unconfirmed address, superseding the older ones, and mails
     /// it. [`AccountsError::EmailAlreadyConfirmed`] when the address is (or gets) confirmed;
-    /// [`AccountsError::Unavailable`] when the mail relay refuses it. Counts nothing: callers
-    /// apply the hourly limit where it belongs.
+    /// [`AccountsError::Unavailable`] when the mail relay refuses it;
+    /// [`AccountsError::TooManyAttempts`], with no link issued (the last one mailed stays
+    /// valid), when the address was sent its mails for the day (`address_mails.rs`). Counts
+    /// nothing per member: callers apply the hourly limit where it belongs.
     pub(super) async fn mail_link(&self, mut member: Member, purpose: LinkPurpose) -> Result<()> {
         let member_id = member.id.clone();
         let member_id = &member_id;
+        if member.email_confirmed {
+            return Err(AccountsError::EmailAlreadyConfirmed);
+        }
+        if !self.address_mails.take(&member.email).await {
+            return Err(AccountsError::TooManyAttempts);
+        }
         let now = now_millis();
         let token = ConfirmationToken::generate();
         let link = self.new_confirmation(&token, now);
@@ -532,6 +552,12 @@ impl Profile {
             "terms decision recorded"
         );
         Ok(agreement)
+    }
+
+    /// Takes one of the mails `email` may be sent per day by whoever types it
+    /// (`address_mails.rs`): false once they are spent.
+    pub(super) async fn take_address_mail(&self, email: &Email) -> bool {
+        self.address_mails.take(email).await
     }
 
     /// Counts one confirmation link towards the member's hourly limit; refuses past it. Fails

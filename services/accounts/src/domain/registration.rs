@@ -17,7 +17,8 @@
 //! tell whether an address is a member's). Checking the personal data leaves it alone; when
 //! [`Registration::register`] finds it in use by another active member (compared
 //! case-insensitively) nothing is created, the address gets a notice instead of a verification
-//! link ([`NOTICE_SUBJECT`], once per member id however often the registration retries), and the
+//! link ([`NOTICE_SUBJECT`], once per member id however often the registration retries, and
+//! within the address's daily budget of `address_mails.rs`, as the verification link is), and the
 //! caller hears [`Enrolment::EmailInUse`], which registration answers exactly like a success.
 //!
 //! Personal data follows the profile's rules and Spanish messages (fields named as the profile
@@ -127,7 +128,8 @@ pub struct InUseNotices {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Activation {
     pub email: Email,
-    /// False when the member was already active (nothing mailed).
+    /// False when nothing was mailed: the member was already active, or the address was sent
+    /// its mails for the day (`address_mails.rs`).
     pub verification_sent: bool,
 }
 
@@ -230,9 +232,10 @@ impl Registration {
         Ok(Enrolment::Member(id))
     }
 
-    /// Mails the notice to `email` unless `member_id` was already answered with one. When the
-    /// marker store fails the notice still goes (a duplicate notice beats an answer that differs
-    /// from a success); when the relay fails the marker is removed so the retry mails again.
+    /// Mails the notice to `email` unless `member_id` was already answered with one, or the
+    /// address was sent its mails for the day (`address_mails.rs`). When the marker store fails
+    /// the notice still goes (a duplicate notice beats an answer that differs from a success);
+    /// when the relay fails the marker is removed so the retry mails again.
     async fn notify_in_use(&self, member_id: &MemberId, email: &Email) -> Result<()> {
         let key = format!("accounts:registration:email-in-use:{member_id}");
         let first = match self
@@ -249,6 +252,13 @@ impl Registration {
         };
         if !first {
             tracing::info!(member_id = %member_id, "registration retried after an email-in-use notice; nothing mailed");
+            return Ok(());
+        }
+        if !self.profile.take_address_mail(email).await {
+            tracing::info!(
+                member_id = %member_id,
+                "email-in-use notice not mailed: the address was sent its mails for the day"
+            );
             return Ok(());
         }
         let recovery = format!(
@@ -298,10 +308,26 @@ impl Registration {
         }
         // Two registrations may have waited with the same email; the first to activate wins.
         self.check_email(&email, Some(member_id)).await?;
-        self.profile
+        let verification_sent = match self
+            .profile
             .mail_link(record.member, LinkPurpose::Registration)
-            .await?;
-        tracing::info!(member_id = %member_id, "verification link mailed");
+            .await
+        {
+            Ok(()) => {
+                tracing::info!(member_id = %member_id, "verification link mailed");
+                true
+            }
+            // Activated all the same, and registration answers as always (the address may be
+            // a member's); the registrant asks for the link again once the day is over.
+            Err(AccountsError::TooManyAttempts) => {
+                tracing::info!(
+                    member_id = %member_id,
+                    "verification link not mailed: the address was sent its mails for the day"
+                );
+                false
+            }
+            Err(err) => return Err(err),
+        };
         if self.store.activate_member(member_id, now_millis()).await? {
             tracing::info!(member_id = %member_id, "member activated");
         } else {
@@ -309,7 +335,7 @@ impl Registration {
         }
         Ok(Activation {
             email,
-            verification_sent: true,
+            verification_sent,
         })
     }
 
@@ -350,6 +376,10 @@ impl Registration {
             .await
         {
             Ok(()) => tracing::info!(member_id = %member_id, "verification link mailed again"),
+            Err(AccountsError::TooManyAttempts) => tracing::info!(
+                member_id = %member_id,
+                "verification resend not sent: the address was sent its mails for the day"
+            ),
             Err(err) => {
                 tracing::error!(member_id = %member_id, error = %err, "verification resend failed");
             }

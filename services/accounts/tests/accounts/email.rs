@@ -1,7 +1,8 @@
 //! A new email and its confirmation: the link mailed to the new address, the hand-over to auth
-//! before the address counts as confirmed, the links that must not work, and the resend limit.
+//! before the address counts as confirmed, the links that must not work, the resend limit, and
+//! the daily budget of mail of the address typed.
 
-use miclub_accounts::domain::{ConfirmationToken, Member};
+use miclub_accounts::domain::{ConfirmationToken, MAILS_PER_ADDRESS, Member, RESENDS_PER_WINDOW};
 use miclub_platform::backend_tests;
 use miclub_platform::error::{ErrorBody, ErrorCode};
 use miclub_platform::storage::now_millis;
@@ -485,6 +486,52 @@ async fn changing_the_email_over_and_over_cannot_flood_mailboxes(env: TestEnv) {
     );
 }
 
+async fn members_changing_to_one_address_send_it_no_more_than_its_daily_budget(env: TestEnv) {
+    let app = TestApp::spawn(env).await;
+    let victim = "victima@correo.cl";
+    // Two accounts spend the address's budget within their own hourly limits: the first one's
+    // change and resends are links, the second one's are in-use notices (the first holds it).
+    for _ in 0..2 {
+        let member = app.add_member_with_account().await;
+        let answer = app
+            .client()
+            .await
+            .update_profile(
+                app.authorized(form_with_email(&member, victim), &app.token(&member.id)),
+            )
+            .await
+            .expect("update profile")
+            .into_inner();
+        assert!(answer.email_confirmation_sent);
+        for _ in 1..RESENDS_PER_WINDOW {
+            resend(&app, &member)
+                .await
+                .expect("within the member's limit");
+        }
+    }
+    assert_eq!(app.mail.sent().len() as i64, MAILS_PER_ADDRESS);
+
+    // A third account: the change stands, unconfirmed, and is answered as a mail that could not
+    // be sent, whether or not the address is in use; nothing leaves.
+    let third = app.add_member_with_account().await;
+    let answer = app
+        .client()
+        .await
+        .update_profile(app.authorized(form_with_email(&third, victim), &app.token(&third.id)))
+        .await
+        .expect("the change stands")
+        .into_inner();
+    assert!(!answer.email_confirmation_sent);
+    assert!(!app.stored(&third.id).await.email_confirmed);
+    assert_eq!(app.mail.sent().len() as i64, MAILS_PER_ADDRESS);
+    let refused = resend(&app, &third).await.unwrap_err();
+    assert_eq!(
+        ErrorBody::from_status(&refused).code,
+        ErrorCode::TooManyAttempts
+    );
+    assert_eq!(app.mail.sent().len() as i64, MAILS_PER_ADDRESS);
+}
+
 backend_tests!(
     a_new_email_is_unconfirmed_and_gets_one_mail_with_a_link_to_the_web_app,
     only_the_sha256_of_a_link_token_is_stored,
@@ -503,6 +550,7 @@ backend_tests!(
     a_resend_for_a_confirmed_email_is_refused,
     a_member_gets_at_most_five_confirmation_links_per_hour_the_change_included,
     changing_the_email_over_and_over_cannot_flood_mailboxes,
+    members_changing_to_one_address_send_it_no_more_than_its_daily_budget,
 );
 
 /// Auth's side of `SetLoginEmail` and `IssueServiceToken` as a stand-in gRPC server, to check

@@ -1,12 +1,16 @@
 //! Registration (the registration service's internal calls) and leaving the club: duplicates,
 //! the takeover of a pending member, idempotent retries, activation with its verification link,
-//! the anonymous resend, the identity check of unsubscribing, the erasure of personal data with
-//! the ledger kept (and given back only to a registration with the address the member left
-//! with), and auth's `DisableCredentials` with its background retry.
+//! the anonymous resend, the daily budget of mail one address can be sent, the identity check
+//! of unsubscribing, the erasure of personal data with the ledger kept (and given back only to a
+//! registration with the address the member left with), and auth's `DisableCredentials` with its
+//! background retry.
 
 use std::time::Duration;
 
-use miclub_accounts::domain::{Member, MemberId, MovementKind, MovementStatus};
+use miclub_accounts::domain::{
+    CONFIRMATION_SUBJECT, Email, MAILS_PER_ADDRESS, Member, MemberId, MovementKind, MovementStatus,
+    NOTICE_SUBJECT,
+};
 use miclub_platform::backend_tests;
 use miclub_platform::error::{ErrorBody, ErrorCode};
 use miclub_platform::testing::TestEnv;
@@ -448,6 +452,80 @@ async fn the_verification_resend_answers_the_same_whoever_asks(env: TestEnv) {
     assert_eq!(body(&malformed).code, ErrorCode::InvalidRut);
 }
 
+/// Mails with `subject` that `app` sent to `address` so far.
+fn sent_to(app: &TestApp, address: &str, subject: &str) -> usize {
+    app.mail
+        .sent()
+        .iter()
+        .filter(|mail| mail.to == address && mail.subject == subject)
+        .count()
+}
+
+async fn an_address_is_sent_ten_links_or_notices_a_day_however_many_registrations_type_it(
+    env: TestEnv,
+) {
+    let app = TestApp::spawn(env).await;
+    let budget = MAILS_PER_ADDRESS as usize;
+    let victim = "victima@correo.cl";
+    // A registration left pending with the address before anything else happened to it.
+    let pending_rut = fresh_rut();
+    let pending = register(
+        &app,
+        register_request(&uuid::Uuid::new_v4().to_string(), &pending_rut, victim),
+    )
+    .await
+    .expect("register");
+    // The address's owner, a member.
+    let owner = Member {
+        email: Email::parse(victim).unwrap(),
+        ..crate::support::full_member()
+    };
+    app.store
+        .insert_member(&owner, TERMS_ACCEPTED_AT)
+        .await
+        .unwrap();
+    app.store
+        .open_club_account(&owner.id, TERMS_ACCEPTED_AT)
+        .await
+        .unwrap();
+
+    // A stranger types the address in registration after registration, each with a made-up
+    // RUT (a new member id each time): the in-use notices stop at the budget, and every
+    // registration still answers like a success.
+    for _ in 0..=budget {
+        let answer = register(
+            &app,
+            register_request(
+                &uuid::Uuid::new_v4().to_string(),
+                &fresh_rut(),
+                &victim.to_uppercase(),
+            ),
+        )
+        .await
+        .expect("answered as email_in_use");
+        assert_eq!(answer, "", "nothing created");
+    }
+    assert_eq!(sent_to(&app, victim, NOTICE_SUBJECT), budget);
+
+    // Once the owner has left, the pending registration is activated past the budget: the
+    // member is active and answered as before, and no link leaves, nor on a resend.
+    unsubscribe(&app, &owner, &app.token(&owner.id), 1, "")
+        .await
+        .expect("the owner leaves");
+    let (masked, sent) = activate(&app, &pending).await;
+    assert_eq!(masked, "v***@correo.cl");
+    assert!(!sent, "no link mailed");
+    assert_eq!(status_of(&row(&app, &pending).await), "active");
+    resend(&app, &pending_rut)
+        .await
+        .expect("the resend answers as always");
+    assert_eq!(sent_to(&app, victim, CONFIRMATION_SUBJECT), 0);
+
+    // The budget is the address's own: another one gets its link.
+    registered_member(&app, "otra@correo.cl").await;
+    assert_eq!(sent_to(&app, "otra@correo.cl", CONFIRMATION_SUBJECT), 1);
+}
+
 async fn validating_the_unsubscribe_compares_the_document_and_the_email(env: TestEnv) {
     let app = TestApp::spawn(env).await;
     let member = app.add_member_with_account().await;
@@ -848,6 +926,7 @@ backend_tests!(
     activation_mails_one_link_that_confirms_the_email_and_tells_auth,
     an_activation_whose_mail_fails_changes_nothing_and_can_be_retried,
     the_verification_resend_answers_the_same_whoever_asks,
+    an_address_is_sent_ten_links_or_notices_a_day_however_many_registrations_type_it,
     validating_the_unsubscribe_compares_the_document_and_the_email,
     unsubscribing_erases_the_personal_data_and_keeps_the_ledger,
     credentials_auth_could_not_disable_are_disabled_later_in_the_background,

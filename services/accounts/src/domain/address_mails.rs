@@ -1,0 +1,58 @@
+//! The mails anyone can make accounts send to an address just by typing it: the confirmation
+//! and verification links, and the notices that an address is already in use. Registration
+//! needs no account, a valid RUT is easy to make up, and each new registration is a new member
+//! id, so the limits per member and per client address did not bound what one mailbox could be
+//! sent: a stranger with a few addresses could flood a member's inbox with Mi Club's own mail,
+//! and a flood of unwanted mail from the club's domain is what lands the login codes of every
+//! member in spam.
+//!
+//! So each address may be sent at most [`MAILS_PER_ADDRESS`] of them per
+//! [`ADDRESS_MAIL_WINDOW`], counted under the SHA-256 of the address (never the address itself)
+//! in the ephemeral store. Past that nothing is mailed and the caller's answer does not change:
+//! registration answers as it always does (it must not tell whether an address is a member's),
+//! and the member can ask for the link again the next day. What a member's own account sends
+//! (codes, the notices of a change) is not counted here: auth's daily code caps and the
+//! account's own actions bound those, and a security notice is never held back.
+
+use std::time::Duration;
+
+use miclub_platform::ephemeral::SharedStore;
+
+use super::{Email, left_email_digest};
+
+/// Links and in-use notices one address may be sent per [`ADDRESS_MAIL_WINDOW`]: a member who
+/// registers, asks again a few times and changes the address later stays well inside it.
+pub const MAILS_PER_ADDRESS: i64 = 10;
+pub const ADDRESS_MAIL_WINDOW: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// The per-address budget of the module header.
+#[derive(Debug, Clone)]
+pub struct AddressMails {
+    counters: SharedStore,
+}
+
+impl AddressMails {
+    pub fn new(counters: SharedStore) -> Self {
+        Self { counters }
+    }
+
+    /// Takes one mail of `email`'s budget: false once it is spent. Fails open, with a warning:
+    /// the store being down must not cost a member their verification link, and the limits per
+    /// client address still bound a flood meanwhile.
+    pub async fn take(&self, email: &Email) -> bool {
+        match self.counters.incr(&key(email), ADDRESS_MAIL_WINDOW).await {
+            Ok(sent) => sent <= MAILS_PER_ADDRESS,
+            Err(err) => {
+                tracing::warn!(error = %err, "address mail budget not counted; mailing anyway");
+                true
+            }
+        }
+    }
+}
+
+fn key(email: &Email) -> String {
+    // The digest a departed member's address is kept under: the same trimmed, lowercased form.
+    let mut key = String::from("accounts:address-mails:");
+    key.push_str(&left_email_digest(email.as_str()));
+    key
+}
