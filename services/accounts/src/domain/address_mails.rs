@@ -7,8 +7,8 @@
 //! member in spam.
 //!
 //! So each address may be sent at most [`MAILS_PER_ADDRESS`] of them per
-//! [`ADDRESS_MAIL_WINDOW`], counted under the SHA-256 of the address (never the address itself)
-//! in the ephemeral store. Past that nothing is mailed and the caller's answer does not change:
+//! [`ADDRESS_MAIL_WINDOW`], counted under the SHA-256 of the mailbox it reaches (never the
+//! address itself; `+tags` and Gmail's dots do not make a new one) in the ephemeral store. Past that nothing is mailed and the caller's answer does not change:
 //! registration answers as it always does (it must not tell whether an address is a member's),
 //! and the member can ask for the link again the next day. What a member's own account sends
 //! (codes, the notices of a change) is not counted here: auth's daily code caps and the
@@ -51,8 +51,40 @@ impl AddressMails {
 }
 
 fn key(email: &Email) -> String {
-    // The digest a departed member's address is kept under: the same trimmed, lowercased form.
     let mut key = String::from("accounts:address-mails:");
-    key.push_str(&left_email_digest(email.as_str()));
+    key.push_str(&left_email_digest(&mailbox(email)));
     key
+}
+
+/// The mailbox `email` reaches, as far as the address tells: a `+tag` reaches the same inbox
+/// at most providers, and Gmail ignores dots (and answers at googlemail.com too), so
+/// `ana+1@…`, `ana+2@…` and `a.n.a@gmail.com` would otherwise each get a budget of their own.
+/// Two real mailboxes that only differ there share one, a stricter limit and nothing more.
+fn mailbox(email: &Email) -> String {
+    let (local, domain) = email.as_str().split_once('@').expect("an email has an @");
+    let local = local.split('+').next().unwrap_or_default();
+    match domain {
+        "gmail.com" | "googlemail.com" => format!("{}@gmail.com", local.replace('.', "")),
+        _ => format!("{local}@{domain}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mailbox_of(address: &str) -> String {
+        mailbox(&Email::parse(address).unwrap())
+    }
+
+    #[test]
+    fn tagged_addresses_and_gmail_s_dots_count_as_the_mailbox_they_reach() {
+        assert_eq!(mailbox_of("Ana+Registro@Correo.cl"), "ana@correo.cl");
+        assert_eq!(mailbox_of("ana+1+2@correo.cl"), "ana@correo.cl");
+        assert_eq!(mailbox_of("a.n.a+x@googlemail.com"), "ana@gmail.com");
+        assert_eq!(mailbox_of("a.na@gmail.com"), "ana@gmail.com");
+        // Dots matter elsewhere.
+        assert_eq!(mailbox_of("a.na@correo.cl"), "a.na@correo.cl");
+        assert_eq!(mailbox_of("+tag@correo.cl"), "@correo.cl");
+    }
 }

@@ -521,7 +521,19 @@ async fn an_address_is_sent_ten_links_or_notices_a_day_however_many_registration
         .expect("the resend answers as always");
     assert_eq!(sent_to(&app, victim, CONFIRMATION_SUBJECT), 0);
 
-    // The budget is the address's own: another one gets its link.
+    // A tag reaches the same mailbox, so it gets no budget of its own.
+    let tagged = "victima+registro@correo.cl";
+    let id = register(
+        &app,
+        register_request(&uuid::Uuid::new_v4().to_string(), &fresh_rut(), tagged),
+    )
+    .await
+    .expect("register");
+    let (_, sent) = activate(&app, &id).await;
+    assert!(!sent);
+    assert_eq!(sent_to(&app, tagged, CONFIRMATION_SUBJECT), 0);
+
+    // The budget is the mailbox's own: another one gets its link.
     registered_member(&app, "otra@correo.cl").await;
     assert_eq!(sent_to(&app, "otra@correo.cl", CONFIRMATION_SUBJECT), 1);
 }
