@@ -115,7 +115,30 @@ async function startDistributedMiclub(settings: Record<string, string>): Promise
   };
 }
 
+/** The binary could not bind a port picked for it: another process took it in between. */
+class PortTaken extends Error {}
+
+/** How often a start that lost a picked port to another process is tried with new ports. */
+const PORT_ATTEMPTS = 3;
+
 async function startStandalone(settings: Record<string, string>): Promise<Miclub> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await startStandaloneOnce(settings);
+    } catch (error) {
+      if (!(error instanceof PortTaken) || attempt === PORT_ATTEMPTS) throw error;
+      console.warn(`miclub lost a picked port before binding it; starting again (${error.message})`);
+    }
+  }
+}
+
+/**
+ * One start on ports picked here. A port free when picked may be taken before the binary binds
+ * it (by one of its own services listening on port 0, or by anything else on the machine): the
+ * binary then exits saying "Address already in use", answered as [PortTaken] so the caller can
+ * pick again.
+ */
+async function startStandaloneOnce(settings: Record<string, string>): Promise<Miclub> {
   const port = await freePort();
   const grpc: MiclubGrpc = {
     authPort: await freePort(),
@@ -171,6 +194,8 @@ async function startStandalone(settings: Record<string, string>): Promise<Miclub
   while (Date.now() < deadline) {
     if (child.exitCode !== null || child.signalCode !== null) {
       await stop();
+      const taken = /binding (?:the ops port )?(\S+)\s[\s\S]*?Address already in use/.exec(output);
+      if (taken) throw new PortTaken(`${taken[1]} was taken`);
       throw new Error(`miclub exited before answering /api/health (code ${child.exitCode}):\n${output}`);
     }
     try {
