@@ -322,6 +322,7 @@ impl Profile {
             match mailed {
                 Ok(()) => true,
                 Err(err) => {
+                    self.address_mails.give_back(&changes.email).await;
                     tracing::error!(
                         member_id = %member_id,
                         error = %format!("{err:#}"),
@@ -388,20 +389,18 @@ impl Profile {
                     member_id = %member_id,
                     "email belongs to another member: in-use notice instead of a link"
                 );
-                return self
-                    .send_in_use_notice(&member.email)
-                    .await
-                    .map_err(|err| AccountsError::Unavailable(format!("mail relay: {err:#}")));
+                let sent = self.send_in_use_notice(&member.email).await;
+                return self.settle(&member.email, sent).await;
             }
             if self
                 .store
                 .issue_email_confirmation(member_id, &member.email, &link, now)
                 .await?
             {
-                self.send_link(&member.name, &member.email, &token, purpose)
-                    .await
-                    .map_err(|err| AccountsError::Unavailable(format!("mail relay: {err:#}")))?;
-                return Ok(());
+                let sent = self
+                    .send_link(&member.name, &member.email, &token, purpose)
+                    .await;
+                return self.settle(&member.email, sent).await;
             }
             member = self.member(member_id).await?;
         }
@@ -554,10 +553,25 @@ impl Profile {
         Ok(agreement)
     }
 
+    /// What the relay's answer to a mail of `email`'s budget means for the caller: a refusal
+    /// gives the mail back and answers [`AccountsError::Unavailable`].
+    async fn settle(&self, email: &Email, sent: anyhow::Result<()>) -> Result<()> {
+        if let Err(err) = sent {
+            self.address_mails.give_back(email).await;
+            return Err(AccountsError::Unavailable(format!("mail relay: {err:#}")));
+        }
+        Ok(())
+    }
+
     /// Takes one of the mails `email` may be sent per day by whoever types it
     /// (`address_mails.rs`): false once they are spent.
     pub(super) async fn take_address_mail(&self, email: &Email) -> bool {
         self.address_mails.take(email).await
+    }
+
+    /// Gives back what [`Self::take_address_mail`] took, for a mail the relay did not take.
+    pub(super) async fn give_back_address_mail(&self, email: &Email) {
+        self.address_mails.give_back(email).await;
     }
 
     /// Counts one confirmation link towards the member's hourly limit; refuses past it. Fails

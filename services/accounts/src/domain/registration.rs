@@ -276,6 +276,7 @@ impl Registration {
             })
             .await;
         if let Err(err) = sent {
+            self.profile.give_back_address_mail(email).await;
             if let Err(err) = self.notices.markers.delete(&key).await {
                 tracing::warn!(member_id = %member_id, error = %err, "email-in-use marker not removed");
             }

@@ -538,6 +538,32 @@ async fn an_address_is_sent_ten_links_or_notices_a_day_however_many_registration
     assert_eq!(sent_to(&app, "otra@correo.cl", CONFIRMATION_SUBJECT), 1);
 }
 
+async fn mail_the_relay_refused_does_not_count_against_the_address(env: TestEnv) {
+    let app = TestApp::spawn(env).await;
+    let id = uuid::Uuid::new_v4().to_string();
+    register(&app, register_request(&id, &fresh_rut(), "carla@correo.cl"))
+        .await
+        .expect("register");
+    app.mail.fail(true);
+    for _ in 0..=MAILS_PER_ADDRESS {
+        let refused = app
+            .client()
+            .await
+            .activate_member(app.as_service(ActivateMemberRequest {
+                member_id: id.clone(),
+            }))
+            .await
+            .unwrap_err();
+        assert_eq!(body(&refused).code, ErrorCode::Unavailable);
+    }
+
+    app.mail.fail(false);
+    let (_, sent) = activate(&app, &id).await;
+
+    assert!(sent, "the outage spent none of the address's mails");
+    assert_eq!(sent_to(&app, "carla@correo.cl", CONFIRMATION_SUBJECT), 1);
+}
+
 async fn validating_the_unsubscribe_compares_the_document_and_the_email(env: TestEnv) {
     let app = TestApp::spawn(env).await;
     let member = app.add_member_with_account().await;
@@ -939,6 +965,7 @@ backend_tests!(
     an_activation_whose_mail_fails_changes_nothing_and_can_be_retried,
     the_verification_resend_answers_the_same_whoever_asks,
     an_address_is_sent_ten_links_or_notices_a_day_however_many_registrations_type_it,
+    mail_the_relay_refused_does_not_count_against_the_address,
     validating_the_unsubscribe_compares_the_document_and_the_email,
     unsubscribing_erases_the_personal_data_and_keeps_the_ledger,
     credentials_auth_could_not_disable_are_disabled_later_in_the_background,
