@@ -172,6 +172,8 @@ async function startStandaloneOnce(settings: Record<string, string>): Promise<Mi
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
 
   const baseUrl = `http://127.0.0.1:${port}`;
+  // What the binary logs once all its components listen (standalone/src/lib.rs).
+  const readyLine = `mi club standalone ready at ${baseUrl}/`;
   let stopping = false;
   let isReady = false;
   // The binary ending by itself after it was ready fails the file's next page load with a bare
@@ -200,7 +202,9 @@ async function startStandaloneOnce(settings: Record<string, string>): Promise<Mi
     }
     try {
       const response = await fetch(`${baseUrl}/api/health`);
-      if (response.status === 200) {
+      // Whoever answers on the port must be this binary: one that lost the port to another
+      // portal (the other suite's, say) would otherwise pass that portal's health off as its own.
+      if (response.status === 200 && output.includes(readyLine)) {
         isReady = true;
         mailboxes.set(baseUrl, () => readDevMailbox(baseUrl));
         return { baseUrl, grpc, services: { kind: 'standalone', dataDir }, logs: () => output, stop };
