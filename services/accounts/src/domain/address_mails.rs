@@ -8,12 +8,13 @@
 //!
 //! So each address may be sent at most [`MAILS_PER_ADDRESS`] of them per
 //! [`ADDRESS_MAIL_WINDOW`], counted under the SHA-256 of the mailbox it reaches (never the
-//! address itself; `+tags` and Gmail's dots do not make a new one) in the ephemeral store. Past that nothing is mailed and the caller's answer does not change:
-//! registration answers as it always does (it must not tell whether an address is a member's),
-//! and the member can ask for the link again the next day. A mail the relay refused is given
-//! back: an outage does not spend an address's day. What a member's own account sends
-//! (codes, the notices of a change) is not counted here: auth's daily code caps and the
-//! account's own actions bound those, and a security notice is never held back.
+//! address itself; `+tags` and Gmail's dots do not make a new one) in the ephemeral store. Past
+//! that nothing is mailed and the caller's answer does not change: registration answers as it
+//! always does (it must not tell whether an address is a member's), and the member can ask for
+//! the link again the next day. A mail the relay refused is given back: an outage does not
+//! spend an address's day. What a member's own account sends (codes, the notices of a change)
+//! is not counted here: auth's daily code caps and the account's own actions bound those, and a
+//! security notice is never held back.
 
 use std::time::Duration;
 

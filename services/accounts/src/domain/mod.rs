@@ -1,6 +1,7 @@
 //! The accounts domain: members, their club account (with the member card's number) and the
 //! ledger behind its balance; the profile, registration (pending → active members) and
-//! unsubscribing, with the budget of mail an address can be sent by whoever types it; the relay of purchase events from the outbox to the event bus.
+//! unsubscribing, with the budget of mail an address can be sent by whoever types it; the relay
+//! of purchase events from the outbox to the event bus.
 //!
 //! Every type here validates on construction, so a value that exists is a valid one; `grpc.rs`
 //! builds them from proto messages and `store.rs` from rows. Prost types never come in here.
@@ -19,7 +20,7 @@ mod registration;
 mod unsubscribe;
 
 pub use accounts::{Accounts, MemberCard};
-pub use address_mails::{ADDRESS_MAIL_WINDOW, AddressMails, MAILS_PER_ADDRESS};
+pub use address_mails::MAILS_PER_ADDRESS;
 pub use card::CardNumber;
 pub use change_notice::{ChangeNotices, DueNotice, NoticeRound};
 pub use email_links::{
