@@ -138,11 +138,22 @@ describe('the shell', () => {
   });
 
   it('takes the navigation URLs from the context and ignores unsafe ones', async () => {
-    contextSays({ links: { ...context.links, alliances: 'https://example.cl/alianzas', home: 'javascript:alert(1)' } });
+    contextSays({
+      links: {
+        ...context.links,
+        alliances: 'https://example.cl/alianzas',
+        home: 'javascript:alert(1)',
+        moreWaysToAccumulate: '/\\evil.example/acumular',
+      },
+    });
     renderApp('/promociones');
     const nav = await screen.findByRole('navigation', { name: 'Principal' });
     expect(within(nav).getByRole('link', { name: 'Alianzas' })).toHaveAttribute('href', 'https://example.cl/alianzas');
     expect(within(nav).getByRole('link', { name: 'Home' })).toHaveAttribute('href', 'https://www.lider.cl/');
+    expect(within(nav).getByRole('link', { name: 'Más formas de acumular' })).toHaveAttribute(
+      'href',
+      'https://www.lider.cl/mi-club/mas-formas-de-acumular',
+    );
   });
 
   it('has the footer groups of the spec', async () => {

@@ -3,6 +3,8 @@
  * each one without a redeploy through `links` in `GET /api/context`; these are the defaults.
  */
 
+import { isPortalPath } from './portal-path';
+
 export type SiteLinkKey =
   | 'home'
   | 'alliances'
@@ -50,7 +52,7 @@ export const DEFAULT_SITE_LINKS: SiteLinks = {
 /** Accepts only absolute http(s) URLs or paths of this site, so a bad value cannot run script. */
 export function isSafeLink(value: unknown): value is string {
   if (typeof value !== 'string' || value.length === 0) return false;
-  if (value.startsWith('/') && !value.startsWith('//')) return true;
+  if (value.startsWith('/')) return isPortalPath(value);
   try {
     const url = new URL(value);
     return url.protocol === 'https:' || url.protocol === 'http:';

@@ -8,6 +8,7 @@
 //! API spells it (camelCase) with a Spanish message an operator can act on.
 
 use std::ops::Deref;
+use std::sync::LazyLock;
 
 use chrono::NaiveDate;
 use serde::Deserialize;
@@ -102,10 +103,9 @@ fn url(field: &'static str, raw: &str, presence: Presence) -> Result<String> {
             )),
         };
     }
-    let portal_path = value.starts_with('/') && !value.starts_with("//");
     let valid = value.chars().count() <= MAX_URL_CHARS
         && !value.chars().any(char::is_whitespace)
-        && (portal_path
+        && (portal_path(value)
             || url::Url::parse(value)
                 .is_ok_and(|parsed| parsed.scheme() == "https" && parsed.host().is_some()));
     if valid {
@@ -116,6 +116,20 @@ fn url(field: &'static str, raw: &str, presence: Presence) -> Result<String> {
             "Usa una dirección https completa o una ruta del portal que empiece con «/».",
         ))
     }
+}
+
+/// Whether `value` is a path under the portal where a browser resolves it. One leading `/` is
+/// not enough: the URL parser reads `\` as `/`, so `/\evil.example` is the protocol-relative
+/// `//evil.example`, another host, which the web app would follow as one of its own routes. A
+/// `\` anywhere is refused too: no route of the portal has one.
+fn portal_path(value: &str) -> bool {
+    static PORTAL: LazyLock<url::Url> =
+        LazyLock::new(|| url::Url::parse("https://portal.invalid/").expect("a valid base"));
+    value.starts_with('/')
+        && !value.contains('\\')
+        && PORTAL
+            .join(value)
+            .is_ok_and(|resolved| resolved.origin() == PORTAL.origin())
 }
 
 /// A real calendar date written in full, `YYYY-MM-DD`: that form orders correctly as text, and
@@ -451,6 +465,9 @@ mod tests {
         for bad in [
             "http://www.lider.cl/x.svg",
             "//evil.example/x.svg",
+            "/\\evil.example/x.svg",
+            "/\\/evil.example/x.svg",
+            "/images\\x.svg",
             "images/x.svg",
             "javascript:alert(1)",
             "https://",

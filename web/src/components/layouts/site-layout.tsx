@@ -2,6 +2,7 @@ import { useEffect, useId, useState, type ReactNode } from 'react';
 import { Link } from 'react-router-dom';
 
 import { Logo } from '@/components/ui/logo';
+import { SmartLink } from '@/components/ui/smart-link';
 
 import type { SiteLinks } from '@/lib/site-links';
 
@@ -63,11 +64,6 @@ function footerGroups(links: SiteLinks): FooterGroup[] {
       ],
     },
   ];
-}
-
-function FooterLink({ label, href }: { label: string; href: string }) {
-  if (href.startsWith('/') && !href.startsWith('//')) return <Link to={href}>{label}</Link>;
-  return <a href={href}>{label}</a>;
 }
 
 type NavItem = { label: string; href: string };
@@ -156,7 +152,7 @@ export function SiteLayout({ links, headerActions, bottomSpacer = false, childre
                 <ul>
                   {group.items.map((item) => (
                     <li key={item.label}>
-                      <FooterLink {...item} />
+                      <SmartLink href={item.href}>{item.label}</SmartLink>
                     </li>
                   ))}
                 </ul>

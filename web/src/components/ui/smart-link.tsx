@@ -1,11 +1,13 @@
 import type { AnchorHTMLAttributes } from 'react';
 import { Link } from 'react-router-dom';
 
+import { isPortalPath } from '@/lib/portal-path';
+
 type SmartLinkProps = Omit<AnchorHTMLAttributes<HTMLAnchorElement>, 'href'> & { href: string };
 
 /** Client-side navigation for paths of this site, a plain anchor for other origins. */
 export function SmartLink({ href, children, ...rest }: SmartLinkProps) {
-  if (href.startsWith('/') && !href.startsWith('//')) {
+  if (isPortalPath(href)) {
     return (
       <Link to={href} {...rest}>
         {children}

@@ -115,9 +115,10 @@ describe('/promociones', () => {
     expect(image).toHaveAttribute('src', '/images/contenido.svg');
   });
 
-  it('never renders an unsafe link', async () => {
+  // "/\evil.example" starts with one slash, but a browser reads it as "//evil.example".
+  it.each(['javascript:alert(1)', '/\\evil.example/ofertas', '/\t/evil.example'])('never renders the unsafe link %j', async (linkUrl) => {
     const [tuesday] = promotions.promotions;
-    server.use(http.get('/api/promotions', () => HttpResponse.json({ promotions: [{ ...tuesday!, linkUrl: 'javascript:alert(1)' }] })));
+    server.use(http.get('/api/promotions', () => HttpResponse.json({ promotions: [{ ...tuesday!, linkUrl }] })));
     renderApp('/promociones');
     await screen.findByRole('heading', { level: 2, name: 'Martes de frutas y verduras' });
     expect(screen.queryByRole('link', { name: /Ver promoción/ })).not.toBeInTheDocument();
