@@ -5,10 +5,9 @@
 //! (PostgreSQL or SQLite through one pool type), the ephemeral store (Redis or memory),
 //! access-token verification and who may call which RPC, notifications, gRPC serving with
 //! health and reflection (over TLS between processes), HTTP listeners with connection limits,
-//! graceful
-//! shutdown, the start of every service binary (its modes, the migration step), member
-//! identity documents (RUT), the values that name a member (id, email), the Chilean calendar,
-//! and, behind `test-support`, test helpers.
+//! graceful shutdown, the start of every service binary (its modes, the migration step), member
+//! identity documents (RUT), the values that name a member (id, email), the bound on mission
+//! rewards, the Chilean calendar, and, behind `test-support`, test helpers.
 
 pub mod access;
 pub mod calendar;
@@ -22,6 +21,7 @@ pub mod identity;
 pub mod listener;
 pub mod member;
 pub mod notify;
+pub mod rewards;
 pub mod service;
 pub mod shutdown;
 pub mod storage;

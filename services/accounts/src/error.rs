@@ -59,6 +59,10 @@ pub enum AccountsError {
     /// A per-member limit (e.g. confirmation links per hour) was reached.
     #[error("too many attempts")]
     TooManyAttempts,
+    /// The member's mission rewards of the last 24 hours would pass
+    /// `miclub_platform::rewards::REWARD_PESOS_PER_DAY`.
+    #[error("daily reward limit reached")]
+    RewardLimitReached,
     /// An active member already holds the document (`foreign`: not a RUT, worded "documento").
     #[error("document already registered")]
     RutAlreadyRegistered { foreign: bool },
@@ -138,7 +142,9 @@ impl ServiceError for AccountsError {
             | AccountsError::DuplicateMovement => ErrorCode::Conflict,
             AccountsError::EmailAlreadyConfirmed => ErrorCode::EmailAlreadyConfirmed,
             AccountsError::ConfirmationInvalid => ErrorCode::ConfirmationInvalid,
-            AccountsError::TooManyAttempts => ErrorCode::TooManyAttempts,
+            AccountsError::TooManyAttempts | AccountsError::RewardLimitReached => {
+                ErrorCode::TooManyAttempts
+            }
             AccountsError::RutAlreadyRegistered { .. } => ErrorCode::RutAlreadyRegistered,
             AccountsError::EmailAlreadyRegistered => ErrorCode::EmailAlreadyRegistered,
             AccountsError::InvalidUser(IdentityError::InvalidRut) => ErrorCode::InvalidRut,

@@ -1,6 +1,6 @@
 //! Ledger calls: the member's movements by month and one movement explained, and the internal
 //! calls of store systems and back office (purchase posting, a member's movement explained,
-//! other movements, confirmation of due accruals), which need a service token
+//! other movements, missions' rewards, confirmation of due accruals), which need a service token
 //! ([`TokenVerifier::service`](miclub_platform::tokens::TokenVerifier::service)).
 
 use miclub_accrual::{Category, PaymentMethod};
@@ -138,6 +138,40 @@ impl AccountsGrpc {
         }))
     }
 
+    #[tracing::instrument(name = "accounts.grant_reward", level = "debug", skip_all)]
+    pub(super) async fn ledger_grant_reward(
+        &self,
+        request: Request<pb::GrantRewardRequest>,
+    ) -> Result<Response<pb::RecordMovementResponse>, Status> {
+        let client = self.verifier.service(&request).await?;
+        let now = now_millis();
+        let granted = async {
+            let message = request.into_inner();
+            let reward = ManualMovement::reward(
+                MovementId::parse(&message.movement_id)?,
+                MemberId::parse(&message.member_id)?,
+                message.amount,
+                description(&message.description)?,
+                now,
+            )?;
+            self.ledger.grant_reward(&reward, now).await
+        };
+        let granted = granted
+            .await
+            .map_err(|err| err.into_status("grant_reward"))?;
+        tracing::info!(
+            client = %client.sub,
+            movement_id = %granted.movement.id(),
+            replayed = granted.replayed,
+            "reward granted"
+        );
+        Ok(Response::new(pb::RecordMovementResponse {
+            movement: Some(movement_to_proto(&granted.movement)),
+            balance: granted.balance.pesos(),
+            replayed: granted.replayed,
+        }))
+    }
+
     #[tracing::instrument(name = "accounts.confirm_due_accruals", level = "debug", skip_all)]
     pub(super) async fn ledger_confirm_due_accruals(
         &self,
@@ -231,11 +265,16 @@ fn manual_movement(message: pb::RecordMovementRequest, now: i64) -> Result<Manua
         MemberId::parse(&message.member_id)?,
         kind,
         message.amount,
-        Reason::parse(&message.description)
-            .map_err(|_| AccountsError::invalid("description", "1 to 200 characters of text"))?,
+        description(&message.description)?,
         occurred_at,
         now,
     )
+}
+
+/// What the member reads of a back-office movement or a reward.
+fn description(raw: &str) -> Result<Reason> {
+    Reason::parse(raw)
+        .map_err(|_| AccountsError::invalid("description", "1 to 200 characters of text"))
 }
 
 fn detail_to_proto(detail: &MovementDetail) -> pb::MovementDetail {

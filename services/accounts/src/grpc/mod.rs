@@ -208,6 +208,13 @@ impl AccountsService for AccountsGrpc {
         self.ledger_record_movement(request).await
     }
 
+    async fn grant_reward(
+        &self,
+        request: Request<pb::GrantRewardRequest>,
+    ) -> Result<Response<pb::RecordMovementResponse>, Status> {
+        self.ledger_grant_reward(request).await
+    }
+
     async fn confirm_due_accruals(
         &self,
         request: Request<pb::ConfirmDueAccrualsRequest>,

@@ -11,6 +11,7 @@
 
 use std::collections::BTreeMap;
 
+use miclub_platform::rewards::REWARD_WINDOW_MS;
 use miclub_platform::storage::{Backend, is_unique_violation};
 use sqlx::Row;
 use sqlx::any::AnyRow;
@@ -44,6 +45,28 @@ impl Store {
     /// [`AccountsError::DuplicateMovement`] when the id is already in the ledger; a refusal
     /// changes nothing.
     pub async fn record_movement(&self, movement: &Movement, at: i64) -> Result<Balance> {
+        self.record(movement, at, None).await
+    }
+
+    /// Records a mission's reward as [`Self::record_movement`] records a movement, marked as a
+    /// reward. Refuses with [`AccountsError::RewardLimitReached`] when it would take the
+    /// member's rewards of the 24 hours up to `at` past `pesos_per_day`; the sum is read while
+    /// the account's row is locked, so concurrent rewards of one member cannot pass it together.
+    pub async fn record_reward(
+        &self,
+        movement: &Movement,
+        at: i64,
+        pesos_per_day: i64,
+    ) -> Result<Balance> {
+        self.record(movement, at, Some(pesos_per_day)).await
+    }
+
+    async fn record(
+        &self,
+        movement: &Movement,
+        at: i64,
+        reward_pesos_per_day: Option<i64>,
+    ) -> Result<Balance> {
         let member_id = movement.member_id().as_str();
         let mut tx = self.db.pool().begin().await?;
         let balance = match movement.status() {
@@ -80,11 +103,26 @@ impl Store {
             }
             MovementStatus::Pending => None,
         };
+        if let Some(limit) = reward_pesos_per_day {
+            let granted: i64 = sqlx::query(
+                "SELECT CAST(COALESCE(SUM(amount), 0) AS BIGINT) AS granted FROM movements \
+                 WHERE member_id = $1 AND reward AND occurred_at > $2",
+            )
+            .bind(member_id)
+            .bind(at - REWARD_WINDOW_MS)
+            .fetch_one(&mut *tx)
+            .await?
+            .try_get("granted")?;
+            if granted.saturating_add(movement.amount()) > limit {
+                tx.rollback().await?;
+                return Err(AccountsError::RewardLimitReached);
+            }
+        }
         // INSERT … SELECT: no row without a club account.
         let inserted = sqlx::query(
             "INSERT INTO movements (id, member_id, kind, status, amount, reason, occurred_at, \
-             created_at, updated_at) \
-             SELECT $1, member_id, $2, $3, $4, $5, $6, $7, $7 FROM club_accounts \
+             created_at, updated_at, reward) \
+             SELECT $1, member_id, $2, $3, $4, $5, $6, $7, $7, $9 FROM club_accounts \
              WHERE member_id = $8",
         )
         .bind(movement.id().as_str())
@@ -95,6 +133,7 @@ impl Store {
         .bind(movement.occurred_at())
         .bind(at)
         .bind(member_id)
+        .bind(reward_pesos_per_day.is_some())
         .execute(&mut *tx)
         .await;
         match inserted {

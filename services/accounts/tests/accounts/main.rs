@@ -1,8 +1,8 @@
 //! Accounts tested from the outside: the real `Application` on port 0, called over gRPC, on
 //! PostgreSQL + Redis and on SQLite + memory (`backend_tests!`), plus the store's ledger rules,
-//! registration and unsubscribing, the relay of purchase events to the event bus, and a
-//! PostgreSQL restart under a load of postings ([`fault_drills`]); and the PostgreSQL and
-//! SQLite migrations building the same schema ([`schema`]).
+//! missions' rewards, registration and unsubscribing, the relay of purchase events to the event
+//! bus, and a PostgreSQL restart under a load of postings ([`fault_drills`]); and the PostgreSQL
+//! and SQLite migrations building the same schema ([`schema`]).
 
 mod access;
 mod account_security;
@@ -22,6 +22,7 @@ mod posting;
 mod profile;
 mod registration_and_unsubscribe;
 mod registration_email;
+mod rewards;
 mod schema;
 mod seed;
 mod support;

@@ -361,6 +361,13 @@ impl AccountsService for Fakes {
         Err(Status::unimplemented("back office calls accounts directly"))
     }
 
+    async fn grant_reward(
+        &self,
+        _: Request<accounts::GrantRewardRequest>,
+    ) -> Result<Response<accounts::RecordMovementResponse>, Status> {
+        Err(Status::unimplemented("missions calls accounts directly"))
+    }
+
     async fn confirm_due_accruals(
         &self,
         _: Request<accounts::ConfirmDueAccrualsRequest>,

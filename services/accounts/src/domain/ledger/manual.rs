@@ -1,5 +1,8 @@
-//! Back-office movements (redemptions, expirations, adjustments): confirmed at once, recorded
-//! idempotently by movement id.
+//! Back-office movements (redemptions, expirations, adjustments) and mission rewards: confirmed
+//! at once, recorded idempotently by movement id. A reward is only ever a credit, within
+//! `miclub_platform::rewards::REWARD_PESOS_PER_DAY` per member in any 24 hours.
+
+use miclub_platform::rewards::REWARD_PESOS_PER_DAY;
 
 use super::super::MemberId;
 use super::{Balance, Ledger, Movement, MovementId, MovementKind, MovementStatus, Reason};
@@ -52,6 +55,32 @@ impl ManualMovement {
         })
     }
 
+    /// A mission's reward: a credit of `amount` pesos (more than 0), an adjustment confirmed
+    /// `now`.
+    pub fn reward(
+        id: MovementId,
+        member_id: MemberId,
+        amount: i64,
+        reason: Reason,
+        now: i64,
+    ) -> Result<Self> {
+        if amount <= 0 {
+            return Err(AccountsError::invalid(
+                "amount",
+                "a reward is more than 0 pesos",
+            ));
+        }
+        Self::new(
+            id,
+            member_id,
+            MovementKind::Adjustment,
+            amount,
+            reason,
+            None,
+            now,
+        )
+    }
+
     pub fn movement(&self) -> &Movement {
         &self.movement
     }
@@ -87,23 +116,65 @@ impl Ledger {
         request: &ManualMovement,
         now: i64,
     ) -> Result<RecordedMovement> {
+        self.record(request, now, None).await
+    }
+
+    /// Records a mission's reward ([`ManualMovement::reward`]) as [`Self::record_movement`]
+    /// does, within [`REWARD_PESOS_PER_DAY`] of rewards per member in any 24 hours
+    /// ([`AccountsError::RewardLimitReached`] beyond: missions tries again later). A replay is
+    /// answered whatever the rewards since.
+    pub async fn grant_reward(
+        &self,
+        request: &ManualMovement,
+        now: i64,
+    ) -> Result<RecordedMovement> {
+        let granted = self.record(request, now, Some(REWARD_PESOS_PER_DAY)).await;
+        if let Err(AccountsError::RewardLimitReached) = granted {
+            tracing::warn!(
+                movement_id = %request.movement().id(),
+                member_id = %request.movement().member_id(),
+                amount = request.movement().amount(),
+                limit = REWARD_PESOS_PER_DAY,
+                "reward refused: the member's rewards of the last 24 hours would pass the limit"
+            );
+        }
+        granted
+    }
+
+    async fn record(
+        &self,
+        request: &ManualMovement,
+        now: i64,
+        reward_pesos_per_day: Option<i64>,
+    ) -> Result<RecordedMovement> {
         let id = request.movement().id();
         if let Some(replayed) = self.recorded(request).await? {
             return Ok(replayed);
         }
-        match self.store.record_movement(request.movement(), now).await {
+        let recorded = match reward_pesos_per_day {
+            None => self.store.record_movement(request.movement(), now).await,
+            Some(limit) => {
+                self.store
+                    .record_reward(request.movement(), now, limit)
+                    .await
+            }
+        };
+        match recorded {
             Ok(balance) => Ok(RecordedMovement {
                 movement: request.movement().clone(),
                 balance,
                 replayed: false,
             }),
-            // A concurrent twin got there first (and may have used the pesos this one needed).
-            Err(err @ (AccountsError::DuplicateMovement | AccountsError::InsufficientBalance)) => {
-                match self.recorded(request).await? {
-                    Some(replayed) => Ok(replayed),
-                    None => Err(err),
-                }
-            }
+            // A concurrent twin got there first (and may have used the pesos, or the day's
+            // rewards, this one needed).
+            Err(
+                err @ (AccountsError::DuplicateMovement
+                | AccountsError::InsufficientBalance
+                | AccountsError::RewardLimitReached),
+            ) => match self.recorded(request).await? {
+                Some(replayed) => Ok(replayed),
+                None => Err(err),
+            },
             Err(AccountsError::NoClubAccount)
                 if !self
                     .store
