@@ -110,7 +110,7 @@ pub const DEFAULT_GRANTS: &[(&str, &[ServiceMethods])] = &[
             (CONTENT, &["GetCurrentTerms"]),
         ],
     ),
-    ("missions", &[(ACCOUNTS, &["RecordMovement"])]),
+    ("missions", &[(ACCOUNTS, &["GrantReward"])]),
     (
         "pos",
         &[(ACCOUNTS, &["PostPurchase", "GetMemberMovementDetail"])],
@@ -199,6 +199,27 @@ mod tests {
                 panic!("default grant of {client}: {err}");
             }
         }
+    }
+
+    #[test]
+    fn the_missions_client_may_grant_rewards_and_record_no_other_movement() {
+        let grants = grants(&BTreeMap::new());
+        assert_eq!(
+            grants["missions"],
+            ["miclub.accounts.v1.AccountsService/GrantReward"]
+        );
+        let recording: Vec<&str> = grants
+            .iter()
+            .filter(|(_, methods)| {
+                methods.contains(&"miclub.accounts.v1.AccountsService/RecordMovement".to_owned())
+            })
+            .map(|(client, _)| client.as_str())
+            .collect();
+        assert_eq!(
+            recording,
+            ["ops"],
+            "only the back office records other movements"
+        );
     }
 
     #[test]

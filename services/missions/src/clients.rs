@@ -1,9 +1,10 @@
-//! The rewards port over gRPC: [`GrpcRewards`] records a reward as an ADJUSTMENT movement with
-//! accounts' `RecordMovement`, called with missions' service token (client credentials at auth,
-//! cached by [`ServiceTokens`]).
+//! The rewards port over gRPC: [`GrpcRewards`] has accounts' `GrantReward` record a reward (an
+//! ADJUSTMENT movement, only ever a credit), called with missions' service token (client
+//! credentials at auth, cached by [`ServiceTokens`]), which may call nothing else in accounts.
 //!
 //! Accounts records a movement id once and answers a repeat as `replayed`, so a retried grant
-//! pays once. A failure to get a token or to reach accounts, or accounts being unavailable, is
+//! pays once. A failure to get a token or to reach accounts, accounts being unavailable, or the
+//! member's rewards of the last 24 hours at accounts' limit (`ERR_TOO_MANY_ATTEMPTS`) is
 //! [`MissionsError::Unavailable`] (retried later); any other refusal is
 //! [`MissionsError::Refused`] with accounts' code.
 
@@ -41,13 +42,11 @@ impl Rewards for GrpcRewards {
     async fn grant(&self, reward: &Reward) -> Result<()> {
         let request = self
             .tokens
-            .request(accounts::RecordMovementRequest {
+            .request(accounts::GrantRewardRequest {
                 movement_id: reward.movement_id.clone(),
                 member_id: reward.member_id.as_str().to_owned(),
-                kind: accounts::MovementKind::Adjustment as i32,
                 amount: reward.amount,
                 description: reward.description.clone(),
-                occurred_at: String::new(),
             })
             .await
             .map_err(|status| {
@@ -60,7 +59,7 @@ impl Rewards for GrpcRewards {
         let answer = self
             .client
             .clone()
-            .record_movement(request)
+            .grant_reward(request)
             .await
             .map_err(|status| from_status(&status))?
             .into_inner();
@@ -81,8 +80,9 @@ fn from_status(status: &tonic::Status) -> MissionsError {
         | ErrorCode::Timeout
         | ErrorCode::Internal
         | ErrorCode::Unauthenticated
-        | ErrorCode::Forbidden => MissionsError::Unavailable(format!(
-            "accounts record_movement: {:?} {} ({})",
+        | ErrorCode::Forbidden
+        | ErrorCode::TooManyAttempts => MissionsError::Unavailable(format!(
+            "accounts grant_reward: {:?} {} ({})",
             status.code(),
             status.message(),
             body.code
@@ -104,6 +104,8 @@ mod tests {
             tonic::Status::unavailable("connection refused"),
             tonic::Status::deadline_exceeded("slow"),
             ErrorBody::new(ErrorCode::Unauthenticated).into_status(),
+            // The member's rewards of the day are at accounts' limit: granted another day.
+            ErrorBody::new(ErrorCode::TooManyAttempts).into_status(),
         ] {
             assert!(
                 matches!(from_status(&status), MissionsError::Unavailable(_)),

@@ -295,16 +295,7 @@ async fn anas_previous_month_pages_ten_then_three_and_the_current_month_is_not_e
         "newest first across pages"
     );
 
-    let current: Value = browser
-        .get(&format!(
-            "/api/movements?year={}&month={}",
-            today.year(),
-            today.month()
-        ))
-        .await
-        .json()
-        .await
-        .unwrap();
+    let current = browser.this_months_movements().await;
     assert!(current["totalCount"].as_i64().unwrap() >= 1);
 }
 

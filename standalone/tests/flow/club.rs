@@ -1,6 +1,7 @@
 //! The club around the account, against the real binary: a purchase a store system posts
 //! through accounts' internal gRPC API reaches missions over the event bus and moves the
-//! member's progress; missions' conflict state and menu flag; an operator's flag change seen by
+//! member's progress, and a mission it completes pays its reward into the balance; missions'
+//! conflict state and menu flag; an operator's flag change seen by
 //! the portal without a restart; the public content and the simulator.
 
 use miclub_proto::accounts::v1 as accounts;
@@ -48,6 +49,18 @@ impl Club {
         member_document: &str,
         member_card: &str,
     ) -> accounts::PostPurchaseResponse {
+        self.post_drinks_of(idempotency_key, member_document, member_card, 4_000)
+            .await
+    }
+
+    /// [`Self::post_drinks`] of `amount` pesos.
+    async fn post_drinks_of(
+        &self,
+        idempotency_key: &str,
+        member_document: &str,
+        member_card: &str,
+        amount: i64,
+    ) -> accounts::PostPurchaseResponse {
         let pos = self.service_token("pos").await;
         AccountsServiceClient::new(self.portal.channel("accounts"))
             .post_purchase(with_token(
@@ -61,7 +74,7 @@ impl Club {
                     payment_method: accounts::PaymentMethod::OtherCard as i32,
                     lines: vec![accounts::PurchaseLine {
                         category: accounts::Category::Drinks as i32,
-                        amount: 4_000,
+                        amount,
                         product_category_id: 34,
                     }],
                 },
@@ -120,6 +133,43 @@ async fn a_purchase_posted_by_a_store_moves_the_members_mission_progress() {
 
     // The relay publishes, missions consumes: the progress moves within seconds.
     drinks_progress_reaches(&ana, before + 4_000).await;
+}
+
+/// The whole chain of a reward between the real processes: a till's purchase completes Ana's
+/// liquors mission in missions, which has accounts record the reward with its own service token
+/// (auth's default grant for missions: `GrantReward` alone); Ana then sees it in Mis Movimientos
+/// and in her balance (the purchase's accrual itself stays pending).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_mission_a_purchase_completes_pays_its_reward_into_the_members_balance() {
+    let club = club().await;
+    let ana = club.portal.browser();
+    ana.log_in("11.111.111-1", "ana@example.cl").await;
+    drinks_progress_reaches(&ana, seeded_drinks_of_ana()).await;
+    let balance_of = |answer: Value| answer["balance"].as_i64().unwrap();
+    let before = balance_of(ana.get("/api/balance").await.json().await.unwrap());
+
+    club.post_drinks_of("caja-7-boleta-900003", "11.111.111-1", "", 15_000)
+        .await;
+
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let reward = loop {
+        let month = ana.this_months_movements().await;
+        let found = month["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|item| item["description"] == "Misión cumplida: Compra $15.000 en licores");
+        if let Some(found) = found {
+            break found.clone();
+        }
+        assert!(Instant::now() < deadline, "no reward in {month}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    assert_eq!(reward["amount"], 800, "{reward}");
+    assert_eq!(
+        balance_of(ana.get("/api/balance").await.json().await.unwrap()),
+        before + 800
+    );
 }
 
 /// Ana's drinks in the purchases accounts seeds through the posting path, which the relay

@@ -89,6 +89,18 @@ impl Browser {
             .unwrap()
     }
 
+    /// The first page of the member's movements of the current month in Chile.
+    async fn this_months_movements(&self) -> Value {
+        use chrono::Datelike;
+        let today = miclub_platform::calendar::today();
+        let path = format!(
+            "/api/movements?year={}&month={}",
+            today.year(),
+            today.month()
+        );
+        self.get(&path).await.json().await.unwrap()
+    }
+
     /// The mail the portal sent, newest first, in the dev mailbox's shape.
     async fn mailbox(&self) -> Vec<Value> {
         self.mail.read().await

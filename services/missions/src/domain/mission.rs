@@ -20,7 +20,9 @@ pub const MAX_DESCRIPTION_CHARS: usize = 300;
 pub const LISTED_DAYS_AFTER_END: i64 = 30;
 /// Upper bounds that keep sums far from overflow and catch typos.
 pub const MAX_GOAL: i64 = 1_000_000_000;
-pub const MAX_REWARD: i64 = 10_000_000;
+/// The largest reward: what accounts grants one member in any 24 hours, so no mission offers a
+/// reward the ledger would never grant.
+pub const MAX_REWARD: i64 = miclub_platform::rewards::REWARD_PESOS_PER_DAY;
 
 /// Opaque id of a mission, chosen by the back office: 1-64 letters, digits, `-_:.`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -161,7 +163,7 @@ impl Mission {
         if input.reward <= 0 || input.reward > MAX_REWARD {
             return Err(MissionsError::invalid(
                 "reward",
-                "El premio debe ser mayor que cero y no superar $10.000.000.",
+                "El premio debe ser mayor que cero y no superar $100.000.",
             ));
         }
         let starts_on = parse_date(&input.starts_on).ok_or(MissionsError::invalid(
@@ -382,6 +384,29 @@ mod tests {
         for (input, field) in cases {
             assert_eq!(refused_field(input), field);
         }
+    }
+
+    #[test]
+    fn a_reward_is_at_most_what_the_ledger_grants_a_member_in_a_day_and_the_refusal_says_so() {
+        let largest = MissionInput {
+            reward: MAX_REWARD,
+            ..input()
+        };
+        assert!(Mission::new(largest).is_ok());
+        let above = MissionInput {
+            reward: MAX_REWARD + 1,
+            ..input()
+        };
+        let Err(MissionsError::Invalid { field, message }) = Mission::new(above) else {
+            panic!("a reward above the ledger's daily limit was accepted");
+        };
+        assert_eq!(field, "reward");
+        let pesos = MAX_REWARD.to_string();
+        let (thousands, rest) = pesos.split_at(pesos.len() - 3);
+        assert!(
+            message.ends_with(&format!("${thousands}.{rest}.")),
+            "{message}"
+        );
     }
 
     #[test]

@@ -56,7 +56,7 @@ async fn a_reward_is_granted_once_when_two_events_complete_the_mission_at_once(e
             .into_iter()
             .filter(|r| r.mission_id == id)
             .collect();
-        assert_eq!(calls.len(), 1, "one RecordMovement: {calls:?}");
+        assert_eq!(calls.len(), 1, "one GrantReward: {calls:?}");
         assert_eq!(calls[0].movement_id, wanted);
         assert_eq!(calls[0].member_id.as_str(), ANA);
         assert_eq!(calls[0].amount, 1_000);

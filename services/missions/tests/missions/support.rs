@@ -30,7 +30,7 @@ pub const DIEGO: &str = "7b0f6d2e-0000-4000-8000-000000000004";
 /// The consumer name of the test app.
 pub const CONSUMER: &str = "test-consumer";
 
-/// Accounts' ledger as missions sees it: every `RecordMovement` call in order, failing on
+/// Accounts' ledger as missions sees it: every `GrantReward` call in order, failing on
 /// demand like an unreachable accounts.
 #[derive(Debug, Default)]
 pub struct FakeRewards {
