@@ -11,7 +11,7 @@
 
 use std::collections::BTreeMap;
 
-use miclub_platform::rewards::REWARD_WINDOW_MS;
+use miclub_platform::rewards::{REWARD_PESOS_PER_DAY, REWARD_WINDOW_MS, REWARDS_PER_DAY};
 use miclub_platform::storage::{Backend, is_unique_violation};
 use sqlx::Row;
 use sqlx::any::AnyRow;
@@ -45,28 +45,19 @@ impl Store {
     /// [`AccountsError::DuplicateMovement`] when the id is already in the ledger; a refusal
     /// changes nothing.
     pub async fn record_movement(&self, movement: &Movement, at: i64) -> Result<Balance> {
-        self.record(movement, at, None).await
+        self.record(movement, at, false).await
     }
 
     /// Records a mission's reward as [`Self::record_movement`] records a movement, marked as a
-    /// reward. Refuses with [`AccountsError::RewardLimitReached`] when it would take the
-    /// member's rewards of the 24 hours up to `at` past `pesos_per_day`; the sum is read while
-    /// the account's row is locked, so concurrent rewards of one member cannot pass it together.
-    pub async fn record_reward(
-        &self,
-        movement: &Movement,
-        at: i64,
-        pesos_per_day: i64,
-    ) -> Result<Balance> {
-        self.record(movement, at, Some(pesos_per_day)).await
+    /// reward. Refuses with [`AccountsError::RewardLimitReached`] when the member's rewards of
+    /// the 24 hours up to `at` would pass [`REWARD_PESOS_PER_DAY`] pesos or [`REWARDS_PER_DAY`]
+    /// movements; they are read while the account's row is locked, so concurrent rewards of one
+    /// member cannot pass the limits together.
+    pub async fn record_reward(&self, movement: &Movement, at: i64) -> Result<Balance> {
+        self.record(movement, at, true).await
     }
 
-    async fn record(
-        &self,
-        movement: &Movement,
-        at: i64,
-        reward_pesos_per_day: Option<i64>,
-    ) -> Result<Balance> {
+    async fn record(&self, movement: &Movement, at: i64, reward: bool) -> Result<Balance> {
         let member_id = movement.member_id().as_str();
         let mut tx = self.db.pool().begin().await?;
         let balance = match movement.status() {
@@ -103,17 +94,20 @@ impl Store {
             }
             MovementStatus::Pending => None,
         };
-        if let Some(limit) = reward_pesos_per_day {
-            let granted: i64 = sqlx::query(
-                "SELECT CAST(COALESCE(SUM(amount), 0) AS BIGINT) AS granted FROM movements \
+        if reward {
+            let row = sqlx::query(
+                "SELECT CAST(COALESCE(SUM(amount), 0) AS BIGINT) AS pesos, \
+                 CAST(COUNT(*) AS BIGINT) AS rewards FROM movements \
                  WHERE member_id = $1 AND reward AND occurred_at > $2",
             )
             .bind(member_id)
             .bind(at - REWARD_WINDOW_MS)
             .fetch_one(&mut *tx)
-            .await?
-            .try_get("granted")?;
-            if granted.saturating_add(movement.amount()) > limit {
+            .await?;
+            let (pesos, rewards): (i64, i64) = (row.try_get("pesos")?, row.try_get("rewards")?);
+            if pesos.saturating_add(movement.amount()) > REWARD_PESOS_PER_DAY
+                || rewards >= REWARDS_PER_DAY
+            {
                 tx.rollback().await?;
                 return Err(AccountsError::RewardLimitReached);
             }
@@ -133,7 +127,7 @@ impl Store {
         .bind(movement.occurred_at())
         .bind(at)
         .bind(member_id)
-        .bind(reward_pesos_per_day.is_some())
+        .bind(reward)
         .execute(&mut *tx)
         .await;
         match inserted {

@@ -1,7 +1,8 @@
 //! Missions' rewards (`GrantReward`): only ever a credit, recorded once per movement id, and
-//! at most `REWARD_PESOS_PER_DAY` per member in any 24 hours, whatever runs at the same time.
-//! What a leaked missions token can do is what these bound: it cannot take a member's pesos,
-//! nor record anything but a reward, nor add more than the day's limit to one member.
+//! at most `REWARD_PESOS_PER_DAY` pesos and `REWARDS_PER_DAY` rewards per member in any 24
+//! hours, whatever runs at the same time. What a leaked missions token can do is what these
+//! bound: it cannot take a member's pesos, nor record anything but a reward, nor add more than
+//! the day's limits to one member's balance and Mis Movimientos.
 
 use miclub_accounts::domain::MemberId;
 use miclub_accounts::domain::MovementKind::Adjustment;
@@ -9,7 +10,7 @@ use miclub_accounts::domain::MovementStatus::Confirmed;
 use miclub_accounts::error::AccountsError;
 use miclub_platform::backend_tests;
 use miclub_platform::error::{ErrorBody, ErrorCode};
-use miclub_platform::rewards::{REWARD_PESOS_PER_DAY, REWARD_WINDOW_MS};
+use miclub_platform::rewards::{REWARD_PESOS_PER_DAY, REWARD_WINDOW_MS, REWARDS_PER_DAY};
 use miclub_platform::storage::now_millis;
 use miclub_platform::testing::TestEnv;
 use miclub_proto::accounts::v1 as pb;
@@ -152,18 +153,12 @@ async fn a_member_is_granted_rewards_up_to_the_daily_limit_and_the_rest_waits_a_
         "Misión cumplida",
         later,
     );
-    let refused_now = app
-        .store
-        .record_reward(&waited, now_millis(), REWARD_PESOS_PER_DAY)
-        .await;
+    let refused_now = app.store.record_reward(&waited, now_millis()).await;
     assert!(
         matches!(refused_now, Err(AccountsError::RewardLimitReached)),
         "{refused_now:?}"
     );
-    app.store
-        .record_reward(&waited, later, REWARD_PESOS_PER_DAY)
-        .await
-        .unwrap();
+    app.store.record_reward(&waited, later).await.unwrap();
     assert_eq!(
         app.balance_of(&member.id).await,
         REWARD_PESOS_PER_DAY + 5_000 + 1
@@ -187,7 +182,7 @@ async fn concurrent_rewards_of_one_member_never_pass_the_daily_limit(env: TestEn
             "Misión cumplida",
             at,
         );
-        tasks.spawn(async move { store.record_reward(&m, at, REWARD_PESOS_PER_DAY).await });
+        tasks.spawn(async move { store.record_reward(&m, at).await });
     }
     let (mut granted, mut refused) = (0, 0);
     while let Some(outcome) = tasks.join_next().await {
@@ -206,8 +201,33 @@ async fn concurrent_rewards_of_one_member_never_pass_the_daily_limit(env: TestEn
     );
 }
 
+async fn a_member_is_granted_at_most_twenty_rewards_a_day_however_small(env: TestEnv) {
+    let app = TestApp::spawn(env).await;
+    let member = app.add_member_with_account().await;
+
+    for n in 0..REWARDS_PER_DAY {
+        grant(&app, reward(&format!("mission-{n:04}"), &member.id, 1))
+            .await
+            .unwrap();
+    }
+    let one_more = grant(&app, reward("mission-9999", &member.id, 1))
+        .await
+        .unwrap_err();
+
+    assert_eq!(
+        ErrorBody::from_status(&one_more).code,
+        ErrorCode::TooManyAttempts
+    );
+    assert_eq!(app.balance_of(&member.id).await, REWARDS_PER_DAY);
+    assert_eq!(
+        app.store.movements(&member.id).await.unwrap().len() as i64,
+        REWARDS_PER_DAY
+    );
+}
+
 backend_tests!(
     a_reward_is_only_ever_a_credit_and_is_granted_once_per_movement_id,
     a_member_is_granted_rewards_up_to_the_daily_limit_and_the_rest_waits_a_day,
     concurrent_rewards_of_one_member_never_pass_the_daily_limit,
+    a_member_is_granted_at_most_twenty_rewards_a_day_however_small,
 );

@@ -1,8 +1,8 @@
 //! Back-office movements (redemptions, expirations, adjustments) and mission rewards: confirmed
 //! at once, recorded idempotently by movement id. A reward is only ever a credit, within
-//! `miclub_platform::rewards::REWARD_PESOS_PER_DAY` per member in any 24 hours.
+//! `miclub_platform::rewards` (pesos and rewards per member in any 24 hours).
 
-use miclub_platform::rewards::REWARD_PESOS_PER_DAY;
+use miclub_platform::rewards::{REWARD_PESOS_PER_DAY, REWARDS_PER_DAY};
 
 use super::super::MemberId;
 use super::{Balance, Ledger, Movement, MovementId, MovementKind, MovementStatus, Reason};
@@ -116,25 +116,26 @@ impl Ledger {
         request: &ManualMovement,
         now: i64,
     ) -> Result<RecordedMovement> {
-        self.record(request, now, None).await
+        self.record(request, now, false).await
     }
 
     /// Records a mission's reward ([`ManualMovement::reward`]) as [`Self::record_movement`]
-    /// does, within [`REWARD_PESOS_PER_DAY`] of rewards per member in any 24 hours
-    /// ([`AccountsError::RewardLimitReached`] beyond: missions tries again later). A replay is
-    /// answered whatever the rewards since.
+    /// does, within [`REWARD_PESOS_PER_DAY`] pesos and [`REWARDS_PER_DAY`] rewards per member
+    /// in any 24 hours ([`AccountsError::RewardLimitReached`] beyond: missions tries again
+    /// later). A replay is answered whatever the rewards since.
     pub async fn grant_reward(
         &self,
         request: &ManualMovement,
         now: i64,
     ) -> Result<RecordedMovement> {
-        let granted = self.record(request, now, Some(REWARD_PESOS_PER_DAY)).await;
+        let granted = self.record(request, now, true).await;
         if let Err(AccountsError::RewardLimitReached) = granted {
             tracing::warn!(
                 movement_id = %request.movement().id(),
                 member_id = %request.movement().member_id(),
                 amount = request.movement().amount(),
-                limit = REWARD_PESOS_PER_DAY,
+                pesos_per_day = REWARD_PESOS_PER_DAY,
+                rewards_per_day = REWARDS_PER_DAY,
                 "reward refused: the member's rewards of the last 24 hours would pass the limit"
             );
         }
@@ -145,19 +146,16 @@ impl Ledger {
         &self,
         request: &ManualMovement,
         now: i64,
-        reward_pesos_per_day: Option<i64>,
+        reward: bool,
     ) -> Result<RecordedMovement> {
         let id = request.movement().id();
         if let Some(replayed) = self.recorded(request).await? {
             return Ok(replayed);
         }
-        let recorded = match reward_pesos_per_day {
-            None => self.store.record_movement(request.movement(), now).await,
-            Some(limit) => {
-                self.store
-                    .record_reward(request.movement(), now, limit)
-                    .await
-            }
+        let recorded = if reward {
+            self.store.record_reward(request.movement(), now).await
+        } else {
+            self.store.record_movement(request.movement(), now).await
         };
         match recorded {
             Ok(balance) => Ok(RecordedMovement {
