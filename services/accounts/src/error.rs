@@ -59,8 +59,8 @@ pub enum AccountsError {
     /// A per-member limit (e.g. confirmation links per hour) was reached.
     #[error("too many attempts")]
     TooManyAttempts,
-    /// The member's mission rewards of the last 24 hours would pass
-    /// `miclub_platform::rewards::REWARD_PESOS_PER_DAY`.
+    /// The member's mission rewards of the last 24 hours would pass one of the limits of
+    /// `miclub_platform::rewards` (pesos, or rewards, per day).
     #[error("daily reward limit reached")]
     RewardLimitReached,
     /// An active member already holds the document (`foreign`: not a RUT, worded "documento").

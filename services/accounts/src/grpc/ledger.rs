@@ -13,7 +13,7 @@ use super::AccountsGrpc;
 use crate::domain::{
     IdempotencyKey, ManualMovement, MemberId, MemberKey, Movement, MovementDetail, MovementId,
     MovementKind, MovementStatus, OrderLine, PageRequest, ProductCategoryId, PurchaseExplanation,
-    PurchaseOrder, Reason, StoreId, StoreName, parse_instant, requested_month,
+    PurchaseOrder, Reason, RecordedMovement, StoreId, StoreName, parse_instant, requested_month,
 };
 use crate::error::{AccountsError, Result};
 
@@ -131,11 +131,7 @@ impl AccountsGrpc {
             replayed = recorded.replayed,
             "movement recorded"
         );
-        Ok(Response::new(pb::RecordMovementResponse {
-            movement: Some(movement_to_proto(&recorded.movement)),
-            balance: recorded.balance.pesos(),
-            replayed: recorded.replayed,
-        }))
+        Ok(Response::new(recorded_to_proto(&recorded)))
     }
 
     #[tracing::instrument(name = "accounts.grant_reward", level = "debug", skip_all)]
@@ -165,11 +161,7 @@ impl AccountsGrpc {
             replayed = granted.replayed,
             "reward granted"
         );
-        Ok(Response::new(pb::RecordMovementResponse {
-            movement: Some(movement_to_proto(&granted.movement)),
-            balance: granted.balance.pesos(),
-            replayed: granted.replayed,
-        }))
+        Ok(Response::new(recorded_to_proto(&granted)))
     }
 
     #[tracing::instrument(name = "accounts.confirm_due_accruals", level = "debug", skip_all)]
@@ -241,6 +233,15 @@ fn purchase_order(message: pb::PostPurchaseRequest, now: i64) -> Result<Purchase
         lines,
         now,
     )
+}
+
+/// What `RecordMovement` and `GrantReward` answer.
+fn recorded_to_proto(recorded: &RecordedMovement) -> pb::RecordMovementResponse {
+    pb::RecordMovementResponse {
+        movement: Some(movement_to_proto(&recorded.movement)),
+        balance: recorded.balance.pesos(),
+        replayed: recorded.replayed,
+    }
 }
 
 /// The domain's back-office movement from the proto message.
